@@ -1,0 +1,44 @@
+# rowkey: the two commands of the README, plus a few for developers.
+#   make demo    install missing Debian packages, build, run the main job
+#   make check   install missing Debian packages, build, run every test (ctest)
+# Developers: make build, make asan (sanitizer suite), make tsan, make fuzz, make bench.
+
+BUILD     ?= build
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build check demo asan tsan fuzz bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+check: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRK_SANITIZE=address,undefined >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+tsan: deps
+	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DRK_SANITIZE=thread >/dev/null
+	@cmake --build build-tsan -j $(JOBS)
+	@cd build-tsan && ctest --output-on-failure -j $(JOBS) -L concurrency
+
+fuzz: deps
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-60}
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan build-tsan build-fuzz demo-out

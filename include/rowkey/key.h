@@ -1,0 +1,173 @@
+/*
+ * rowkey/key.h: the key-design library.
+ *
+ * A schema (see docs/schema.md) names typed fields and a key template. With it
+ * a caller encodes records into row-key bytes and decodes row keys back into
+ * field values. This header also holds what every other rowkey header shares:
+ * error codes, the per-thread error message, and the value type.
+ *
+ * Conventions (all of rowkey):
+ * - Functions return 0 on success or a negative RK_E* code; rk_error_last()
+ *   then says what failed, where (line, column, field, offset) and why.
+ * - Out-parameters come first; a single one is named `out`.
+ * - Every function that hands out memory says who owns it and for how long.
+ * - Byte strings travel as pointer + length and may contain NUL bytes.
+ */
+#ifndef ROWKEY_KEY_H
+#define ROWKEY_KEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors ---- */
+
+/* Error codes: only for failures a caller handles differently. Frozen. */
+enum {
+	RK_OK = 0,
+	RK_ENOTFOUND = -1, /* no such row, table, field, file */
+	RK_EEXISTS = -2,   /* already exists */
+	RK_EINVALID = -3,  /* bad input: schema text, record, argument */
+	RK_ETOOLONG = -4,  /* a key or value over its limit */
+	RK_ECORRUPT = -5,  /* stored or received bytes that do not parse */
+	RK_EBUSY = -6,     /* resource in use, try again */
+	RK_EIO = -7,       /* the operating system or a backend failed */
+	RK_ENOMEM = -8,    /* out of memory */
+	RK_EITEROVER = -9  /* an iterator has no more items (not a failure) */
+};
+
+/* The calling thread's message for its last failed rowkey call. Borrowed:
+ * valid until the next rowkey call on this thread that fails. Never NULL. */
+const char *rk_error_last(void);
+
+/* A short static name for an error code ("invalid", "corrupt", ...). */
+const char *rk_strerror(int code);
+
+/* ---- values ---- */
+
+/* Field types of a schema. Stored in describe output and plans; frozen. */
+typedef enum rk_type {
+	RK_T_U8 = 1,
+	RK_T_U16 = 2,
+	RK_T_U32 = 3,
+	RK_T_U64 = 4,
+	RK_T_I8 = 5,
+	RK_T_I16 = 6,
+	RK_T_I32 = 7,
+	RK_T_I64 = 8,
+	RK_T_F64 = 9,
+	RK_T_STR = 10,
+	RK_T_BYTES = 11
+} rk_type;
+
+/* One field value. `present` is 0 for a missing value (a field that a key
+ * does not carry, e.g. one only hashed). For STR/BYTES, `s` borrows its bytes:
+ * from the caller when encoding, from the decoder's scratch when decoding. */
+typedef struct rk_value {
+	int present;
+	union {
+		uint64_t u; /* U8..U64 */
+		int64_t i;  /* I8..I64 */
+		double f;   /* F64 */
+		struct {
+			const uint8_t *ptr;
+			size_t len;
+		} s; /* STR, BYTES */
+	} v;
+} rk_value;
+
+/* Parses `text` (len bytes, not NUL-terminated) as a value of `type` into
+ * out: decimal integers (range-checked against the type), floats (strtod
+ * syntax, inf, nan), strings and bytes as they are (out borrows `text`).
+ * Returns RK_EINVALID with a message naming the type and the text. */
+int rk_value_parse(rk_value *out, rk_type type, const char *text, size_t len);
+
+/* Writes a value as text (the inverse of rk_value_parse) into buf of cap
+ * bytes, NUL-terminated; returns the length it needed (like snprintf). */
+size_t rk_value_format(char *buf, size_t cap, rk_type type, const rk_value *v);
+
+/* ---- schemas ---- */
+
+typedef struct rk_schema rk_schema;
+
+/* Parses schema text (docs/schema.md) into *out. The caller owns *out and
+ * frees it with rk_schema_free. On error returns RK_EINVALID and
+ * rk_error_last() names the line, column and token. `name` labels messages
+ * (a file name, or NULL for "<schema>"). */
+int rk_schema_parse(rk_schema **out, const char *text, size_t len, const char *name);
+
+/* Reads and parses a schema file, or, when `arg` does not name a readable
+ * file and looks like schema text, parses `arg` itself. */
+int rk_schema_load(rk_schema **out, const char *arg);
+
+void rk_schema_free(rk_schema *schema);
+
+/* Fields: count, names (borrowed, valid for the schema's life), types, lookup. */
+size_t rk_schema_nfields(const rk_schema *schema);
+const char *rk_schema_field_name(const rk_schema *schema, size_t i);
+rk_type rk_schema_field_type(const rk_schema *schema, size_t i);
+/* Returns the field's index, or RK_ENOTFOUND. */
+int rk_schema_field_index(const rk_schema *schema, const char *name, size_t len);
+
+/* The schema's row-key length limit (option max_key_len, default 32767). */
+size_t rk_schema_max_key_len(const rk_schema *schema);
+
+/* What a design means for writes and reads. */
+typedef struct rk_schema_info {
+	size_t nfields;
+	size_t key_min_len;      /* fewest bytes any key can have */
+	size_t key_max_len;      /* most bytes, or 0 when unbounded (variable fields) */
+	uint64_t point_get_mask; /* bit i set: field i is needed to compute a key for a get */
+	uint64_t decodable_mask; /* bit i set: field i can be recovered from a key */
+	unsigned buckets;        /* reads fan out over this many prefixes (1 = none) */
+	int deterministic;       /* 1: the same record always gives the same key */
+	int order_preserving;    /* 1: key order = field order for every field that decodes */
+	unsigned prefix_len;     /* bytes of spread prefix (salt / hash) before the first field */
+} rk_schema_info;
+
+void rk_schema_get_info(rk_schema_info *out, const rk_schema *schema);
+
+/* A human-readable summary (fields, key parts, width, point-get fields,
+ * fan-out). The caller owns *out and frees it with free(). */
+int rk_schema_describe(char **out, const rk_schema *schema);
+
+/* The same summary as one JSON object. The caller frees *out with free(). */
+int rk_schema_describe_json(char **out, const rk_schema *schema);
+
+/* ---- encoding and decoding ---- */
+
+/* Per-thread scratch for encode and decode: hash contexts, the round-robin
+ * counter, the random salt state, the decoder's string buffer. Create one per
+ * thread; it borrows the schema, which must outlive it. The caller owns *out
+ * and frees it with rk_encoder_free. `seed` seeds random salts (0: a fixed
+ * default, so runs are reproducible). */
+typedef struct rk_encoder rk_encoder;
+int rk_encoder_new(rk_encoder **out, const rk_schema *schema, uint64_t seed);
+void rk_encoder_free(rk_encoder *enc);
+
+/* Encodes one record, given as an array of rk_schema_nfields() values in
+ * field order, into out[0..*outlen). `cap` must be at least the schema's
+ * max_key_len (a key longer than that is RK_ETOOLONG). No allocation. A field
+ * the key needs but that is not present is RK_EINVALID naming the field. */
+int rk_key_encode(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *enc,
+                  const rk_value *fields);
+
+/* Decodes a key into out[0..nfields). Fields the key does not carry come
+ * back with present = 0. Strings and bytes in out borrow the encoder's
+ * scratch: valid until the next call on `enc`. A deterministic prefix (hash,
+ * bucket, Phoenix salt) is recomputed and compared: a mismatch, a truncated
+ * key or a bad escape is RK_ECORRUPT naming the byte offset. */
+int rk_key_decode(rk_value *out, rk_encoder *enc, const uint8_t *key, size_t len);
+
+/* The number of the bucket a key was written to (the value of its salt or
+ * bucket prefix), or -1 when the design has no buckets. For RK_ECORRUPT keys
+ * returns a negative error. */
+int rk_key_bucket(const rk_encoder *enc, const uint8_t *key, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

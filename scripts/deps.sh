@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rowkey needs to build and test, if any are missing.
+# Idempotent: a no-op when everything is present. Needs root only when something is missing.
+set -euo pipefail
+pkgs=(cmake make gcc pkg-config libssl-dev libxxhash-dev libcmocka-dev libleveldb-dev python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "rowkey: installing missing Debian packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "rowkey: these packages are missing and this is not root: ${missing[*]}" >&2
+    echo "rowkey: run as root: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq || true
+$SUDO apt-get install -y -qq "${missing[@]}"

@@ -1,0 +1,83 @@
+/*
+ * Per-thread error messages. Each thread keeps one message buffer; a failing
+ * call overwrites it. Messages say what failed, where and why; codes stay few.
+ */
+#include "key/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RK_ERRMSG_MAX 1024
+
+static _Thread_local char errmsg[RK_ERRMSG_MAX];
+
+const char *rk_error_last(void)
+{
+	return errmsg[0] ? errmsg : "no error";
+}
+
+const char *rk_strerror(int code)
+{
+	switch (code) {
+	case RK_OK: return "ok";
+	case RK_ENOTFOUND: return "not found";
+	case RK_EEXISTS: return "already exists";
+	case RK_EINVALID: return "invalid";
+	case RK_ETOOLONG: return "too long";
+	case RK_ECORRUPT: return "corrupt";
+	case RK_EBUSY: return "busy";
+	case RK_EIO: return "i/o error";
+	case RK_ENOMEM: return "out of memory";
+	case RK_EITEROVER: return "no more items";
+	default: return "unknown error";
+	}
+}
+
+int rk__err(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(errmsg, sizeof errmsg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int rk__err_wrap(int code, const char *fmt, ...)
+{
+	char prefix[RK_ERRMSG_MAX], old[RK_ERRMSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	va_end(ap);
+	memcpy(old, errmsg, sizeof old);
+	size_t n = strlen(prefix);
+	if (n > sizeof errmsg - 3)
+		n = sizeof errmsg - 3;
+	memcpy(errmsg, prefix, n);
+	memcpy(errmsg + n, ": ", 2);
+	size_t rest = sizeof errmsg - n - 3;
+	size_t m = strnlen(old, rest);
+	memcpy(errmsg + n + 2, old, m);
+	errmsg[n + 2 + m] = 0;
+	return code;
+}
+
+const char *rk__err_bytes(char *buf, size_t cap, const uint8_t *p, size_t n)
+{
+	size_t o = 0, max = 48;
+	if (cap == 0)
+		return buf;
+	for (size_t i = 0; i < n && i < max && o + 5 < cap; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+			buf[o++] = (char)p[i];
+		else
+			o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", p[i]);
+	}
+	if (n > max && o + 4 < cap) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o < cap ? o : cap - 1] = 0;
+	return buf;
+}
