@@ -1,0 +1,180 @@
+/*
+ * Hash functions for key spreading (see hash.h). OpenSSL digests are fetched
+ * once per hasher and the EVP context is reused: fetching per call costs about
+ * 3x the digest itself on short inputs.
+ */
+#include "key/hash.h"
+
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "key/error.h"
+
+struct rk_hasher {
+	EVP_MD *md[4]; /* indexed by alg for MD5, SHA1, SHA256 */
+	EVP_MD_CTX *ctx;
+};
+
+int rk_hasher__new(rk_hasher **out)
+{
+	rk_hasher *h = calloc(1, sizeof *h);
+	if (!h)
+		return rk__err(RK_ENOMEM, "out of memory allocating a hasher");
+	static const char *names[4] = {NULL, "MD5", "SHA1", "SHA256"};
+	for (int i = 1; i < 4; i++) {
+		h->md[i] = EVP_MD_fetch(NULL, names[i], NULL);
+		if (!h->md[i]) {
+			rk_hasher__free(h);
+			return rk__err(RK_EIO, "OpenSSL has no %s digest", names[i]);
+		}
+	}
+	h->ctx = EVP_MD_CTX_new();
+	if (!h->ctx) {
+		rk_hasher__free(h);
+		return rk__err(RK_ENOMEM, "out of memory allocating a digest context");
+	}
+	*out = h;
+	return 0;
+}
+
+void rk_hasher__free(rk_hasher *h)
+{
+	if (!h)
+		return;
+	for (int i = 1; i < 4; i++)
+		EVP_MD_free(h->md[i]);
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}
+
+static const struct {
+	const char *name;
+	rk_hash_alg alg;
+	size_t size;
+} algs[] = {
+	{"md5", RK_HASH_MD5, 16},         {"sha1", RK_HASH_SHA1, 20},
+	{"sha256", RK_HASH_SHA256, 32},   {"xxh3", RK_HASH_XXH3, 8},
+	{"murmur3", RK_HASH_MURMUR3, 4},  {"phoenix31", RK_HASH_PHOENIX, 4},
+};
+
+rk_hash_alg rk_hash__by_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+		if (strlen(algs[i].name) == len && !memcmp(algs[i].name, name, len))
+			return algs[i].alg;
+	return 0;
+}
+
+const char *rk_hash__name(rk_hash_alg alg)
+{
+	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+		if (algs[i].alg == alg)
+			return algs[i].name;
+	return "?";
+}
+
+size_t rk_hash__size(rk_hash_alg alg)
+{
+	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+		if (algs[i].alg == alg)
+			return algs[i].size;
+	return 0;
+}
+
+int32_t rk_hash__phoenix(const uint8_t *in, size_t n)
+{
+	uint32_t h = 1; /* unsigned arithmetic: Java's int overflow wraps the same way */
+	for (size_t i = 0; i < n; i++)
+		h = 31 * h + (uint32_t)(int32_t)(int8_t)in[i];
+	return (int32_t)h;
+}
+
+static uint32_t rotl32(uint32_t x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+uint32_t rk_hash__murmur3_32(const uint8_t *in, size_t n, uint32_t seed)
+{
+	const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
+	uint32_t h = seed;
+	size_t nblocks = n / 4;
+	for (size_t i = 0; i < nblocks; i++) {
+		const uint8_t *b = in + 4 * i;
+		uint32_t k = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		k *= c1;
+		k = rotl32(k, 15);
+		k *= c2;
+		h ^= k;
+		h = rotl32(h, 13);
+		h = h * 5 + 0xe6546b64;
+	}
+	const uint8_t *tail = in + 4 * nblocks;
+	uint32_t k = 0;
+	switch (n & 3) {
+	case 3: k ^= (uint32_t)tail[2] << 16; /* fall through */
+	case 2: k ^= (uint32_t)tail[1] << 8;  /* fall through */
+	case 1:
+		k ^= tail[0];
+		k *= c1;
+		k = rotl32(k, 15);
+		k *= c2;
+		h ^= k;
+	}
+	h ^= (uint32_t)n;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
+static void put_be(uint8_t *out, uint64_t v, int width)
+{
+	for (int i = width - 1; i >= 0; i--, v >>= 8)
+		out[i] = (uint8_t)v;
+}
+
+int rk_hash__digest(uint8_t *out, rk_hasher *h, rk_hash_alg alg, const uint8_t *in, size_t n)
+{
+	switch (alg) {
+	case RK_HASH_MD5:
+	case RK_HASH_SHA1:
+	case RK_HASH_SHA256: {
+		unsigned len = 0;
+		if (!EVP_DigestInit_ex(h->ctx, h->md[alg], NULL) || !EVP_DigestUpdate(h->ctx, in, n) ||
+		    !EVP_DigestFinal_ex(h->ctx, out, &len))
+			return rk__err(RK_EIO, "OpenSSL %s digest failed", rk_hash__name(alg));
+		return 0;
+	}
+	case RK_HASH_XXH3:
+		put_be(out, XXH3_64bits(in, n), 8);
+		return 0;
+	case RK_HASH_MURMUR3:
+		put_be(out, rk_hash__murmur3_32(in, n, 0), 4);
+		return 0;
+	case RK_HASH_PHOENIX:
+		put_be(out, (uint32_t)rk_hash__phoenix(in, n), 4);
+		return 0;
+	}
+	return rk__err(RK_EINVALID, "unknown hash algorithm %d", (int)alg);
+}
+
+unsigned rk_hash__bucket(rk_hash_alg alg, const uint8_t *digest, unsigned n)
+{
+	if (alg == RK_HASH_PHOENIX) {
+		/* Java: Math.abs(hash % n) on a signed int */
+		int32_t v = (int32_t)((uint32_t)digest[0] << 24 | (uint32_t)digest[1] << 16 |
+		                      (uint32_t)digest[2] << 8 | digest[3]);
+		int32_t m = v % (int32_t)n;
+		return (unsigned)(m < 0 ? -m : m);
+	}
+	size_t w = rk_hash__size(alg) < 8 ? rk_hash__size(alg) : 8;
+	uint64_t v = 0;
+	for (size_t i = 0; i < w; i++)
+		v = (v << 8) | digest[i];
+	return (unsigned)(v % n);
+}

@@ -1,0 +1,77 @@
+/*
+ * Field values as text: parsing what a CSV cell or a command-line argument
+ * says into a typed rk_value, and formatting one back.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "key/error.h"
+#include "key/schema_int.h"
+
+static const uint64_t umax[] = {0, 0xff, 0xffff, 0xffffffff, UINT64_MAX};
+
+int rk_value_parse(rk_value *out, rk_type type, const char *text, size_t len)
+{
+	char buf[64];
+	memset(out, 0, sizeof *out);
+	if (type == RK_T_STR || type == RK_T_BYTES) {
+		out->present = 1;
+		out->v.s.ptr = (const uint8_t *)text;
+		out->v.s.len = len;
+		return 0;
+	}
+	if (len == 0 || len >= sizeof buf)
+		return rk__err(RK_EINVALID, "'%.*s' is not a valid %s", (int)(len > 40 ? 40 : len), text,
+		               rk_type__name(type));
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	char *end;
+	errno = 0;
+	if (type == RK_T_F64) {
+		out->v.f = strtod(buf, &end);
+		if (*end || end == buf)
+			return rk__err(RK_EINVALID, "'%s' is not a valid f64", buf);
+	} else if (rk_type__is_signed(type)) {
+		long long v = strtoll(buf, &end, 10);
+		int w = rk_type__width(type);
+		int64_t lo = w == 8 ? INT64_MIN : -(1LL << (w * 8 - 1)), hi = w == 8 ? INT64_MAX : (1LL << (w * 8 - 1)) - 1;
+		if (*end || end == buf || errno || v < lo || v > hi)
+			return rk__err(RK_EINVALID, "'%s' is not a valid %s (%lld..%lld)", buf, rk_type__name(type),
+			               (long long)lo, (long long)hi);
+		out->v.i = v;
+	} else {
+		unsigned long long v = strtoull(buf, &end, 10);
+		if (*end || end == buf || errno || buf[0] == '-' || v > umax[type])
+			return rk__err(RK_EINVALID, "'%s' is not a valid %s (0..%llu)", buf, rk_type__name(type),
+			               (unsigned long long)umax[type]);
+		out->v.u = v;
+	}
+	out->present = 1;
+	return 0;
+}
+
+size_t rk_value_format(char *buf, size_t cap, rk_type type, const rk_value *v)
+{
+	int n;
+	if (!v->present)
+		n = snprintf(buf, cap, "%s", "");
+	else if (type == RK_T_F64)
+		n = snprintf(buf, cap, "%.17g", v->v.f);
+	else if (rk_type__is_signed(type))
+		n = snprintf(buf, cap, "%lld", (long long)v->v.i);
+	else if (rk_type__is_int(type))
+		n = snprintf(buf, cap, "%llu", (unsigned long long)v->v.u);
+	else {
+		size_t l = v->v.s.len;
+		if (cap) {
+			size_t c = l < cap - 1 ? l : cap - 1;
+			memcpy(buf, v->v.s.ptr, c);
+			buf[c] = 0;
+		}
+		return l;
+	}
+	return n < 0 ? 0 : (size_t)n;
+}
