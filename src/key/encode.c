@@ -336,7 +336,8 @@ static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t 
 			const char *fname = e->s->fname[p->field];
 			if ((rc = eval(&v, e, p, fields)) < 0 || (rc = encode_val(w, p, &v, fname)) < 0)
 				return rc;
-			if (p->desc && p->enc != E_PHX)
+			/* Phoenix strings place their own separator after inverting */
+			if (p->desc && !(p->enc == E_PHX && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES)))
 				rk_codec__invert(w, start);
 			if (depth == 0 && p->enc == E_TEXT && p->fixed < 0 && p->next_is_lit &&
 			    lit_inside(w->p + start, w->len - start, parts[k + 1].lit, parts[k + 1].litlen)) {

@@ -540,10 +540,10 @@ static int parse_part(parser *ps, rk_part *p, int depth, int top)
 			return rc;
 		p->n = (unsigned)n;
 		if (is_bucket) {
-			token ht = *t;
 			rk_part h;
 			if ((rc = expect_punct(ps, ',')) < 0)
 				return rc;
+			token ht = *t;
 			if ((rc = parse_part(ps, &h, depth + 1, 0)) < 0)
 				return rc;
 			if (h.kind != P_HASH) {
