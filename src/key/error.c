@@ -36,10 +36,13 @@ const char *rk_strerror(int code)
 
 int rk__err(int code, const char *fmt, ...)
 {
+	/* format aside first: callers may pass rk_error_last() as an argument */
+	char buf[RK_ERRMSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(errmsg, sizeof errmsg, fmt, ap);
+	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	memcpy(errmsg, buf, sizeof errmsg);
 	return code;
 }
 

@@ -16,6 +16,10 @@ static void test_message_and_code(void **state)
 	assert_int_equal(rk__err_wrap(RK_EINVALID, "schema.rk"), RK_EINVALID);
 	assert_string_equal(rk_error_last(), "schema.rk: line 3: bad token");
 	assert_string_equal(rk_strerror(RK_ECORRUPT), "corrupt");
+	/* the previous message as an argument of the next one */
+	rk__err(RK_EINVALID, "inner");
+	rk__err(RK_EINVALID, "outer: %s", rk_error_last());
+	assert_string_equal(rk_error_last(), "outer: inner");
 	assert_string_equal(rk_strerror(42), "unknown error");
 }
 
