@@ -1,0 +1,307 @@
+/*
+ * rowkey/store.h: the table store.
+ *
+ * An HBase/Bigtable-shaped store: tables with declared column families; cells
+ * (row, family, qualifier, timestamp, value); a family keeps up to V versions;
+ * deletes are markers honoured by reads. A table is cut into regions
+ * (contiguous row ranges) served by region servers. The API is backend
+ * neutral: the embedded store ("local", a directory) implements it today; a
+ * Bigtable backend can implement the same calls.
+ *
+ * Conventions are those of key.h: 0 or a negative RK_E* code, rk_error_last()
+ * for the message, out-parameters first, byte strings as pointer + length.
+ * All calls on one rk_store may be made from several threads at once, except
+ * rk_store_close. An rk_table handle and an rk_scan belong to one thread at a
+ * time.
+ *
+ * Timestamps are microseconds since the Unix epoch. A timestamp of 0 in a
+ * mutation means "assign one": the store hands out a strictly increasing
+ * clock (at least the wall clock), one value per rk_table_apply call, so a
+ * later call always supersedes an earlier one.
+ */
+#ifndef ROWKEY_STORE_H
+#define ROWKEY_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rowkey/key.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits (HBase's row limit; bigger values are rejected with RK_ETOOLONG). */
+#define RK_MAX_ROW_LEN 32767u
+#define RK_MAX_QUALIFIER_LEN 65535u
+#define RK_MAX_VALUE_LEN (64u << 20)
+#define RK_MAX_FAMILY_LEN 64u
+#define RK_MAX_TABLE_NAME_LEN 64u
+#define RK_MAX_SERVERS 256u
+
+/* ---- store ---- */
+
+typedef struct rk_store rk_store;
+
+typedef enum rk_durability {
+	RK_DURABILITY_SYNC = 0, /* fsync the log before acknowledging a write */
+	RK_DURABILITY_ASYNC = 1 /* acknowledge after the OS has the write; a crash
+	                           may lose the last writes, never corrupts */
+} rk_durability;
+
+typedef struct rk_store_options {
+	rk_durability durability;
+	unsigned n_servers;          /* region servers of a new store (1..256); an
+	                                existing store keeps its own count */
+	uint64_t split_threshold;    /* bytes of a region before it splits; 0: never */
+	int create_if_missing;       /* 1: create the directory and store */
+	size_t write_buffer_size;    /* engine memtable bytes per server */
+	unsigned metrics_bucket_ms;  /* width of a metrics time bucket */
+	int background_splits;       /* 1: a background thread splits big regions */
+} rk_store_options;
+
+#define RK_STORE_OPTIONS_INIT                                                       \
+	{ RK_DURABILITY_SYNC, 4, 256ull << 20, 1, 8u << 20, 1000, 1 }
+
+/* Opens (or creates) the store in directory `dir`. Replays each server's
+ * log, validates the meta map and removes cells that no region on their
+ * server owns (the leftovers of an interrupted move or drop). The caller owns
+ * *out and releases it with rk_store_close. `opts` may be NULL (defaults).
+ * RK_EBUSY when another process has the store open. */
+int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts);
+
+/* Waits for queued writes and background splits, writes the metrics file,
+ * closes every engine and frees the store. Tables and scans must be closed
+ * first. Returns the first error met; the store is freed in any case. */
+int rk_store_close(rk_store *store);
+
+/* Makes every acknowledged write durable (fsync), whatever the mode. */
+int rk_store_sync(rk_store *store);
+
+/* ---- tables ---- */
+
+typedef struct rk_family_def {
+	const char *name;      /* 1..64 bytes of [A-Za-z0-9_.-] */
+	unsigned max_versions; /* versions kept (>= 1) */
+} rk_family_def;
+
+typedef struct rk_bytes {
+	const uint8_t *ptr;
+	size_t len;
+} rk_bytes;
+
+typedef struct rk_table_def {
+	const char *name;               /* 1..64 bytes of [A-Za-z0-9_.-] */
+	const rk_family_def *families;  /* 1..255 families */
+	size_t nfamilies;
+	const rk_bytes *split_points;   /* strictly increasing, non-empty rows: */
+	size_t nsplits;                 /* nsplits + 1 regions */
+	unsigned bucket_prefix_len;     /* salted designs: the first N bytes of a row
+	                                   are its bucket; automatic splits happen
+	                                   only on bucket boundaries (0: none) */
+} rk_table_def;
+
+/* Creates a table. Regions go to servers round-robin. RK_EEXISTS, or
+ * RK_EINVALID naming the bad family / split point. Nothing is created on
+ * error. */
+int rk_table_create(rk_store *store, const rk_table_def *def);
+
+/* Drops a table and deletes its cells. RK_ENOTFOUND, RK_EBUSY while a
+ * handle on it is open. */
+int rk_table_drop(rk_store *store, const char *name);
+
+typedef struct rk_table_info {
+	char *name;
+	rk_family_def *families; /* names owned by this info */
+	size_t nfamilies;
+	unsigned bucket_prefix_len;
+	size_t nregions;
+} rk_table_info;
+
+/* Lists tables, sorted by name. The caller owns *out (count entries) and
+ * frees it with rk_table_info_free. */
+int rk_table_list(rk_table_info **out, size_t *count, rk_store *store);
+void rk_table_info_free(rk_table_info *infos, size_t count);
+
+typedef struct rk_table rk_table;
+
+/* Opens a handle on a table. The caller owns *out and frees it with
+ * rk_table_close before closing the store. RK_ENOTFOUND naming the table. */
+int rk_table_open(rk_table **out, rk_store *store, const char *name);
+void rk_table_close(rk_table *table);
+
+/* ---- writes ---- */
+
+typedef enum rk_mutation_type {
+	RK_MUT_PUT = 1,           /* set family:qualifier at ts to value */
+	RK_MUT_DELETE_CELL = 2,   /* delete the version at exactly ts (ts != 0) */
+	RK_MUT_DELETE_COLUMN = 3, /* delete every version with timestamp <= ts */
+	RK_MUT_DELETE_FAMILY = 4, /* delete the family's columns, versions <= ts */
+	RK_MUT_DELETE_ROW = 5     /* delete every family of the row, versions <= ts */
+} rk_mutation_type;
+
+typedef struct rk_mutation {
+	rk_mutation_type type;
+	const uint8_t *row;
+	size_t row_len;
+	const char *family; /* NUL-terminated; unused for DELETE_ROW */
+	const uint8_t *qualifier;
+	size_t qualifier_len;
+	uint64_t ts;        /* microseconds; 0: assigned by the store */
+	const uint8_t *value;
+	size_t value_len;
+} rk_mutation;
+
+/* Applies n mutations. All are validated first: if any is bad (unknown
+ * family, row or value too long, ...) nothing is written, the call returns
+ * that entry's code and results[i] holds each entry's own status (0 for the
+ * good ones). Otherwise the mutations are grouped by region server; each
+ * group is applied atomically (one engine batch), groups independently: on
+ * an I/O failure results[i] tells which entries were applied (0) and which
+ * not (the group's error). `results` may be NULL. Returns when every group
+ * is acknowledged under the store's durability mode. */
+int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *results);
+
+/* One put: the cell family:qualifier of row at ts (0: now). */
+int rk_table_put(rk_table *table, const uint8_t *row, size_t row_len, const char *family,
+                 const uint8_t *qualifier, size_t qualifier_len, uint64_t ts,
+                 const uint8_t *value, size_t value_len);
+
+/* One delete: family NULL deletes the row; qualifier NULL the family;
+ * otherwise the column (all versions <= ts; ts 0: now). */
+int rk_table_delete(rk_table *table, const uint8_t *row, size_t row_len, const char *family,
+                    const uint8_t *qualifier, size_t qualifier_len, uint64_t ts);
+
+/* ---- reads ---- */
+
+typedef struct rk_column {
+	const char *family;       /* NUL-terminated */
+	const uint8_t *qualifier; /* NULL: the whole family */
+	size_t qualifier_len;
+} rk_column;
+
+typedef struct rk_read_options {
+	const rk_column *columns; /* NULL / 0: every column */
+	size_t ncolumns;
+	unsigned max_versions;    /* newest visible versions per column (capped
+	                             by the family's max_versions); 0 means 1 */
+	uint64_t min_ts;          /* only versions with min_ts <= ts < max_ts */
+	uint64_t max_ts;          /* 0: no upper bound */
+} rk_read_options;
+
+#define RK_READ_OPTIONS_INIT { NULL, 0, 1, 0, 0 }
+
+typedef struct rk_cell {
+	const char *family; /* NUL-terminated */
+	const uint8_t *qualifier;
+	size_t qualifier_len;
+	uint64_t ts;
+	const uint8_t *value;
+	size_t value_len;
+} rk_cell;
+
+/* A row: its cells ordered by family, qualifier, then newest first. */
+typedef struct rk_row {
+	const uint8_t *key;
+	size_t key_len;
+	const rk_cell *cells;
+	size_t ncells;
+} rk_row;
+
+/* Reads one row. The caller owns *out (one allocation) and frees it with
+ * rk_row_free. RK_ENOTFOUND when the row has no visible cell under `opts`
+ * (NULL: newest version of every column). */
+int rk_table_get(rk_row **out, rk_table *table, const uint8_t *row, size_t row_len,
+                 const rk_read_options *opts);
+void rk_row_free(rk_row *row);
+
+typedef struct rk_scan_options {
+	const uint8_t *start; /* first row, inclusive (NULL/0: from the start) */
+	size_t start_len;
+	const uint8_t *stop;  /* end row, exclusive (NULL/0: to the end) */
+	size_t stop_len;
+	const uint8_t *prefix; /* only rows beginning with these bytes */
+	size_t prefix_len;
+	int reverse;           /* 1: rows in descending order (same range) */
+	uint64_t limit;        /* most rows returned (0: all) */
+	rk_read_options read;
+} rk_scan_options;
+
+#define RK_SCAN_OPTIONS_INIT { NULL, 0, NULL, 0, NULL, 0, 0, 0, RK_READ_OPTIONS_INIT }
+
+typedef struct rk_scan rk_scan;
+
+/* Starts a scan. Rows come in key order; a row written before the scan
+ * starts and not deleted appears exactly once, even while regions split or
+ * move. Each region is read from one engine snapshot, so one row is never
+ * half-updated. The caller owns *out and frees it with rk_scan_close. */
+int rk_scan_open(rk_scan **out, rk_table *table, const rk_scan_options *opts);
+
+/* The next row, or RK_EITEROVER at the end. *out is borrowed from the scan:
+ * valid until the next rk_scan_next or rk_scan_close. */
+int rk_scan_next(const rk_row **out, rk_scan *scan);
+void rk_scan_close(rk_scan *scan);
+
+/* ---- regions, servers, maintenance ---- */
+
+typedef struct rk_region_info {
+	uint64_t id;
+	char *table;
+	uint8_t *start; /* inclusive; empty for the first region */
+	size_t start_len;
+	uint8_t *end;   /* exclusive; NULL when unbounded (last region) */
+	size_t end_len;
+	unsigned server;
+	uint64_t size_bytes;    /* estimated bytes of cells in the region */
+	uint64_t writes;        /* cells written while this store was open */
+	uint64_t reads;         /* cells returned */
+	uint64_t bytes_written;
+	uint64_t bytes_read;
+} rk_region_info;
+
+/* Lists the regions of `table` (NULL: every table), in table then key order.
+ * The caller owns *out and frees it with rk_region_info_free. */
+int rk_store_regions(rk_region_info **out, size_t *count, rk_store *store, const char *table);
+void rk_region_info_free(rk_region_info *infos, size_t count);
+
+typedef struct rk_server_info {
+	unsigned id;
+	size_t nregions;
+	uint64_t writes, reads, bytes_written, bytes_read;
+	uint64_t batches;       /* engine writes (a group commit counts once) */
+	uint64_t queue_max;     /* deepest the request queue got */
+} rk_server_info;
+
+/* Per-server counters. The caller owns *out (count entries), free() it. */
+int rk_store_servers(rk_server_info **out, size_t *count, rk_store *store);
+
+/* Splits a region at row `at` (NULL: its middle key, rounded to a bucket
+ * boundary on salted tables). RK_EINVALID when `at` is not strictly inside
+ * the region or not on a bucket boundary; RK_ENOTFOUND for an unknown id. */
+int rk_region_split(rk_store *store, uint64_t region_id, const uint8_t *at, size_t at_len);
+
+/* Moves a region to another server: writes to it wait while its cells are
+ * copied, then meta switches and the old copy is deleted. */
+int rk_region_move(rk_store *store, uint64_t region_id, unsigned server);
+
+/* Evens region counts across servers, table by table. *out (may be NULL)
+ * receives the number of regions moved. */
+int rk_store_balance(size_t *out, rk_store *store);
+
+/* Verifies the store: meta covers each table's key space without gap or
+ * overlap, every cell decodes and lies in a region its server holds, every
+ * engine reads cleanly. Calls report(problem, payload) once per problem (may
+ * be NULL). Returns 0 when clean, RK_ECORRUPT when problems were found
+ * (*out, may be NULL, receives their number), another code when it could not
+ * run. */
+int rk_store_check(size_t *out, rk_store *store,
+                   void (*report)(const char *problem, void *payload), void *payload);
+
+/* Writes the metrics file now (it is also written on close). path NULL: the
+ * store's metrics.tsv. */
+int rk_store_write_metrics(rk_store *store, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,79 @@
+/*
+ * The backend interface behind include/rowkey/store.h. src/store/store.c
+ * validates arguments once, for every backend, then calls through the ops
+ * table of the store. A backend embeds `struct rk_store` as the first member
+ * of its store object and `struct rk_table` in its table handle.
+ *
+ * Backends: local (src/store/local, the embedded cluster). A Bigtable backend
+ * implements the same table; nothing above this file knows which one runs.
+ */
+#ifndef RK_STORE_BACKEND_H
+#define RK_STORE_BACKEND_H
+
+#include <rowkey/store.h>
+
+typedef struct rk__family {
+	char name[RK_MAX_FAMILY_LEN + 1];
+	size_t name_len;
+	unsigned max_versions;
+} rk__family;
+
+struct rk_backend_ops;
+
+struct rk_store {
+	const struct rk_backend_ops *ops;
+};
+
+/* What every table handle knows; filled by the backend's table_open. The
+ * family array is sorted by name and lives as long as the handle. */
+struct rk_table {
+	rk_store *store;
+	char name[RK_MAX_TABLE_NAME_LEN + 1];
+	const rk__family *families;
+	size_t nfamilies;
+	unsigned bucket_prefix_len;
+};
+
+/* What every scan knows; the backend's scan object embeds it first. */
+struct rk_scan {
+	rk_table *table;
+};
+
+struct rk_backend_ops {
+	const char *name;
+	int (*close)(rk_store *s);
+	int (*sync)(rk_store *s);
+	int (*table_create)(rk_store *s, const rk_table_def *def);
+	int (*table_drop)(rk_store *s, const char *name);
+	int (*table_list)(rk_table_info **out, size_t *count, rk_store *s);
+	int (*table_open)(rk_table **out, rk_store *s, const char *name);
+	void (*table_close)(rk_table *t);
+	/* muts are validated; ts already assigned (never 0). */
+	int (*apply)(rk_table *t, const rk_mutation *muts, size_t n, int *results);
+	int (*get)(rk_row **out, rk_table *t, const uint8_t *row, size_t len,
+	           const rk_read_options *ro);
+	/* start/stop already narrowed by the prefix; stop_len 0 = unbounded. */
+	int (*scan_open)(rk_scan **out, rk_table *t, const rk_scan_options *so);
+	int (*scan_next)(const rk_row **out, rk_scan *sc);
+	void (*scan_close)(rk_scan *sc);
+	int (*regions)(rk_region_info **out, size_t *count, rk_store *s, const char *table);
+	int (*servers)(rk_server_info **out, size_t *count, rk_store *s);
+	int (*region_split)(rk_store *s, uint64_t id, const uint8_t *at, size_t at_len);
+	int (*region_move)(rk_store *s, uint64_t id, unsigned server);
+	int (*balance)(size_t *out, rk_store *s);
+	int (*check)(size_t *out, rk_store *s, void (*report)(const char *, void *), void *payload);
+	int (*write_metrics)(rk_store *s, const char *path);
+	/* the next assigned timestamp (strictly increasing, >= wall clock, us) */
+	uint64_t (*clock)(rk_store *s);
+};
+
+/* The local backend's open (src/store/local/local.c). */
+int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts);
+
+/* 1 when `name` is 1..max bytes of [A-Za-z0-9_.-]. */
+int rk_store__valid_name(const char *name, size_t max);
+
+/* Returns the family of a table handle by name, or NULL. */
+const rk__family *rk_store__family(const rk_table *t, const char *name, size_t len);
+
+#endif

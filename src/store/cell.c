@@ -1,0 +1,200 @@
+/*
+ * Cell key encoding and strict decoding (docs/formats-store.md section 1).
+ * Row, family and qualifier are escaped so that a string's end sorts before
+ * any continuation: 00 -> 00 FF, end -> 00 01. The family-wide delete marker
+ * uses 00 00 in place of the qualifier so it sorts first in its family.
+ */
+#include "store/cell.h"
+
+#include <string.h>
+
+#include "key/error.h"
+
+void rk_cell__put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+void rk_cell__put_u64(uint8_t *p, uint64_t v)
+{
+	rk_cell__put_u32(p, (uint32_t)(v >> 32));
+	rk_cell__put_u32(p + 4, (uint32_t)v);
+}
+
+uint32_t rk_cell__get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+uint64_t rk_cell__get_u64(const uint8_t *p)
+{
+	return (uint64_t)rk_cell__get_u32(p) << 32 | rk_cell__get_u32(p + 4);
+}
+
+size_t rk_cell__esc_len(const uint8_t *s, size_t n)
+{
+	size_t z = 0;
+	const uint8_t *p = s, *end = s + n;
+	while (p < end && (p = memchr(p, 0, (size_t)(end - p))) != NULL) {
+		z++;
+		p++;
+	}
+	return n + z + 2;
+}
+
+uint8_t *rk_cell__esc(uint8_t *dst, const uint8_t *s, size_t n)
+{
+	const uint8_t *p = s, *end = s + n;
+	while (p < end) {
+		const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+		size_t run = z ? (size_t)(z - p) : (size_t)(end - p);
+		memcpy(dst, p, run);
+		dst += run;
+		p += run;
+		if (z) {
+			*dst++ = 0x00;
+			*dst++ = 0xFF;
+			p++;
+		}
+	}
+	*dst++ = 0x00;
+	*dst++ = 0x01;
+	return dst;
+}
+
+size_t rk_cell__unesc(uint8_t *dst, const uint8_t *body, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		dst[o++] = body[i];
+		if (body[i] == 0)
+			i++; /* skip the FF of an escaped 00 */
+	}
+	return o;
+}
+
+size_t rk_cell__key_len(size_t row_esc_len, size_t family_len, const uint8_t *qual, size_t qual_len,
+                        int marker)
+{
+	size_t q = marker ? 2 : rk_cell__esc_len(qual, qual_len);
+	return 4 + row_esc_len + family_len + 2 + q + 8 + 1;
+}
+
+size_t rk_cell__encode(uint8_t *dst, uint32_t table_id, const uint8_t *row, size_t row_len,
+                       const char *family, size_t family_len, const uint8_t *qual, size_t qual_len,
+                       int marker, uint64_t ts, uint8_t type)
+{
+	uint8_t *p = dst;
+	rk_cell__put_u32(p, table_id);
+	p = rk_cell__esc(p + 4, row, row_len);
+	p = rk_cell__esc(p, (const uint8_t *)family, family_len);
+	if (marker) {
+		*p++ = 0x00;
+		*p++ = 0x00;
+	} else {
+		p = rk_cell__esc(p, qual, qual_len);
+	}
+	rk_cell__put_u64(p, UINT64_MAX - ts);
+	p[8] = type;
+	return (size_t)(p + 9 - dst);
+}
+
+/* Scans one escaped string starting at *pos. On success sets body/len and
+ * moves *pos past the terminator. `allow_marker`: 00 00 right at the start
+ * is accepted and reported through *marker. */
+static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t **body, size_t *blen,
+                    int allow_marker, int *marker, const char *what)
+{
+	size_t i = *pos;
+	if (marker)
+		*marker = 0;
+	if (allow_marker && i + 1 < len && key[i] == 0 && key[i + 1] == 0) {
+		*body = key + i;
+		*blen = 0;
+		*marker = 1;
+		*pos = i + 2;
+		return 0;
+	}
+	for (; i < len; i++) {
+		if (key[i] != 0)
+			continue;
+		if (i + 1 >= len)
+			return rk__err(RK_ECORRUPT, "cell key: %s truncated at byte %zu", what, i);
+		if (key[i + 1] == 0x01) {
+			*body = key + *pos;
+			*blen = i - *pos;
+			*pos = i + 2;
+			return 0;
+		}
+		if (key[i + 1] != 0xFF)
+			return rk__err(RK_ECORRUPT, "cell key: bad escape 00 %02x in %s at byte %zu",
+			               key[i + 1], what, i);
+		i++;
+	}
+	return rk__err(RK_ECORRUPT, "cell key: %s has no terminator (key of %zu bytes)", what, len);
+}
+
+int rk_cell__decode_row(rk__cellkey *out, const uint8_t *key, size_t len)
+{
+	size_t pos = 4;
+	if (len < 4)
+		return rk__err(RK_ECORRUPT, "cell key: %zu bytes, shorter than a table id", len);
+	out->table_id = rk_cell__get_u32(key);
+	int rc = scan_esc(key, len, &pos, &out->row, &out->row_len, 0, NULL, "row");
+	if (rc)
+		return rc;
+	out->row_part_end = pos;
+	return 0;
+}
+
+int rk_cell__decode(rk__cellkey *out, const uint8_t *key, size_t len)
+{
+	int rc = rk_cell__decode_row(out, key, len);
+	if (rc)
+		return rc;
+	size_t pos = out->row_part_end;
+	size_t fstart = pos;
+	rc = scan_esc(key, len, &pos, &out->family, &out->family_len, 0, NULL, "family");
+	if (rc)
+		return rc;
+	if (out->family_len == 0)
+		return rk__err(RK_ECORRUPT, "cell key: empty family at byte %zu", fstart);
+	if (memchr(out->family, 0, out->family_len))
+		return rk__err(RK_ECORRUPT, "cell key: NUL byte in family at byte %zu", fstart);
+	rc = scan_esc(key, len, &pos, &out->qual, &out->qual_len, 1, &out->family_marker,
+	              "qualifier");
+	if (rc)
+		return rc;
+	if (len - pos != 9)
+		return rk__err(RK_ECORRUPT,
+		               "cell key: %zu bytes after the qualifier at byte %zu, expected 9", len - pos,
+		               pos);
+	out->ts = UINT64_MAX - rk_cell__get_u64(key + pos);
+	out->type = key[pos + 8];
+	if (out->ts == 0)
+		return rk__err(RK_ECORRUPT, "cell key: timestamp 0 at byte %zu", pos);
+	if (out->type < RK_CELL_DELETE_FAMILY || out->type > RK_CELL_PUT)
+		return rk__err(RK_ECORRUPT, "cell key: unknown cell type 0x%02x at byte %zu", out->type,
+		               pos + 8);
+	if ((out->type == RK_CELL_DELETE_FAMILY) != (out->family_marker != 0))
+		return rk__err(RK_ECORRUPT,
+		               "cell key: cell type 0x%02x does not match its qualifier part at byte %zu",
+		               out->type, pos + 8);
+	return 0;
+}
+
+size_t rk_cell__row_bound(uint8_t *dst, uint32_t table_id, const uint8_t *row, size_t len,
+                          int unbounded)
+{
+	if (unbounded) {
+		rk_cell__put_u32(dst, table_id + 1);
+		return 4;
+	}
+	rk_cell__put_u32(dst, table_id);
+	if (!row)
+		return 4;
+	return (size_t)(rk_cell__esc(dst + 4, row, len) - dst);
+}

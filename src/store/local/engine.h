@@ -1,0 +1,67 @@
+/*
+ * The storage engine interface of a region server: an ordered byte map with
+ * atomic batches, snapshot iterators and size estimates. One engine instance
+ * per region server. LevelDB implements it (engine_leveldb.c); the analyzer
+ * can plug in an engine that only counts. Nothing above this file includes
+ * leveldb/c.h.
+ */
+#ifndef RK_LOCAL_ENGINE_H
+#define RK_LOCAL_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rk__engine rk__engine;
+typedef struct rk__ebatch rk__ebatch;
+typedef struct rk__eiter rk__eiter;
+
+typedef struct rk__engine_options {
+	size_t write_buffer_size;
+	int create_if_missing;
+	int paranoid; /* verify checksums on every read */
+} rk__engine_options;
+
+/* Opens the engine in directory `path`. RK_EIO / RK_ECORRUPT / RK_EBUSY
+ * naming the path. The caller owns *out (rk_engine__close). */
+int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options *opts);
+void rk_engine__close(rk__engine *e);
+
+/* Applies a batch atomically; sync=1 fsyncs the log first. */
+int rk_engine__write(rk__engine *e, rk__ebatch *b, int sync);
+
+/* Bytes of the engine's files holding keys in [lo, hi). */
+uint64_t rk_engine__approx_size(rk__engine *e, const uint8_t *lo, size_t lolen, const uint8_t *hi,
+                                size_t hilen);
+
+/* Deletes every key in [lo, hi) (in batches of bounded size). */
+int rk_engine__delete_range(rk__engine *e, const uint8_t *lo, size_t lolen, const uint8_t *hi,
+                            size_t hilen, int sync);
+
+/* Batches (owned by the caller). */
+rk__ebatch *rk_ebatch__new(void);
+void rk_ebatch__free(rk__ebatch *b);
+void rk_ebatch__put(rk__ebatch *b, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
+void rk_ebatch__del(rk__ebatch *b, const uint8_t *k, size_t kl);
+void rk_ebatch__append(rk__ebatch *dst, const rk__ebatch *src);
+void rk_ebatch__clear(rk__ebatch *b);
+size_t rk_ebatch__count(const rk__ebatch *b);
+
+/* Iterators read one consistent snapshot taken at creation. The caller owns
+ * the iterator (rk_eiter__free). key/value are borrowed until the next move. */
+rk__eiter *rk_eiter__new(rk__engine *e, int verify_checksums);
+void rk_eiter__free(rk__eiter *it);
+void rk_eiter__seek(rk__eiter *it, const uint8_t *k, size_t kl);
+void rk_eiter__seek_first(rk__eiter *it);
+void rk_eiter__seek_last(rk__eiter *it);
+int rk_eiter__valid(const rk__eiter *it);
+void rk_eiter__next(rk__eiter *it);
+void rk_eiter__prev(rk__eiter *it);
+const uint8_t *rk_eiter__key(const rk__eiter *it, size_t *len);
+const uint8_t *rk_eiter__value(const rk__eiter *it, size_t *len);
+/* 0, or RK_ECORRUPT / RK_EIO with the engine's message. */
+int rk_eiter__status(const rk__eiter *it);
+
+/* The engine's directory (for messages). */
+const char *rk_engine__path(const rk__engine *e);
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * Split policy (see split.h): thresholds, the middle key of a region, and
+ * bucket-boundary rounding for salted tables.
+ */
+#include "store/local/split.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "key/error.h"
+#include "store/cell.h"
+
+uint64_t rk_split__limit(uint64_t threshold, size_t regions_on_server)
+{
+	if (threshold == 0)
+		return UINT64_MAX;
+	if (regions_on_server <= 1)
+		return threshold / 4 ? threshold / 4 : 1;
+	return threshold;
+}
+
+static int inside(const uint8_t *row, size_t len, const uint8_t *start, size_t start_len,
+                  const uint8_t *end, size_t end_len)
+{
+	if (rk_meta__row_cmp(row, len, start, start_len) <= 0)
+		return 0;
+	return !end || rk_meta__row_cmp(row, len, end, end_len) < 0;
+}
+
+/* b as an L-byte big-endian number: b += 1 (returns 0 on overflow) */
+static int incr(uint8_t *b, unsigned L)
+{
+	for (unsigned i = L; i-- > 0;)
+		if (++b[i] != 0)
+			return 1;
+	return 0;
+}
+
+static int decr(uint8_t *b, unsigned L)
+{
+	for (unsigned i = L; i-- > 0;)
+		if (b[i]-- != 0)
+			return 1;
+	return 0;
+}
+
+int rk_split__round(uint8_t *out, size_t *out_len, const uint8_t *mid, size_t mid_len,
+                    const uint8_t *start, size_t start_len, const uint8_t *end, size_t end_len,
+                    unsigned L)
+{
+	uint8_t lo[8], hi[8];
+	int have_lo = 1, have_hi = 1;
+	if (L == 0) {
+		if (!inside(mid, mid_len, start, start_len, end, end_len))
+			return 0;
+		memcpy(out, mid, mid_len);
+		*out_len = mid_len;
+		return 1;
+	}
+	/* lo = the largest L-byte row <= mid, hi = the smallest L-byte row >= mid */
+	memset(lo, 0, sizeof lo);
+	memcpy(lo, mid, mid_len < L ? mid_len : L);
+	memcpy(hi, lo, L);
+	if (mid_len < L) {
+		have_lo = decr(lo, L); /* zero-padded mid is above mid */
+	} else if (mid_len > L) {
+		have_hi = incr(hi, L);
+	}
+	if (have_lo && inside(lo, L, start, start_len, end, end_len)) {
+		memcpy(out, lo, L);
+		*out_len = L;
+		return 1;
+	}
+	if (have_hi && inside(hi, L, start, start_len, end, end_len)) {
+		memcpy(out, hi, L);
+		*out_len = L;
+		return 1;
+	}
+	return 0;
+}
+
+int rk_split__valid_point(const rk__region *r, const uint8_t *row, size_t len, unsigned L)
+{
+	if (L && len != L)
+		return 0;
+	return inside(row, len, r->start, r->start_len, r->end, r->end_len);
+}
+
+static int key_lt(const uint8_t *k, size_t kl, const uint8_t *hi, size_t hl)
+{
+	return rk_meta__row_cmp(k, kl, hi, hl) < 0;
+}
+
+typedef struct sample {
+	uint8_t *row; /* escaped body */
+	size_t len;
+	uint64_t before;
+} sample;
+
+int rk_split__middle(uint8_t **out, size_t *out_len, uint64_t *left, uint64_t *total,
+                     rk__eiter *it, const rk__region *r)
+{
+	sample *s = NULL;
+	size_t ns = 0, cap = 0;
+	uint8_t *prev = NULL;
+	size_t prev_len = 0, prev_cap = 0, rows = 0;
+	uint64_t bytes = 0, next_at = 0;
+	uint64_t step = atomic_load(&r->size) / 256 + 1;
+	int rc = 0;
+	*out = NULL;
+	for (rk_eiter__seek(it, r->lo, r->lo_len); rk_eiter__valid(it); rk_eiter__next(it)) {
+		size_t kl, vl;
+		const uint8_t *k = rk_eiter__key(it, &kl);
+		if (!key_lt(k, kl, r->hi, r->hi_len))
+			break;
+		rk_eiter__value(it, &vl);
+		rk__cellkey ck;
+		if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
+			goto out;
+		if (!prev || ck.row_len != prev_len || memcmp(prev, ck.row, prev_len)) {
+			if (ck.row_len > prev_cap) {
+				uint8_t *p = realloc(prev, ck.row_len);
+				if (!p)
+					goto nomem;
+				prev = p;
+				prev_cap = ck.row_len;
+			}
+			memcpy(prev, ck.row, ck.row_len);
+			prev_len = ck.row_len;
+			if (rows++ > 0 && bytes >= next_at) {
+				if (ns == cap) {
+					size_t n = cap ? cap * 2 : 64;
+					sample *q = realloc(s, n * sizeof *q);
+					if (!q)
+						goto nomem;
+					s = q;
+					cap = n;
+				}
+				if (!(s[ns].row = malloc(ck.row_len + 1)))
+					goto nomem;
+				memcpy(s[ns].row, ck.row, ck.row_len);
+				s[ns].len = ck.row_len;
+				s[ns].before = bytes;
+				ns++;
+				next_at = bytes + step;
+			}
+		}
+		bytes += kl + vl;
+	}
+	if ((rc = rk_eiter__status(it)) != 0)
+		goto out;
+	if (ns == 0) {
+		rc = rk__err(RK_ENOTFOUND, "table %s: region %llu has fewer than two rows",
+		             r->table->name, (unsigned long long)r->id);
+		goto out;
+	}
+	size_t best = 0;
+	uint64_t half = bytes / 2;
+	for (size_t i = 1; i < ns; i++) {
+		uint64_t di = s[i].before > half ? s[i].before - half : half - s[i].before;
+		uint64_t db = s[best].before > half ? s[best].before - half : half - s[best].before;
+		if (di < db)
+			best = i;
+	}
+	uint8_t *row = malloc(s[best].len + 1);
+	if (!row)
+		goto nomem;
+	*out_len = rk_cell__unesc(row, s[best].row, s[best].len);
+	*out = row;
+	*left = s[best].before;
+	*total = bytes;
+	goto out;
+nomem:
+	rc = rk__err(RK_ENOMEM, "out of memory finding the middle key of region %llu",
+	             (unsigned long long)r->id);
+out:
+	for (size_t i = 0; i < ns; i++)
+		free(s[i].row);
+	free(s);
+	free(prev);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/*
+ * Row assembly: turns the cells of one row, in cell-key order, into the
+ * visible row a read returns. It applies delete markers (family, column,
+ * single version), each family's max_versions, the time range, the column
+ * filter and the requested number of versions. Backend-neutral: any backend
+ * that can produce a row's cells in cell-key order uses it.
+ */
+#ifndef RK_STORE_ROWASM_H
+#define RK_STORE_ROWASM_H
+
+#include "store/backend.h"
+#include "store/cell.h"
+
+/* A growable row: bytes plus cells pointing into them once finished. */
+typedef struct rk__rowbuf {
+	uint8_t *data;
+	size_t len, cap;
+	struct rk__rowent {
+		const char *family;
+		size_t qual_off, qual_len, val_off, val_len;
+		uint64_t ts;
+	} *ents;
+	size_t nents, cap_ents;
+	rk_cell *cells;
+	size_t cap_cells;
+	size_t key_off, key_len;
+	rk_row row; /* valid after rk_rowasm__finish until the next begin */
+} rk__rowbuf;
+
+typedef struct rk__rowasm {
+	const rk_table *table;
+	const rk_read_options *ro;
+	rk__rowbuf *out;
+	const rk__family *fam;  /* current family, NULL before the first */
+	int fam_known;          /* a family is current (fam may be NULL if unknown) */
+	int fam_skip;
+	uint64_t fam_del_ts;
+	uint8_t *qual;          /* current column's escaped qualifier */
+	size_t qual_len, qual_cap;
+	int col_valid, col_skip;
+	uint64_t col_del_ts, cell_del_ts;
+	unsigned rank, returned;
+	uint8_t *tmp;           /* unescape scratch */
+	size_t tmp_cap;
+} rk__rowasm;
+
+void rk_rowasm__init(rk__rowasm *a, const rk_table *t, const rk_read_options *ro, rk__rowbuf *out);
+void rk_rowasm__fini(rk__rowasm *a);
+void rk_rowbuf__fini(rk__rowbuf *b);
+
+/* Starts a row; `row` is the unescaped row key. */
+int rk_rowasm__begin(rk__rowasm *a, const uint8_t *row, size_t len);
+
+/* Feeds one cell of the current row (cells in cell-key order). */
+int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, size_t vlen);
+
+/* Ends the row: out->row is the view; returns the number of visible cells. */
+size_t rk_rowasm__finish(rk__rowasm *a);
+
+/* Copies a finished row view into one allocation the caller frees with free(). */
+int rk_rowbuf__copy(rk_row **out, const rk_row *row);
+
+/* Bytes a finished row accounts for in metrics (key + values). */
+uint64_t rk_rowbuf__bytes(const rk__rowbuf *b);
+
+#endif

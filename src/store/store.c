@@ -1,0 +1,450 @@
+/*
+ * The public table API (include/rowkey/store.h): argument checks shared by
+ * every backend, timestamp assignment, then a call through the store's ops.
+ * A mutation batch is validated whole here, before any backend sees it, so
+ * a bad entry means nothing is written.
+ */
+#include "store/backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "key/error.h"
+
+int rk_store__valid_name(const char *name, size_t max)
+{
+	if (!name)
+		return 0;
+	size_t n = strlen(name);
+	if (n == 0 || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+const rk__family *rk_store__family(const rk_table *t, const char *name, size_t len)
+{
+	size_t lo = 0, hi = t->nfamilies;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const rk__family *f = &t->families[mid];
+		size_t m = f->name_len < len ? f->name_len : len;
+		int c = memcmp(f->name, name, m);
+		if (c == 0)
+			c = f->name_len < len ? -1 : f->name_len > len;
+		if (c == 0)
+			return f;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
+{
+	rk_store_options def = RK_STORE_OPTIONS_INIT;
+	*out = NULL;
+	if (!dir || !*dir)
+		return rk__err(RK_EINVALID, "store: no directory given");
+	if (!opts)
+		opts = &def;
+	if (opts->durability != RK_DURABILITY_SYNC && opts->durability != RK_DURABILITY_ASYNC)
+		return rk__err(RK_EINVALID, "store %s: unknown durability mode %d", dir,
+		               (int)opts->durability);
+	if (opts->n_servers < 1 || opts->n_servers > RK_MAX_SERVERS)
+		return rk__err(RK_EINVALID, "store %s: %u region servers (allowed 1..%u)", dir,
+		               opts->n_servers, RK_MAX_SERVERS);
+	if (opts->metrics_bucket_ms == 0)
+		return rk__err(RK_EINVALID, "store %s: metrics bucket of 0 ms", dir);
+	return rk_local__open(out, dir, opts);
+}
+
+int rk_store_close(rk_store *store)
+{
+	return store ? store->ops->close(store) : 0;
+}
+
+int rk_store_sync(rk_store *store)
+{
+	return store->ops->sync(store);
+}
+
+/* ---- tables ---- */
+
+static int row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	size_t m = al < bl ? al : bl;
+	int c = m ? memcmp(a, b, m) : 0;
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+int rk_table_create(rk_store *store, const rk_table_def *def)
+{
+	if (!def || !rk_store__valid_name(def->name, RK_MAX_TABLE_NAME_LEN))
+		return rk__err(RK_EINVALID,
+		               "table name '%s': must be 1..%u bytes of letters, digits, _ . -",
+		               def && def->name ? def->name : "(null)", RK_MAX_TABLE_NAME_LEN);
+	if (def->nfamilies < 1 || def->nfamilies > 255)
+		return rk__err(RK_EINVALID, "table %s: %zu column families (allowed 1..255)", def->name,
+		               def->nfamilies);
+	for (size_t i = 0; i < def->nfamilies; i++) {
+		const rk_family_def *f = &def->families[i];
+		if (!rk_store__valid_name(f->name, RK_MAX_FAMILY_LEN))
+			return rk__err(RK_EINVALID,
+			               "table %s: family '%s': must be 1..%u bytes of letters, digits, _ . -",
+			               def->name, f->name ? f->name : "(null)", RK_MAX_FAMILY_LEN);
+		if (f->max_versions < 1)
+			return rk__err(RK_EINVALID, "table %s: family %s: max_versions must be >= 1",
+			               def->name, f->name);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(def->families[j].name, f->name))
+				return rk__err(RK_EINVALID, "table %s: family %s declared twice", def->name,
+				               f->name);
+	}
+	for (size_t i = 0; i < def->nsplits; i++) {
+		const rk_bytes *b = &def->split_points[i];
+		char buf[200];
+		if (b->len == 0 || b->len > RK_MAX_ROW_LEN)
+			return rk__err(RK_EINVALID, "table %s: split point %zu is %zu bytes (allowed 1..%u)",
+			               def->name, i, b->len, RK_MAX_ROW_LEN);
+		if (i && row_cmp(def->split_points[i - 1].ptr, def->split_points[i - 1].len, b->ptr,
+		                 b->len) >= 0)
+			return rk__err(RK_EINVALID,
+			               "table %s: split point %zu ('%s') is not greater than the one before",
+			               def->name, i, rk__err_bytes(buf, sizeof buf, b->ptr, b->len));
+		if (def->bucket_prefix_len && b->len != def->bucket_prefix_len)
+			return rk__err(RK_EINVALID,
+			               "table %s: split point %zu ('%s') is not on a bucket boundary "
+			               "(salted tables split only at %u-byte bucket prefixes)",
+			               def->name, i, rk__err_bytes(buf, sizeof buf, b->ptr, b->len),
+			               def->bucket_prefix_len);
+	}
+	if (def->bucket_prefix_len > 8)
+		return rk__err(RK_EINVALID, "table %s: bucket prefix of %u bytes (allowed 0..8)",
+		               def->name, def->bucket_prefix_len);
+	return store->ops->table_create(store, def);
+}
+
+int rk_table_drop(rk_store *store, const char *name)
+{
+	if (!rk_store__valid_name(name, RK_MAX_TABLE_NAME_LEN))
+		return rk__err(RK_EINVALID, "table name '%s' is not valid", name ? name : "(null)");
+	return store->ops->table_drop(store, name);
+}
+
+int rk_table_list(rk_table_info **out, size_t *count, rk_store *store)
+{
+	*out = NULL;
+	*count = 0;
+	return store->ops->table_list(out, count, store);
+}
+
+void rk_table_info_free(rk_table_info *infos, size_t count)
+{
+	if (!infos)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		for (size_t j = 0; j < infos[i].nfamilies; j++)
+			free((char *)infos[i].families[j].name);
+		free(infos[i].families);
+		free(infos[i].name);
+	}
+	free(infos);
+}
+
+int rk_table_open(rk_table **out, rk_store *store, const char *name)
+{
+	*out = NULL;
+	if (!rk_store__valid_name(name, RK_MAX_TABLE_NAME_LEN))
+		return rk__err(RK_EINVALID, "table name '%s' is not valid", name ? name : "(null)");
+	return store->ops->table_open(out, store, name);
+}
+
+void rk_table_close(rk_table *table)
+{
+	if (table)
+		table->store->ops->table_close(table);
+}
+
+/* ---- writes ---- */
+
+static int check_mutation(const rk_table *t, const rk_mutation *m, size_t i)
+{
+	char buf[200];
+	if (m->type < RK_MUT_PUT || m->type > RK_MUT_DELETE_ROW)
+		return rk__err(RK_EINVALID, "table %s: mutation %zu: unknown type %d", t->name, i,
+		               (int)m->type);
+	if (!m->row || m->row_len == 0)
+		return rk__err(RK_EINVALID, "table %s: mutation %zu: empty row key", t->name, i);
+	if (m->row_len > RK_MAX_ROW_LEN)
+		return rk__err(RK_ETOOLONG, "table %s: mutation %zu: row key '%s' is %zu bytes (max %u)",
+		               t->name, i, rk__err_bytes(buf, sizeof buf, m->row, m->row_len), m->row_len,
+		               RK_MAX_ROW_LEN);
+	if (m->ts > (uint64_t)INT64_MAX)
+		return rk__err(RK_EINVALID, "table %s: mutation %zu: timestamp %llu out of range",
+		               t->name, i, (unsigned long long)m->ts);
+	if (m->type == RK_MUT_DELETE_ROW)
+		return 0;
+	if (!m->family || !rk_store__family(t, m->family, strlen(m->family)))
+		return rk__err(RK_EINVALID, "table %s: mutation %zu (row '%s'): unknown family '%s'",
+		               t->name, i, rk__err_bytes(buf, sizeof buf, m->row, m->row_len),
+		               m->family ? m->family : "(null)");
+	if (m->type == RK_MUT_DELETE_FAMILY)
+		return 0;
+	if (m->qualifier_len > RK_MAX_QUALIFIER_LEN)
+		return rk__err(RK_ETOOLONG, "table %s: mutation %zu: qualifier of %zu bytes (max %u)",
+		               t->name, i, m->qualifier_len, RK_MAX_QUALIFIER_LEN);
+	if (m->qualifier_len && !m->qualifier)
+		return rk__err(RK_EINVALID, "table %s: mutation %zu: NULL qualifier of %zu bytes",
+		               t->name, i, m->qualifier_len);
+	if (m->type == RK_MUT_DELETE_CELL && m->ts == 0)
+		return rk__err(RK_EINVALID,
+		               "table %s: mutation %zu: deleting one version needs its timestamp",
+		               t->name, i);
+	if (m->type == RK_MUT_PUT) {
+		if (m->value_len > RK_MAX_VALUE_LEN)
+			return rk__err(RK_ETOOLONG, "table %s: mutation %zu: value of %zu bytes (max %u)",
+			               t->name, i, m->value_len, RK_MAX_VALUE_LEN);
+		if (m->value_len && !m->value)
+			return rk__err(RK_EINVALID, "table %s: mutation %zu: NULL value of %zu bytes",
+			               t->name, i, m->value_len);
+	}
+	return 0;
+}
+
+int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *results)
+{
+	int first = 0, need_ts = 0;
+	rk_mutation *copy = NULL;
+	for (size_t i = 0; i < n; i++) {
+		int rc = check_mutation(table, &muts[i], i);
+		if (results)
+			results[i] = rc;
+		if (rc && !first)
+			first = rc;
+		if (!muts[i].ts)
+			need_ts = 1;
+	}
+	if (first) {
+		/* re-run the first failing check so its message is the one left */
+		for (size_t i = 0; i < n; i++)
+			if (check_mutation(table, &muts[i], i))
+				break;
+		return first;
+	}
+	if (n == 0)
+		return 0;
+	if (need_ts) {
+		uint64_t ts = table->store->ops->clock(table->store);
+		copy = malloc(n * sizeof *copy);
+		if (!copy)
+			return rk__err(RK_ENOMEM, "table %s: out of memory for %zu mutations", table->name,
+			               n);
+		memcpy(copy, muts, n * sizeof *copy);
+		for (size_t i = 0; i < n; i++)
+			if (!copy[i].ts)
+				copy[i].ts = ts;
+		muts = copy;
+	}
+	int rc = table->store->ops->apply(table, muts, n, results);
+	free(copy);
+	return rc;
+}
+
+int rk_table_put(rk_table *table, const uint8_t *row, size_t row_len, const char *family,
+                 const uint8_t *qualifier, size_t qualifier_len, uint64_t ts,
+                 const uint8_t *value, size_t value_len)
+{
+	rk_mutation m = {RK_MUT_PUT, row, row_len, family, qualifier, qualifier_len, ts, value,
+	                 value_len};
+	return rk_table_apply(table, &m, 1, NULL);
+}
+
+int rk_table_delete(rk_table *table, const uint8_t *row, size_t row_len, const char *family,
+                    const uint8_t *qualifier, size_t qualifier_len, uint64_t ts)
+{
+	rk_mutation m = {RK_MUT_DELETE_COLUMN, row, row_len, family, qualifier, qualifier_len, ts,
+	                 NULL, 0};
+	if (!family)
+		m.type = RK_MUT_DELETE_ROW;
+	else if (!qualifier)
+		m.type = RK_MUT_DELETE_FAMILY;
+	return rk_table_apply(table, &m, 1, NULL);
+}
+
+/* ---- reads ---- */
+
+static int check_read(const rk_table *t, const rk_read_options *ro)
+{
+	for (size_t i = 0; i < ro->ncolumns; i++) {
+		const rk_column *c = &ro->columns[i];
+		if (!c->family || !rk_store__family(t, c->family, strlen(c->family)))
+			return rk__err(RK_EINVALID, "table %s: read of unknown family '%s'", t->name,
+			               c->family ? c->family : "(null)");
+	}
+	if (ro->max_ts && ro->max_ts <= ro->min_ts)
+		return rk__err(RK_EINVALID, "table %s: empty time range [%llu, %llu)", t->name,
+		               (unsigned long long)ro->min_ts, (unsigned long long)ro->max_ts);
+	return 0;
+}
+
+int rk_table_get(rk_row **out, rk_table *table, const uint8_t *row, size_t row_len,
+                 const rk_read_options *opts)
+{
+	rk_read_options def = RK_READ_OPTIONS_INIT;
+	*out = NULL;
+	if (!opts)
+		opts = &def;
+	if (!row || row_len == 0)
+		return rk__err(RK_EINVALID, "table %s: get of an empty row key", table->name);
+	if (row_len > RK_MAX_ROW_LEN)
+		return rk__err(RK_ETOOLONG, "table %s: row key of %zu bytes (max %u)", table->name,
+		               row_len, RK_MAX_ROW_LEN);
+	int rc = check_read(table, opts);
+	if (rc)
+		return rc;
+	return table->store->ops->get(out, table, row, row_len, opts);
+}
+
+void rk_row_free(rk_row *row)
+{
+	free(row);
+}
+
+/* The smallest row greater than every row starting with p, or 0 length when
+ * none exists (p is all FF). Writes into dst (len bytes). */
+static size_t prefix_successor(uint8_t *dst, const uint8_t *p, size_t len)
+{
+	memcpy(dst, p, len);
+	while (len && dst[len - 1] == 0xFF)
+		len--;
+	if (len)
+		dst[len - 1]++;
+	return len;
+}
+
+int rk_scan_open(rk_scan **out, rk_table *table, const rk_scan_options *opts)
+{
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	uint8_t *succ = NULL;
+	*out = NULL;
+	if (opts)
+		so = *opts;
+	int rc = check_read(table, &so.read);
+	if (rc)
+		return rc;
+	if (so.start_len > RK_MAX_ROW_LEN || so.stop_len > RK_MAX_ROW_LEN ||
+	    so.prefix_len > RK_MAX_ROW_LEN)
+		return rk__err(RK_ETOOLONG, "table %s: scan bound over %u bytes", table->name,
+		               RK_MAX_ROW_LEN);
+	if (!so.start)
+		so.start_len = 0;
+	if (!so.stop)
+		so.stop_len = 0;
+	if (so.prefix && so.prefix_len) {
+		/* narrow [start, stop) to [prefix, successor(prefix)) */
+		if (row_cmp(so.prefix, so.prefix_len, so.start, so.start_len) > 0) {
+			so.start = so.prefix;
+			so.start_len = so.prefix_len;
+		}
+		succ = malloc(so.prefix_len);
+		if (!succ)
+			return rk__err(RK_ENOMEM, "out of memory opening a scan");
+		size_t sl = prefix_successor(succ, so.prefix, so.prefix_len);
+		if (sl && (so.stop_len == 0 || row_cmp(succ, sl, so.stop, so.stop_len) < 0)) {
+			so.stop = succ;
+			so.stop_len = sl;
+		}
+	}
+	so.prefix = NULL;
+	so.prefix_len = 0;
+	rc = table->store->ops->scan_open(out, table, &so);
+	free(succ);
+	return rc;
+}
+
+int rk_scan_next(const rk_row **out, rk_scan *scan)
+{
+	*out = NULL;
+	return scan->table->store->ops->scan_next(out, scan);
+}
+
+void rk_scan_close(rk_scan *scan)
+{
+	if (scan)
+		scan->table->store->ops->scan_close(scan);
+}
+
+/* ---- regions and maintenance ---- */
+
+int rk_store_regions(rk_region_info **out, size_t *count, rk_store *store, const char *table)
+{
+	*out = NULL;
+	*count = 0;
+	return store->ops->regions(out, count, store, table);
+}
+
+void rk_region_info_free(rk_region_info *infos, size_t count)
+{
+	if (!infos)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		free(infos[i].table);
+		free(infos[i].start);
+		free(infos[i].end);
+	}
+	free(infos);
+}
+
+int rk_store_servers(rk_server_info **out, size_t *count, rk_store *store)
+{
+	*out = NULL;
+	*count = 0;
+	return store->ops->servers(out, count, store);
+}
+
+int rk_region_split(rk_store *store, uint64_t region_id, const uint8_t *at, size_t at_len)
+{
+	if (at && (at_len == 0 || at_len > RK_MAX_ROW_LEN))
+		return rk__err(RK_EINVALID, "region %llu: split row of %zu bytes",
+		               (unsigned long long)region_id, at_len);
+	return store->ops->region_split(store, region_id, at, at_len);
+}
+
+int rk_region_move(rk_store *store, uint64_t region_id, unsigned server)
+{
+	return store->ops->region_move(store, region_id, server);
+}
+
+int rk_store_balance(size_t *out, rk_store *store)
+{
+	size_t dummy;
+	if (!out)
+		out = &dummy;
+	*out = 0;
+	return store->ops->balance(out, store);
+}
+
+int rk_store_check(size_t *out, rk_store *store,
+                   void (*report)(const char *problem, void *payload), void *payload)
+{
+	size_t dummy;
+	if (!out)
+		out = &dummy;
+	*out = 0;
+	return store->ops->check(out, store, report, payload);
+}
+
+int rk_store_write_metrics(rk_store *store, const char *path)
+{
+	return store->ops->write_metrics(store, path);
+}

@@ -1,0 +1,428 @@
+/*
+ * The table store through its public API (include/rowkey/store.h): tables,
+ * puts and gets, versions, time ranges, every kind of delete, scans (range,
+ * prefix, reverse, limit, columns), explicit and automatic splits, region
+ * moves and balancing, check, persistence across reopen, and bad input
+ * rejected with nothing half-applied.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "integration/store_test_util.h"
+
+static const rk_family_def fams[] = {{"cf", 3}, {"meta", 1}};
+
+static rk_store *open_store(const char *dir, unsigned servers, uint64_t split)
+{
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	o.durability = RK_DURABILITY_ASYNC;
+	o.n_servers = servers;
+	o.split_threshold = split;
+	rk_store *s;
+	ST_OK(rk_store_open(&s, dir, &o));
+	return s;
+}
+
+static void create(rk_store *s, const char *name, const char **splits, size_t n, unsigned bpl)
+{
+	rk_bytes sp[16];
+	for (size_t i = 0; i < n; i++)
+		sp[i] = (rk_bytes){(const uint8_t *)splits[i], strlen(splits[i])};
+	rk_table_def d = {name, fams, 2, sp, n, bpl};
+	ST_OK(rk_table_create(s, &d));
+}
+
+static void put(rk_table *t, const char *row, const char *fam, const char *q, uint64_t ts,
+                const char *v)
+{
+	ST_OK(rk_table_put(t, (const uint8_t *)row, strlen(row), fam, (const uint8_t *)q, strlen(q),
+	                   ts, (const uint8_t *)v, strlen(v)));
+}
+
+/* The value of the newest version of fam:q, or NULL. Caller frees. */
+static char *get1(rk_table *t, const char *row, const char *fam, const char *q)
+{
+	rk_row *r;
+	rk_column c = {fam, (const uint8_t *)q, strlen(q)};
+	rk_read_options ro = RK_READ_OPTIONS_INIT;
+	ro.columns = &c;
+	ro.ncolumns = 1;
+	int rc = rk_table_get(&r, t, (const uint8_t *)row, strlen(row), &ro);
+	if (rc == RK_ENOTFOUND)
+		return NULL;
+	assert_int_equal(rc, 0);
+	assert_int_equal(r->ncells, 1);
+	char *v = strndup((const char *)r->cells[0].value, r->cells[0].value_len);
+	rk_row_free(r);
+	return v;
+}
+
+static void want_value(rk_table *t, const char *row, const char *fam, const char *q,
+                         const char *want)
+{
+	char *v = get1(t, row, fam, q);
+	if (!want) {
+		assert_null(v);
+		return;
+	}
+	assert_non_null(v);
+	assert_string_equal(v, want);
+	free(v);
+}
+
+static void test_put_get_versions_deletes(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("api");
+	rk_store *s = open_store(dir, 2, 0);
+	create(s, "t", NULL, 0, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+
+	put(t, "r1", "cf", "a", 10, "v10");
+	put(t, "r1", "cf", "a", 20, "v20");
+	put(t, "r1", "cf", "a", 30, "v30");
+	put(t, "r1", "cf", "a", 40, "v40"); /* 4 versions, family keeps 3 */
+	put(t, "r1", "cf", "b", 0, "b-now");
+	put(t, "r1", "meta", "x", 5, "m5");
+	put(t, "r1", "meta", "x", 6, "m6");
+	want_value(t, "r1", "cf", "a", "v40");
+
+	rk_row *r;
+	rk_read_options ro = RK_READ_OPTIONS_INIT;
+	ro.max_versions = 10;
+	ST_OK(rk_table_get(&r, t, (const uint8_t *)"r1", 2, &ro));
+	/* cf:a 40,30,20 (max 3), cf:b, meta:x 6 (max 1) */
+	assert_int_equal(r->ncells, 5);
+	assert_string_equal(r->cells[0].family, "cf");
+	assert_true(r->cells[0].ts == 40 && r->cells[1].ts == 30 && r->cells[2].ts == 20);
+	assert_memory_equal(r->cells[3].qualifier, "b", 1);
+	assert_true(r->cells[3].ts > 1000000000000000ull); /* assigned: microseconds now */
+	assert_string_equal(r->cells[4].family, "meta");
+	assert_true(r->cells[4].ts == 6);
+	rk_row_free(r);
+
+	/* time range [15, 35): 30, 20 */
+	ro.min_ts = 15;
+	ro.max_ts = 35;
+	rk_column ca = {"cf", (const uint8_t *)"a", 1};
+	ro.columns = &ca;
+	ro.ncolumns = 1;
+	ST_OK(rk_table_get(&r, t, (const uint8_t *)"r1", 2, &ro));
+	assert_int_equal(r->ncells, 2);
+	assert_true(r->cells[0].ts == 30 && r->cells[1].ts == 20);
+	rk_row_free(r);
+
+	/* delete one version */
+	rk_mutation m = {RK_MUT_DELETE_CELL, (const uint8_t *)"r1", 2, "cf", (const uint8_t *)"a", 1,
+	                 40, NULL, 0};
+	ST_OK(rk_table_apply(t, &m, 1, NULL));
+	want_value(t, "r1", "cf", "a", "v30");
+	/* delete column up to 30 */
+	ST_OK(rk_table_delete(t, (const uint8_t *)"r1", 2, "cf", (const uint8_t *)"a", 1, 30));
+	want_value(t, "r1", "cf", "a", NULL);
+	put(t, "r1", "cf", "a", 31, "v31");
+	want_value(t, "r1", "cf", "a", "v31");
+	put(t, "r1", "cf", "a", 29, "v29"); /* masked by the column delete at 30 */
+	want_value(t, "r1", "cf", "a", "v31");
+	/* delete family (now) then a later put shows */
+	ST_OK(rk_table_delete(t, (const uint8_t *)"r1", 2, "cf", NULL, 0, 0));
+	want_value(t, "r1", "cf", "b", NULL);
+	want_value(t, "r1", "meta", "x", "m6");
+	put(t, "r1", "cf", "b", 0, "after");
+	want_value(t, "r1", "cf", "b", "after");
+	/* delete row */
+	ST_OK(rk_table_delete(t, (const uint8_t *)"r1", 2, NULL, NULL, 0, 0));
+	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"r1", 2, NULL), RK_ENOTFOUND);
+	assert_non_null(strstr(rk_error_last(), "r1"));
+
+	/* binary rows with zero bytes */
+	const uint8_t brow[] = {0, 1, 0, 0xFF};
+	ST_OK(rk_table_put(t, brow, 4, "cf", NULL, 0, 0, (const uint8_t *)"z", 1));
+	ST_OK(rk_table_get(&r, t, brow, 4, NULL));
+	assert_int_equal(r->key_len, 4);
+	assert_memory_equal(r->key, brow, 4);
+	assert_int_equal(r->cells[0].qualifier_len, 0);
+	rk_row_free(r);
+
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
+static void test_bad_input_writes_nothing(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("bad");
+	rk_store *s = open_store(dir, 2, 0);
+	create(s, "t", NULL, 0, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	static uint8_t big[RK_MAX_ROW_LEN + 1];
+	rk_mutation m[3] = {
+		{RK_MUT_PUT, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, (const uint8_t *)"v", 1},
+		{RK_MUT_PUT, (const uint8_t *)"x", 1, "nofam", NULL, 0, 0, (const uint8_t *)"v", 1},
+		{RK_MUT_PUT, big, sizeof big, "cf", NULL, 0, 0, (const uint8_t *)"v", 1},
+	};
+	int res[3];
+	assert_int_equal(rk_table_apply(t, m, 3, res), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "nofam"));
+	assert_non_null(strstr(rk_error_last(), "table t"));
+	assert_int_equal(res[0], 0);
+	assert_int_equal(res[1], RK_EINVALID);
+	assert_int_equal(res[2], RK_ETOOLONG);
+	rk_row *r;
+	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"ok", 2, NULL), RK_ENOTFOUND);
+
+	rk_mutation dc = {RK_MUT_DELETE_CELL, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, NULL, 0};
+	assert_int_equal(rk_table_apply(t, &dc, 1, NULL), RK_EINVALID);
+	rk_mutation empty = {RK_MUT_PUT, (const uint8_t *)"", 0, "cf", NULL, 0, 0, NULL, 0};
+	assert_int_equal(rk_table_apply(t, &empty, 1, NULL), RK_EINVALID);
+
+	/* tables */
+	rk_family_def bf[] = {{"bad fam", 1}};
+	rk_table_def d = {"t2", bf, 1, NULL, 0, 0};
+	assert_int_equal(rk_table_create(s, &d), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "bad fam"));
+	rk_family_def gf[] = {{"f", 1}};
+	rk_bytes sp[] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"a", 1}};
+	rk_table_def d2 = {"t2", gf, 1, sp, 2, 0};
+	assert_int_equal(rk_table_create(s, &d2), RK_EINVALID);
+	rk_table_def d3 = {"t", gf, 1, NULL, 0, 0};
+	assert_int_equal(rk_table_create(s, &d3), RK_EEXISTS);
+	rk_table *t2;
+	assert_int_equal(rk_table_open(&t2, s, "nope"), RK_ENOTFOUND);
+	assert_non_null(strstr(rk_error_last(), "nope"));
+	assert_int_equal(rk_table_drop(s, "t"), RK_EBUSY);
+	rk_column bc = {"zz", NULL, 0};
+	rk_read_options ro = RK_READ_OPTIONS_INIT;
+	ro.columns = &bc;
+	ro.ncolumns = 1;
+	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"ok", 2, &ro), RK_EINVALID);
+	assert_int_equal(rk_region_move(s, 1, 99), RK_EINVALID);
+	assert_int_equal(rk_region_move(s, 999, 0), RK_ENOTFOUND);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
+/* Scans with every option, checked against the expected list of rows. */
+static void scan_expect(rk_table *t, const rk_scan_options *so, const char *want)
+{
+	rk_scan *sc;
+	const rk_row *r;
+	char got[4096] = "";
+	ST_OK(rk_scan_open(&sc, t, so));
+	int rc;
+	while ((rc = rk_scan_next(&r, sc)) == 0) {
+		if (got[0])
+			strcat(got, " ");
+		strncat(got, (const char *)r->key, r->key_len);
+	}
+	assert_int_equal(rc, RK_EITEROVER);
+	rk_scan_close(sc);
+	assert_string_equal(got, want);
+}
+
+static void test_scans_across_regions(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("scan");
+	rk_store *s = open_store(dir, 3, 0);
+	const char *splits[] = {"b", "d", "f"};
+	create(s, "t", splits, 3, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	const char *rows[] = {"a1", "a2", "b", "b1", "c", "d", "e1", "e2", "f", "g"};
+	for (size_t i = 0; i < 10; i++)
+		put(t, rows[i], "cf", "q", 0, rows[i]);
+	ST_OK(rk_table_delete(t, (const uint8_t *)"c", 1, NULL, NULL, 0, 0)); /* hidden row */
+	put(t, "e2", "meta", "m", 0, "only-meta");
+
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	scan_expect(t, &so, "a1 a2 b b1 d e1 e2 f g");
+	so.reverse = 1;
+	scan_expect(t, &so, "g f e2 e1 d b1 b a2 a1");
+	so.start = (const uint8_t *)"a2";
+	so.start_len = 2;
+	so.stop = (const uint8_t *)"e2";
+	so.stop_len = 2;
+	scan_expect(t, &so, "e1 d b1 b a2");
+	so.reverse = 0;
+	scan_expect(t, &so, "a2 b b1 d e1");
+	so.limit = 3;
+	scan_expect(t, &so, "a2 b b1");
+	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
+	so.prefix = (const uint8_t *)"e";
+	so.prefix_len = 1;
+	scan_expect(t, &so, "e1 e2");
+	so.reverse = 1;
+	scan_expect(t, &so, "e2 e1");
+	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
+	rk_column mc = {"meta", NULL, 0};
+	so.read.columns = &mc;
+	so.read.ncolumns = 1;
+	scan_expect(t, &so, "e2");
+	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
+	so.start = (const uint8_t *)"x";
+	so.start_len = 1;
+	scan_expect(t, &so, "");
+	so.stop = (const uint8_t *)"a";
+	so.stop_len = 1;
+	scan_expect(t, &so, "");
+
+	/* regions: 4, round-robin over 3 servers */
+	rk_region_info *ri;
+	size_t n;
+	ST_OK(rk_store_regions(&ri, &n, s, "t"));
+	assert_int_equal(n, 4);
+	assert_int_equal(ri[0].start_len, 0);
+	assert_memory_equal(ri[1].start, "b", 1);
+	assert_null(ri[3].end);
+	assert_int_equal(ri[0].server, 0);
+	assert_int_equal(ri[1].server, 1);
+	assert_int_equal(ri[3].server, 0);
+	assert_int_equal(ri[0].writes, 2);
+	uint64_t id2 = ri[2].id;
+	rk_region_info_free(ri, n);
+
+	/* explicit split, then a move, then balance; data stays readable */
+	ST_OK(rk_region_split(s, id2, (const uint8_t *)"e", 1));
+	assert_int_equal(rk_region_split(s, id2, (const uint8_t *)"e", 1), RK_ENOTFOUND);
+	ST_OK(rk_store_regions(&ri, &n, s, "t"));
+	assert_int_equal(n, 5);
+	assert_memory_equal(ri[3].start, "e", 1);
+	uint64_t last = ri[4].id, e_id = ri[3].id;
+	rk_region_info_free(ri, n);
+	assert_int_equal(rk_region_split(s, e_id, (const uint8_t *)"a", 1), RK_EINVALID);
+	ST_OK(rk_region_split(s, last, NULL, 0)); /* middle of f, g */
+	ST_OK(rk_store_regions(&ri, &n, s, "t"));
+	assert_int_equal(n, 6);
+	assert_memory_equal(ri[5].start, "g", 1);
+	rk_region_info_free(ri, n);
+	ST_OK(rk_region_move(s, e_id, 1));
+	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
+	scan_expect(t, &so, "a1 a2 b b1 d e1 e2 f g");
+	want_value(t, "e1", "cf", "q", "e1");
+	size_t moved;
+	ST_OK(rk_store_balance(&moved, s));
+	rk_server_info *si;
+	size_t ns;
+	ST_OK(rk_store_servers(&si, &ns, s));
+	assert_int_equal(ns, 3);
+	for (size_t i = 0; i < ns; i++)
+		assert_int_equal(si[i].nregions, 2);
+	free(si);
+	scan_expect(t, &so, "a1 a2 b b1 d e1 e2 f g");
+	size_t problems = 99;
+	ST_OK(rk_store_check(&problems, s, NULL, NULL));
+	assert_int_equal(problems, 0);
+
+	/* reopen: meta and data persist */
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	s = open_store(dir, 1, 0); /* server count comes from the store */
+	ST_OK(rk_table_open(&t, s, "t"));
+	scan_expect(t, &so, "a1 a2 b b1 d e1 e2 f g");
+	ST_OK(rk_store_regions(&ri, &n, s, "t"));
+	assert_int_equal(n, 6);
+	rk_region_info_free(ri, n);
+	ST_OK(rk_store_check(NULL, s, NULL, NULL));
+	rk_table_close(t);
+
+	/* drop removes the table and its cells */
+	ST_OK(rk_table_drop(s, "t"));
+	assert_int_equal(rk_table_open(&t, s, "t"), RK_ENOTFOUND);
+	create(s, "t", NULL, 0, 0);
+	ST_OK(rk_table_open(&t, s, "t"));
+	scan_expect(t, &so, "");
+	rk_table_info *ti;
+	ST_OK(rk_table_list(&ti, &n, s));
+	assert_int_equal(n, 1);
+	assert_string_equal(ti[0].name, "t");
+	assert_int_equal(ti[0].nfamilies, 2);
+	rk_table_info_free(ti, n);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+
+	/* the metrics file was written on close */
+	char path[600];
+	snprintf(path, sizeof path, "%s/metrics.tsv", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[512];
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_non_null(strstr(line, "# rowkey metrics v1"));
+	fclose(f);
+	st_rmtree(dir);
+	free(dir);
+}
+
+static void test_auto_split_salted(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("split");
+	rk_store *s = open_store(dir, 2, 64 << 10);
+	create(s, "salted", NULL, 0, 1);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "salted"));
+	char val[200];
+	memset(val, 'v', sizeof val);
+	for (int b = 0; b < 8; b++) {
+		rk_mutation m[100];
+		char rows[100][8];
+		for (int i = 0; i < 100; i++) {
+			rows[i][0] = (char)('0' + b);
+			snprintf(rows[i] + 1, 7, "%05d", i);
+			m[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)rows[i], 6, "cf", NULL, 0, 0,
+			                     (const uint8_t *)val, sizeof val};
+		}
+		ST_OK(rk_table_apply(t, m, 100, NULL));
+	}
+	/* wait for the background splitter */
+	size_t n = 0;
+	rk_region_info *ri = NULL;
+	for (int tries = 0; tries < 200; tries++) {
+		ST_OK(rk_store_regions(&ri, &n, s, "salted"));
+		if (n >= 3)
+			break;
+		rk_region_info_free(ri, n);
+		ri = NULL;
+		st_sleep_ms(10);
+	}
+	assert_true(n >= 3);
+	for (size_t i = 1; i < n; i++)
+		assert_int_equal(ri[i].start_len, 1); /* bucket boundaries only */
+	rk_region_info_free(ri, n);
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	rk_scan *sc;
+	const rk_row *r;
+	size_t rows = 0;
+	ST_OK(rk_scan_open(&sc, t, &so));
+	while (rk_scan_next(&r, sc) == 0)
+		rows++;
+	rk_scan_close(sc);
+	assert_int_equal(rows, 800);
+	ST_OK(rk_store_check(NULL, s, NULL, NULL));
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_put_get_versions_deletes),
+		cmocka_unit_test(test_bad_input_writes_nothing),
+		cmocka_unit_test(test_scans_across_regions),
+		cmocka_unit_test(test_auto_split_salted),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
