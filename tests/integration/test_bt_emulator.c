@@ -1,0 +1,610 @@
+/*
+ * Integration tests for the Bigtable client (src/store/bigtable/) against
+ * Google's Bigtable emulator, cross-checked with Google's `cbt` tool.
+ *
+ * The test starts its own `cbtemulator --host=127.0.0.1 --port=<free port>`,
+ * waits until it accepts connections, points BIGTABLE_EMULATOR_HOST at it,
+ * and stops it at the end; the emulator also gets SIGKILL if this process
+ * dies (PR_SET_PDEATHSIG), so a failed or crashed test leaves nothing behind.
+ * One test runs a second emulator of its own and kills it in the middle of a
+ * load, to see the writer report the rows it could not write.
+ */
+#ifdef RK_WITH_BIGTABLE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "key/error.h"
+#include "store/bigtable/bt_client.h"
+
+#define EMULATOR "/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator"
+#define URI "bigtable://p/i"
+#define CBT "cbt -project p -instance i"
+
+typedef struct emulator {
+	pid_t pid;
+	int port;
+	char host[64];
+} emulator;
+
+static emulator emu;
+
+static int free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &al) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static int can_connect(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+/* Starts an emulator on a free port; 0 when it accepts connections. */
+static int emulator_start(emulator *e)
+{
+	e->port = free_port();
+	if (e->port < 0)
+		return -1;
+	snprintf(e->host, sizeof e->host, "127.0.0.1:%d", e->port);
+	pid_t parent = getpid();
+	e->pid = fork();
+	if (e->pid < 0)
+		return -1;
+	if (e->pid == 0) {
+		char port[32];
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		snprintf(port, sizeof port, "--port=%d", e->port);
+		freopen("/dev/null", "w", stdout);
+		execl(EMULATOR, EMULATOR, "--host=127.0.0.1", port, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		if (can_connect(e->port))
+			return 0;
+		int st;
+		if (waitpid(e->pid, &st, WNOHANG) == e->pid) {
+			e->pid = 0;
+			return -1;
+		}
+		sleep_ms(50);
+	}
+	return -1;
+}
+
+static void emulator_stop(emulator *e)
+{
+	if (e->pid > 0) {
+		kill(e->pid, SIGKILL);
+		waitpid(e->pid, NULL, 0);
+		e->pid = 0;
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (emulator_start(&emu) < 0) {
+		fprintf(stderr, "could not start %s\n", EMULATOR);
+		return -1;
+	}
+	setenv("BIGTABLE_EMULATOR_HOST", emu.host, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	emulator_stop(&emu);
+	return 0;
+}
+
+/* Runs a shell command, returns its standard output (static buffer) or fails.
+ * Its standard error (cbt logs there) goes to the test's. */
+static const char *run(const char *cmd)
+{
+	static char out[1 << 16];
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = 0;
+	int st = pclose(p);
+	if (st != 0)
+		fail_msg("`%s` exited with %d: %s", cmd, st, out);
+	return out;
+}
+
+static rk_bt_client *open_client(size_t batch, unsigned inflight)
+{
+	rk_bt_opts o = RK_BT_OPTS_INIT;
+	o.batch_size = batch;
+	o.inflight = inflight;
+	o.backoff_ms = 5;
+	rk_bt_client *c = NULL;
+	setenv("BIGTABLE_EMULATOR_HOST", emu.host, 1); /* even if an earlier test failed midway */
+	if (rk_bt__client_open(&c, URI, &o) < 0)
+		fail_msg("open: %s", rk_error_last());
+	return c;
+}
+
+static rk_bt_bytes b(const char *s)
+{
+	return (rk_bt_bytes){(const uint8_t *)s, strlen(s)};
+}
+
+static void set_cell(rk_bt_mutation *m, const char *fam, const char *qual, int64_t ts,
+                     const char *val)
+{
+	*m = (rk_bt_mutation){.kind = RK_BT_SET_CELL, .family = fam,
+	                      .qualifier = (const uint8_t *)qual, .qualifier_len = strlen(qual),
+	                      .ts_micros = ts, .value = (const uint8_t *)val,
+	                      .value_len = strlen(val)};
+}
+
+/* Collects the keys a scan returns as "k1,k2,...". */
+static const char *scan_keys(rk_bt_client *c, const char *table, const rk_bt_read *q,
+                             size_t *nrows)
+{
+	static char out[1 << 16];
+	rk_bt_scan *s;
+	const rk_bt_row *r;
+	int rc;
+	size_t o = 0;
+	out[0] = 0;
+	*nrows = 0;
+	if (rk_bt__scan_open(&s, c, table, q) < 0)
+		fail_msg("scan_open: %s", rk_error_last());
+	while ((rc = rk_bt__scan_next(&r, s)) == 0) {
+		if (o + r->key_len + 2 < sizeof out) {
+			if (o)
+				out[o++] = ',';
+			memcpy(out + o, r->key, r->key_len);
+			o += r->key_len;
+			out[o] = 0;
+		}
+		(*nrows)++;
+	}
+	if (rc != RK_EITEROVER)
+		fail_msg("scan_next: %d %s", rc, rk_error_last());
+	assert_int_equal(rk_bt__scan_rows(s), *nrows);
+	rk_bt__scan_free(s);
+	return out;
+}
+
+/* ---- tests ---- */
+
+static void test_uri(void **state)
+{
+	(void)state;
+	char p[64], i[64];
+	assert_int_equal(rk_bt__parse_uri(p, i, sizeof p, "bigtable://proj-1/inst-2"), 0);
+	assert_string_equal(p, "proj-1");
+	assert_string_equal(i, "inst-2");
+	const char *bad[] = {"bigtable:/p/i", "bigtable://p", "bigtable://p/", "bigtable:///i",
+	                     "bigtable://p/i/x", "hbase://p/i", "bigtable://p q/i", ""};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		rk_bt_client *c = NULL;
+		assert_int_equal(rk_bt__client_open(&c, bad[k], NULL), RK_EINVALID);
+		assert_null(c);
+		assert_non_null(strstr(rk_error_last(), "bad URI"));
+	}
+}
+
+static void test_credentials(void **state)
+{
+	(void)state;
+	rk_bt_client *c = NULL;
+	char dir[] = "/tmp/rk_bt_credXXXXXX", path[128];
+	assert_non_null(mkdtemp(dir));
+	unsetenv("BIGTABLE_EMULATOR_HOST");
+	setenv("GCE_METADATA_HOST", "127.0.0.1:1", 1); /* no GCE here: fail fast */
+	setenv("HOME", dir, 1);                        /* no gcloud well-known file */
+	snprintf(path, sizeof path, "%s/missing.json", dir);
+	setenv("GOOGLE_APPLICATION_CREDENTIALS", path, 1);
+	int rc = rk_bt__client_open(&c, URI, NULL);
+	assert_int_equal(rc, RK_EIO);
+	assert_null(c);
+	assert_non_null(strstr(rk_error_last(), "no Google default credentials"));
+	assert_non_null(strstr(rk_error_last(), "BIGTABLE_EMULATOR_HOST"));
+
+	/* a well-formed (if useless) user credential: the TLS channel builds */
+	snprintf(path, sizeof path, "%s/user.json", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"type\":\"authorized_user\",\"client_id\":\"x.apps.googleusercontent.com\","
+	      "\"client_secret\":\"s\",\"refresh_token\":\"t\"}\n", f);
+	fclose(f);
+	setenv("GOOGLE_APPLICATION_CREDENTIALS", path, 1);
+	rc = rk_bt__client_open(&c, URI, NULL);
+	if (rc != 0)
+		fail_msg("open with credentials: %s", rk_error_last());
+	rk_bt__client_free(c);
+	unlink(path);
+	rmdir(dir);
+	unsetenv("GOOGLE_APPLICATION_CREDENTIALS");
+	setenv("BIGTABLE_EMULATOR_HOST", emu.host, 1);
+}
+
+static void test_admin(void **state)
+{
+	(void)state;
+	rk_bt_client *c = open_client(0, 0);
+	rk_bt_family fam[] = {{"cf", 3}, {"meta", 0}};
+	rk_bt_bytes splits[] = {b("k0600"), b("k0300")};
+	assert_int_equal(rk_bt__table_create(c, "adm", fam, 2, splits, 2), 0);
+	assert_int_equal(rk_bt__table_create(c, "adm", fam, 2, NULL, 0), RK_EEXISTS);
+	assert_int_equal(rk_bt__table_create(c, "adm2", fam, 1, NULL, 0), 0);
+	char **v;
+	size_t n;
+	assert_int_equal(rk_bt__table_list(&v, &n, c), 0);
+	int seen = 0;
+	for (size_t i = 0; i < n; i++)
+		seen += !strcmp(v[i], "adm") || !strcmp(v[i], "adm2");
+	assert_int_equal(seen, 2);
+	assert_null(v[n]);
+	rk_bt__strv_free(v);
+	/* cbt sees the families */
+	const char *out = run(CBT " ls adm");
+	assert_non_null(strstr(out, "cf"));
+	assert_non_null(strstr(out, "meta"));
+	assert_int_equal(rk_bt__table_delete(c, "adm2"), 0);
+	assert_int_equal(rk_bt__table_delete(c, "adm2"), RK_ENOTFOUND);
+	assert_non_null(strstr(rk_error_last(), "NOT_FOUND"));
+	assert_int_equal(rk_bt__table_create(c, "-bad", fam, 1, NULL, 0), RK_EINVALID);
+	rk_bt_family badfam = {"c:f", 0};
+	assert_int_equal(rk_bt__table_create(c, "t", &badfam, 1, NULL, 0), RK_EINVALID);
+	assert_int_equal(rk_bt__table_delete(c, "adm"), 0);
+	rk_bt__client_free(c);
+}
+
+enum { ROWS = 2500 };
+
+static void load_rows(rk_bt_client *c, const char *table)
+{
+	rk_bt_writer *w;
+	rk_bt_mutation m[3];
+	char key[16], val[16], old[16];
+	assert_int_equal(rk_bt__writer_new(&w, c, table), 0);
+	for (int i = 0; i < ROWS; i++) {
+		snprintf(key, sizeof key, "k%04d", i);
+		snprintf(val, sizeof val, "v%04d", i);
+		snprintf(old, sizeof old, "old%04d", i);
+		set_cell(&m[0], "cf", "q", 2000000, val);
+		set_cell(&m[1], "cf", "q", 1000000, old); /* an older version */
+		set_cell(&m[2], "meta", "n", 1000000, key);
+		if (rk_bt__writer_add(w, (const uint8_t *)key, strlen(key), m, 3) < 0)
+			fail_msg("add: %s", rk_error_last());
+	}
+	if (rk_bt__writer_flush(w) < 0)
+		fail_msg("flush: %s", rk_error_last());
+	rk_bt_write_stats st;
+	rk_bt__writer_stats(&st, w);
+	assert_int_equal(st.rows_added, ROWS);
+	assert_int_equal(st.rows_acked, ROWS);
+	assert_int_equal(st.rows_failed, 0);
+	assert_true(st.calls >= ROWS / 400); /* batches of 400 */
+	rk_bt__writer_free(w);
+}
+
+static void test_write_read(void **state)
+{
+	(void)state;
+	rk_bt_client *c = open_client(400, 3);
+	rk_bt_family fam[] = {{"cf", 5}, {"meta", 1}};
+	rk_bt_bytes splits[] = {b("k1000"), b("k2000")};
+	assert_int_equal(rk_bt__table_create(c, "rw", fam, 2, splits, 2), 0);
+	load_rows(c, "rw");
+
+	/* everything */
+	rk_bt_read q = RK_BT_READ_INIT;
+	size_t n;
+	scan_keys(c, "rw", &q, &n);
+	assert_int_equal(n, ROWS);
+
+	/* a row set of ranges (closed/open bounds) and single keys, out of order */
+	rk_bt_range rg[] = {
+		{.start = b("k0500"), .start_open = 1, .end = b("k0510"), .end_closed = 1},
+		{.start = b("k0100"), .end = b("k0103")},
+	};
+	rk_bt_bytes keys[] = {b("k2499"), b("k0000"), b("nope")};
+	q.ranges = rg;
+	q.nranges = 2;
+	q.keys = keys;
+	q.nkeys = 3;
+	const char *got = scan_keys(c, "rw", &q, &n);
+	assert_string_equal(got, "k0000,k0100,k0101,k0102,k0501,k0502,k0503,k0504,k0505,k0506,"
+	                         "k0507,k0508,k0509,k0510,k2499");
+	/* the row limit */
+	q.rows_limit = 4;
+	got = scan_keys(c, "rw", &q, &n);
+	assert_string_equal(got, "k0000,k0100,k0101,k0102");
+
+	/* cells: all versions, newest first; then filters */
+	rk_bt_read one = RK_BT_READ_INIT;
+	rk_bt_bytes k7 = b("k0007");
+	one.keys = &k7;
+	one.nkeys = 1;
+	rk_bt_scan *s;
+	const rk_bt_row *r;
+	assert_int_equal(rk_bt__scan_open(&s, c, "rw", &one), 0);
+	assert_int_equal(rk_bt__scan_next(&r, s), 0);
+	assert_int_equal(r->ncells, 3);
+	assert_memory_equal(r->cells[0].family, "cf", 2);
+	assert_int_equal(r->cells[0].ts_micros, 2000000);
+	assert_memory_equal(r->cells[0].value, "v0007", 5);
+	assert_int_equal(r->cells[1].ts_micros, 1000000);
+	assert_memory_equal(r->cells[1].value, "old0007", 7);
+	assert_memory_equal(r->cells[2].family, "meta", 4);
+	assert_memory_equal(r->cells[2].value, "k0007", 5);
+	assert_int_equal(rk_bt__scan_next(&r, s), RK_EITEROVER);
+	rk_bt__scan_free(s);
+
+	struct {
+		const char *fam;
+		const char *qual;
+		int64_t ts0, ts1;
+		int versions, strip;
+		size_t ncells;
+		const char *first;
+	} fc[] = {
+		{NULL, NULL, 0, 0, 1, 0, 2, "v0007"},         /* newest version only */
+		{"cf", NULL, 0, 0, 0, 0, 2, "v0007"},         /* one family */
+		{NULL, "n", 0, 0, 0, 0, 1, "k0007"},          /* one qualifier */
+		{NULL, NULL, 0, 1500000, 0, 0, 2, "old0007"}, /* time range */
+		{"cf", NULL, 1000000, 2000000, 1, 0, 1, "old0007"},
+		{NULL, NULL, 0, 0, 0, 1, 3, ""}, /* values stripped */
+	};
+	for (size_t i = 0; i < sizeof fc / sizeof fc[0]; i++) {
+		rk_bt_read f = one;
+		f.family_regex = fc[i].fam;
+		f.qualifier_regex = (const uint8_t *)fc[i].qual;
+		f.qualifier_regex_len = fc[i].qual ? strlen(fc[i].qual) : 0;
+		f.ts_start_micros = fc[i].ts0;
+		f.ts_end_micros = fc[i].ts1;
+		f.versions = fc[i].versions;
+		f.strip_values = fc[i].strip;
+		assert_int_equal(rk_bt__scan_open(&s, c, "rw", &f), 0);
+		if (rk_bt__scan_next(&r, s) != 0)
+			fail_msg("filter case %zu: %s", i, rk_error_last());
+		if (r->ncells != fc[i].ncells)
+			fail_msg("filter case %zu: %zu cells, want %zu", i, r->ncells, fc[i].ncells);
+		assert_int_equal(r->cells[0].value_len, strlen(fc[i].first));
+		assert_memory_equal(r->cells[0].value, fc[i].first, strlen(fc[i].first));
+		rk_bt__scan_free(s);
+	}
+
+	/* cbt agrees on the count, the values and the timestamps */
+	const char *out = run(CBT " count rw");
+	assert_int_equal(atoi(out), ROWS);
+	out = run(CBT " read rw start=k0042 end=k0043");
+	assert_non_null(strstr(out, "k0042"));
+	assert_non_null(strstr(out, "\"v0042\""));
+	assert_non_null(strstr(out, "\"old0042\""));
+	assert_non_null(strstr(out, "1970/01/01-00:00:02.000000")); /* 2000000 µs */
+	assert_non_null(strstr(out, "1970/01/01-00:00:01.000000"));
+
+	/* and rowkey reads what cbt writes */
+	run(CBT " set rw zz-cbt cf:col=from-cbt");
+	rk_bt_bytes zk = b("zz-cbt");
+	one.keys = &zk;
+	assert_int_equal(rk_bt__scan_open(&s, c, "rw", &one), 0);
+	assert_int_equal(rk_bt__scan_next(&r, s), 0);
+	assert_int_equal(r->ncells, 1);
+	assert_int_equal(r->cells[0].qualifier_len, 3);
+	assert_memory_equal(r->cells[0].qualifier, "col", 3);
+	assert_int_equal(r->cells[0].value_len, 8);
+	assert_memory_equal(r->cells[0].value, "from-cbt", 8);
+	assert_true(r->cells[0].ts_micros > 0);
+	rk_bt__scan_free(s);
+
+	/* SampleRowKeys: sorted keys, growing offsets */
+	rk_bt_sample *sm;
+	size_t ns;
+	if (rk_bt__sample_row_keys(&sm, &ns, c, "rw") < 0)
+		fail_msg("sample: %s", rk_error_last());
+	for (size_t i = 1; i < ns; i++) {
+		assert_true(sm[i].offset_bytes >= sm[i - 1].offset_bytes);
+		if (sm[i].key_len && sm[i - 1].key_len) {
+			size_t l = sm[i].key_len < sm[i - 1].key_len ? sm[i].key_len : sm[i - 1].key_len;
+			int cmpv = memcmp(sm[i - 1].key, sm[i].key, l);
+			assert_true(cmpv < 0 || (cmpv == 0 && sm[i - 1].key_len < sm[i].key_len));
+		}
+	}
+	rk_bt__samples_free(sm, ns);
+	printf("SampleRowKeys on %d rows: %zu samples\n", ROWS, ns);
+
+	/* deletes: a whole row, a column, a version range, a family */
+	rk_bt_writer *w;
+	assert_int_equal(rk_bt__writer_new(&w, c, "rw"), 0);
+	rk_bt_mutation d;
+	d = (rk_bt_mutation){.kind = RK_BT_DELETE_ROW};
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"k0001", 5, &d, 1), 0);
+	d = (rk_bt_mutation){.kind = RK_BT_DELETE_COLUMN, .family = "cf",
+	                     .qualifier = (const uint8_t *)"q", .qualifier_len = 1};
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"k0002", 5, &d, 1), 0);
+	d.ts_micros = 2000000;
+	d.ts_end_micros = 3000000;
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"k0003", 5, &d, 1), 0);
+	d = (rk_bt_mutation){.kind = RK_BT_DELETE_FAMILY, .family = "meta"};
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"k0004", 5, &d, 1), 0);
+	assert_int_equal(rk_bt__writer_flush(w), 0);
+	rk_bt__writer_free(w);
+	rk_bt_range first5 = {.start = b("k0000"), .end = b("k0005")};
+	rk_bt_read q5 = RK_BT_READ_INIT;
+	q5.ranges = &first5;
+	q5.nranges = 1;
+	assert_string_equal(scan_keys(c, "rw", &q5, &n), "k0000,k0002,k0003,k0004");
+	size_t want[] = {3, 1, 2, 2}; /* cells left in k0000, k0002, k0003, k0004 */
+	assert_int_equal(rk_bt__scan_open(&s, c, "rw", &q5), 0);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(rk_bt__scan_next(&r, s), 0);
+		assert_int_equal(r->ncells, want[i]);
+	}
+	rk_bt__scan_free(s);
+	rk_bt_read all = RK_BT_READ_INIT;
+	scan_keys(c, "rw", &all, &n);
+	assert_int_equal(n, ROWS);
+	out = run(CBT " count rw");
+	assert_int_equal(atoi(out), ROWS); /* -1 deleted row, +1 cbt row */
+
+	assert_int_equal(rk_bt__table_delete(c, "rw"), 0);
+	rk_bt__client_free(c);
+}
+
+static void test_bad_writes_and_missing_table(void **state)
+{
+	(void)state;
+	rk_bt_client *c = open_client(10, 2);
+	rk_bt_writer *w;
+	rk_bt_mutation m;
+	char big[5000];
+	memset(big, 'x', sizeof big);
+	assert_int_equal(rk_bt__writer_new(&w, c, "no_such_table"), 0);
+	set_cell(&m, "cf", "q", 1500, "v"); /* not a whole millisecond */
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"a", 1, &m, 1), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "milliseconds"));
+	set_cell(&m, "cf", "q", RK_BT_TS_NOW, "v");
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)big, sizeof big, &m, 1), RK_ETOOLONG);
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"", 0, &m, 1), RK_EINVALID);
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"a", 1, &m, 0), RK_EINVALID);
+	m.family = NULL;
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"a", 1, &m, 1), RK_EINVALID);
+	set_cell(&m, "cf", "q", RK_BT_TS_NOW, "v");
+	for (int i = 0; i < 25; i++) {
+		char key[16];
+		snprintf(key, sizeof key, "r%02d", i);
+		assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)key, 3, &m, 1), 0);
+	}
+	int rc = rk_bt__writer_flush(w);
+	assert_int_equal(rc, RK_ENOTFOUND);
+	assert_non_null(strstr(rk_error_last(), "25 of 25 rows failed"));
+	assert_non_null(strstr(rk_error_last(), "NOT_FOUND"));
+	rk_bt_write_stats st;
+	rk_bt__writer_stats(&st, w);
+	assert_int_equal(st.rows_failed, 25);
+	assert_int_equal(st.rows_acked, 0);
+	assert_int_equal(st.retries, 0); /* NOT_FOUND is not retried */
+	assert_int_equal(rk_bt__writer_flush(w), 0); /* reported once */
+	rk_bt__writer_free(w);
+
+	rk_bt_scan *s;
+	const rk_bt_row *r;
+	rk_bt_read q = RK_BT_READ_INIT;
+	assert_int_equal(rk_bt__scan_open(&s, c, "no_such_table", &q), 0);
+	assert_int_equal(rk_bt__scan_next(&r, s), RK_ENOTFOUND);
+	assert_int_equal(rk_bt__scan_next(&r, s), RK_ENOTFOUND); /* stays failed */
+	rk_bt__scan_free(s);
+	rk_bt_sample *sm;
+	size_t ns;
+	assert_int_equal(rk_bt__sample_row_keys(&sm, &ns, c, "no_such_table"), RK_ENOTFOUND);
+	rk_bt__client_free(c);
+}
+
+/* The emulator dies in the middle of a load: the rows acknowledged before
+ * are counted, every other row is reported failed, nothing is lost silently. */
+static void test_emulator_killed_mid_load(void **state)
+{
+	(void)state;
+	emulator e2;
+	assert_int_equal(emulator_start(&e2), 0);
+	setenv("BIGTABLE_EMULATOR_HOST", e2.host, 1);
+	rk_bt_opts o = RK_BT_OPTS_INIT;
+	o.batch_size = 100;
+	o.inflight = 2;
+	o.backoff_ms = 5;
+	o.max_attempts = 3;
+	o.timeout_ms = 5000;
+	rk_bt_client *c;
+	assert_int_equal(rk_bt__client_open(&c, URI, &o), 0);
+	setenv("BIGTABLE_EMULATOR_HOST", emu.host, 1);
+	rk_bt_family fam = {"cf", 1};
+	assert_int_equal(rk_bt__table_create(c, "kill", &fam, 1, NULL, 0), 0);
+	rk_bt_writer *w;
+	rk_bt_mutation m;
+	set_cell(&m, "cf", "q", RK_BT_TS_NOW, "value");
+	assert_int_equal(rk_bt__writer_new(&w, c, "kill"), 0);
+	char key[16];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(key, sizeof key, "a%05d", i);
+		assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)key, strlen(key), &m, 1), 0);
+	}
+	assert_int_equal(rk_bt__writer_flush(w), 0);
+	emulator_stop(&e2);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(key, sizeof key, "b%05d", i);
+		assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)key, strlen(key), &m, 1), 0);
+	}
+	int rc = rk_bt__writer_flush(w);
+	assert_int_equal(rc, RK_EIO);
+	assert_non_null(strstr(rk_error_last(), "UNAVAILABLE"));
+	assert_non_null(strstr(rk_error_last(), "1000 of 2000 rows failed (1000 acknowledged)"));
+	rk_bt_write_stats st;
+	rk_bt__writer_stats(&st, w);
+	assert_int_equal(st.rows_acked, 1000);
+	assert_int_equal(st.rows_failed, 1000);
+	assert_int_equal(st.retries, 1000 * (o.max_attempts - 1)); /* UNAVAILABLE is retried */
+	rk_bt__writer_free(w);
+	rk_bt__client_free(c);
+}
+
+int main(void)
+{
+	if (access(EMULATOR, X_OK) != 0) {
+		printf("skipped: %s not installed\n", EMULATOR);
+		return 0;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uri),
+		cmocka_unit_test(test_credentials),
+		cmocka_unit_test(test_admin),
+		cmocka_unit_test(test_write_read),
+		cmocka_unit_test(test_bad_writes_and_missing_table),
+		cmocka_unit_test(test_emulator_killed_mid_load),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
+#else
+#include <stdio.h>
+int main(void)
+{
+	puts("skipped: built without RK_WITH_BIGTABLE");
+	return 0;
+}
+#endif
