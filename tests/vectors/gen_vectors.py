@@ -399,6 +399,16 @@ for n in (4, 8, 256, 1, 3, 255):
 r = prec[0]
 K(PS + 'key phoenix_salt(8) user ":" ts', r, psalt(8, b"alice:1686465031000"))
 K(PS + "key phoenix_salt(16) esc(user) u64(rts(ts))", r, psalt(16, esc(b"alice") + u(rts(1686465031000), 8)))
+# The one input where Phoenix's two historical formulas differ: a hash of
+# Integer.MIN_VALUE. Current Phoenix (and rowkey) take Math.abs(h % n); Phoenix
+# before 4.x took Math.abs(h) % n, which stays negative here.
+imin = bytes.fromhex("f7f903fdfbf1f3")
+assert phoenix31(imin) == -(1 << 31)
+for n in (3, 7, 256, 100):
+    K("fields a:bytes; key phoenix_salt(%d) bytes(a)" % n, [imin], psalt(n, imin))
+    K("fields a:str; key phoenix_salt(%d) phoenix(a)" % n, [imin], psalt(n, phx_str(imin, last=True)))
+    K("fields a:bytes; key bucket(%d, phoenix31(a), dec) esc(a)" % n, [imin],
+      dec(java_abs_mod(-(1 << 31), n), len(str(n - 1))) + esc(imin))
 # make sure a negative hash is among the vectors, for abs()
 assert any(phoenix31(phx_str(r[0]) + i(r[1], 8)) < 0 for r in prec)
 
