@@ -400,8 +400,8 @@ r = prec[0]
 K(PS + 'key phoenix_salt(8) user ":" ts', r, psalt(8, b"alice:1686465031000"))
 K(PS + "key phoenix_salt(16) esc(user) u64(rts(ts))", r, psalt(16, esc(b"alice") + u(rts(1686465031000), 8)))
 # The one input where Phoenix's two historical formulas differ: a hash of
-# Integer.MIN_VALUE. Current Phoenix (and rowkey) take Math.abs(h % n); Phoenix
-# before 4.x took Math.abs(h) % n, which stays negative here.
+# Integer.MIN_VALUE. Current Phoenix (and rowkey) take Math.abs(h % n); older Phoenix
+# releases took Math.abs(h) % n, which stays negative here.
 imin = bytes.fromhex("f7f903fdfbf1f3")
 assert phoenix31(imin) == -(1 << 31)
 for n in (3, 7, 256, 100):
