@@ -551,6 +551,10 @@ for d in floats:
 K("fields a:i32, b:f64, c:str; key ob(a) ob(b):desc esc(c)", [-3, 2.5, b"x"], ob_int(-3, 4) + inv(ob_f64(2.5)) + esc(b"x"))
 
 section("9g. phoenix(): Phoenix row-key forms (VARCHAR asc: bytes + 00 unless last; desc: inverted + FF; ints)")
+# The empty-string vectors below pin rowkey's rule as specified in issue 2, not
+# Phoenix's: Phoenix writes an empty (NULL) VARCHAR's separator as 00 even when
+# DESC, and drops trailing NULL key columns with their separator (PTableImpl.newKey,
+# SchemaUtil.getSeparatorByte). See docs/formats-key.md 5.10.
 for s in (b"", b"abc", b"\xff\x01", b"a b"):
     K("fields s:str, n:u8; key phoenix(s) u8(n)", [s, 1], phx_str(s) + u(1, 1))
     K("fields s:str; key phoenix(s)", [s], phx_str(s, last=True))
