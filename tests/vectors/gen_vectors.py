@@ -486,6 +486,13 @@ K("fields x:i64; key i8(x) i16(x) i32(x)", [-100], i(-100, 1) + i(-100, 2) + i(-
 K("fields x:u8; key u64(x) i64(x) i8(x)", [100], u(100, 8) + i(100, 8) + i(100, 1))
 K("fields x:i8; key u8(x)", [5], u(5, 1))
 K("fields x:ts; key i64(x) \":\" x", [1686465031000], i(1686465031000, 8) + b":1686465031000")
+# text form of integers at their extremes
+for name, vals in (("u8", (0, 9, 10, 255)), ("u64", (0, 1, 10, 18446744073709551615)),
+                   ("i8", (-128, -1, 0, 127)), ("i32", (-2147483648, -10, 2147483647)),
+                   ("i64", (-(1 << 63), -(1 << 63) + 1, -1, 0, INT64_MAX))):
+    for v in vals:
+        K("fields x:%s, y:str; key x \":\" y" % name, [v, b"z"], text(v) + b":z")
+        K("fields x:%s; key \"<\" x" % name, [v], b"<" + text(v))
 # composite: binary fields in sequence, then text at the end
 K("fields a:u16, b:i32, c:str; key u16(a) i32(b):desc c", [513, -7, b"tail"], u(513, 2) + inv(i(-7, 4)) + b"tail")
 
