@@ -1,0 +1,90 @@
+/*
+ * rowkey delete: delete a row, a family or a column (every version up to
+ * --ts, default now) as delete markers.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/store_cli.h"
+
+#define CMD "delete"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rowkey delete [options] TABLE ROW [FAMILY[:QUALIFIER]]\n\n"
+	           "Deletes the whole row, one family of it, or one column (all versions up to\n"
+	           "--ts). Deletes are markers: reads stop seeing the cells at once.\n\n"
+	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
+	           "  --ts N       delete versions up to this timestamp (microseconds; default now)\n"
+	           "  -h, --help   this help\n");
+}
+
+int rk_cli_delete(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"ts", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = RK_CLI_DEFAULT_DB;
+	uint64_t ts = 0;
+	int c, rc = RK_EXIT_FAIL;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 't':
+			if (rk_cli__parse_u64(&ts, optarg) || ts == 0)
+				return rk_cli_usage_error(CMD, "bad timestamp '%s'", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return RK_EXIT_OK;
+		default:
+			return rk_cli_usage_error(CMD, "unknown option");
+		}
+	}
+	int nargs = argc - optind;
+	if (nargs < 2 || nargs > 3)
+		return rk_cli_usage_error(CMD, "expected TABLE ROW [FAMILY[:QUALIFIER]]");
+	uint8_t *row = NULL, *q = NULL;
+	size_t row_len, ql = 0;
+	char *colbuf = NULL;
+	rk_column col = {NULL, NULL, 0};
+	if (rk_cli__unescape(&row, &row_len, argv[optind + 1]))
+		return rk_cli_usage_error(CMD, "bad escape in row '%s'", argv[optind + 1]);
+	if (nargs == 3) {
+		if (rk_cli__parse_column(&col, &colbuf, argv[optind + 2]) ||
+		    (col.qualifier && rk_cli__unescape(&q, &ql, (const char *)col.qualifier))) {
+			free(row);
+			free(colbuf);
+			return rk_cli_usage_error(CMD, "bad column '%s'", argv[optind + 2]);
+		}
+	}
+	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
+	rk_table *t = NULL;
+	if (!s)
+		goto out;
+	if (rk_table_open(&t, s, argv[optind])) {
+		rk_cli_fail(CMD, "opening the table");
+		goto out;
+	}
+	if (rk_table_delete(t, row, row_len, col.family, col.qualifier ? q : NULL,
+	                    col.qualifier ? ql : 0, ts)) {
+		rk_cli_fail(CMD, "deleting");
+		goto out;
+	}
+	rc = RK_EXIT_OK;
+out:
+	rk_table_close(t);
+	if (s)
+		rc = rk_cli__close_store(CMD, s, rc);
+	free(row);
+	free(q);
+	free(colbuf);
+	return rc;
+}

@@ -1,0 +1,131 @@
+/*
+ * rowkey get: read one row (columns, versions, time range) and print its
+ * cells, as text lines or one JSON object.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/store_cli.h"
+
+#define CMD "get"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rowkey get [options] TABLE ROW\n\n"
+	           "Prints the row's cells: row, family:qualifier, timestamp, value (tab-separated;\n"
+	           "bytes outside printable ASCII as \\xNN). Exit 1 when the row does not exist.\n\n"
+	           "  --db DIR          store directory (default " RK_CLI_DEFAULT_DB ")\n"
+	           "  -c, --column F[:Q] only this family or column; repeatable\n"
+	           "  --versions N      newest N versions per column (default 1)\n"
+	           "  --min-ts N        only versions with timestamp >= N (microseconds)\n"
+	           "  --max-ts N        only versions with timestamp < N\n"
+	           "  --json            one JSON object\n"
+	           "  -h, --help        this help\n");
+}
+
+int rk_cli_get(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"db", required_argument, NULL, 'd'},       {"column", required_argument, NULL, 'c'},
+		{"versions", required_argument, NULL, 'v'}, {"min-ts", required_argument, NULL, 'm'},
+		{"max-ts", required_argument, NULL, 'M'},   {"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	};
+	const char *db = RK_CLI_DEFAULT_DB;
+	rk_column cols[64];
+	char *colbufs[64];
+	uint8_t *qbufs[64];
+	size_t nc = 0;
+	rk_read_options ro = RK_READ_OPTIONS_INIT;
+	int json = 0, c, rc = RK_EXIT_USAGE;
+	uint64_t v;
+	uint8_t *row = NULL;
+	size_t row_len;
+	rk_store *s = NULL;
+	rk_table *t = NULL;
+	while ((c = getopt_long(argc, argv, "c:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'c':
+			if (nc == 64 || rk_cli__parse_column(&cols[nc], &colbufs[nc], optarg)) {
+				rk_cli_usage_error(CMD, "bad column '%s'", optarg);
+				goto out;
+			}
+			qbufs[nc] = NULL;
+			if (cols[nc].qualifier &&
+			    rk_cli__unescape(&qbufs[nc], &cols[nc].qualifier_len,
+			                     (const char *)cols[nc].qualifier)) {
+				nc++;
+				rk_cli_usage_error(CMD, "bad escape in column '%s'", optarg);
+				goto out;
+			}
+			if (qbufs[nc])
+				cols[nc].qualifier = qbufs[nc];
+			nc++;
+			break;
+		case 'v':
+		case 'm':
+		case 'M':
+			if (rk_cli__parse_u64(&v, optarg)) {
+				rk_cli_usage_error(CMD, "bad number '%s'", optarg);
+				goto out;
+			}
+			if (c == 'v')
+				ro.max_versions = v > 1000000 ? 1000000 : (unsigned)v;
+			else if (c == 'm')
+				ro.min_ts = v;
+			else
+				ro.max_ts = v;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			rc = RK_EXIT_OK;
+			goto out;
+		default:
+			rk_cli_usage_error(CMD, "unknown option");
+			goto out;
+		}
+	}
+	if (argc - optind != 2) {
+		rk_cli_usage_error(CMD, "expected TABLE ROW");
+		goto out;
+	}
+	if (rk_cli__unescape(&row, &row_len, argv[optind + 1])) {
+		rk_cli_usage_error(CMD, "bad escape in row '%s'", argv[optind + 1]);
+		goto out;
+	}
+	ro.columns = nc ? cols : NULL;
+	ro.ncolumns = nc;
+	rc = RK_EXIT_FAIL;
+	if (!(s = rk_cli__open_store(CMD, db, 0, NULL)))
+		goto out;
+	if (rk_table_open(&t, s, argv[optind])) {
+		rk_cli_fail(CMD, "opening the table");
+		goto out;
+	}
+	rk_row *r;
+	if (rk_table_get(&r, t, row, row_len, &ro)) {
+		rk_cli_fail(CMD, "reading");
+		goto out;
+	}
+	rk_cli__print_row(stdout, r, json, 0);
+	rk_row_free(r);
+	rc = RK_EXIT_OK;
+out:
+	rk_table_close(t);
+	if (s)
+		rc = rk_cli__close_store(CMD, s, rc);
+	for (size_t i = 0; i < nc; i++) {
+		free(colbufs[i]);
+		free(qbufs[i]);
+	}
+	free(row);
+	return rc;
+}

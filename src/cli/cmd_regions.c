@@ -1,0 +1,153 @@
+/*
+ * rowkey regions: list regions (range, server, size, writes, reads), or
+ * manage them: move one to another server, split one, balance the servers.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/store_cli.h"
+
+#define CMD "regions"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rowkey regions [options] [TABLE]\n"
+	           "       rowkey regions [options] move REGION SERVER\n"
+	           "       rowkey regions [options] split REGION [ROW]\n"
+	           "       rowkey regions [options] balance\n\n"
+	           "Lists the regions of every table (or TABLE): id, table, start, end, server,\n"
+	           "estimated size, and the writes and reads they served while this process had\n"
+	           "the store open (history is in DIR/metrics.tsv). move copies a region to\n"
+	           "another server; split cuts one at ROW or its middle key; balance evens\n"
+	           "region counts across servers.\n\n"
+	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
+	           "  --json       one JSON object per region\n"
+	           "  -h, --help   this help\n");
+}
+
+static int list(rk_store *s, const char *table, int json)
+{
+	rk_region_info *ri;
+	size_t n;
+	if (rk_store_regions(&ri, &n, s, table))
+		return rk_cli_fail(CMD, "listing regions");
+	if (!json)
+		printf("%-8s %-16s %-20s %-20s %6s %12s %10s %10s\n", "id", "table", "start", "end",
+		       "server", "size", "writes", "reads");
+	for (size_t i = 0; i < n; i++) {
+		const rk_region_info *r = &ri[i];
+		if (json) {
+			printf("{\"id\":%llu,\"table\":\"%s\",\"start\":\"", (unsigned long long)r->id,
+			       r->table);
+			rk_cli__print_json_bytes(stdout, r->start, r->start_len);
+			printf("\",\"end\":");
+			if (r->end) {
+				putchar('"');
+				rk_cli__print_json_bytes(stdout, r->end, r->end_len);
+				putchar('"');
+			} else {
+				printf("null");
+			}
+			printf(",\"server\":%u,\"size\":%llu,\"writes\":%llu,\"reads\":%llu}\n", r->server,
+			       (unsigned long long)r->size_bytes, (unsigned long long)r->writes,
+			       (unsigned long long)r->reads);
+			continue;
+		}
+		char start[64], end[64];
+		FILE *m = fmemopen(start, sizeof start, "w");
+		rk_cli__print_bytes(m, r->start, r->start_len);
+		fclose(m);
+		start[sizeof start - 1] = 0;
+		if (r->end) {
+			m = fmemopen(end, sizeof end, "w");
+			rk_cli__print_bytes(m, r->end, r->end_len);
+			fclose(m);
+			end[sizeof end - 1] = 0;
+		} else {
+			strcpy(end, "(end)");
+		}
+		printf("%-8llu %-16s %-20s %-20s %6u %12llu %10llu %10llu\n", (unsigned long long)r->id,
+		       r->table, r->start_len ? start : "(start)", end, r->server,
+		       (unsigned long long)r->size_bytes, (unsigned long long)r->writes,
+		       (unsigned long long)r->reads);
+	}
+	rk_region_info_free(ri, n);
+	return RK_EXIT_OK;
+}
+
+int rk_cli_regions(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = RK_CLI_DEFAULT_DB;
+	int json = 0, c, rc;
+	uint64_t id, v;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return RK_EXIT_OK;
+		default:
+			return rk_cli_usage_error(CMD, "unknown option");
+		}
+	}
+	int nargs = argc - optind;
+	const char *sub = nargs ? argv[optind] : NULL;
+	if (sub && !strcmp(sub, "move")) {
+		if (nargs != 3 || rk_cli__parse_u64(&id, argv[optind + 1]) ||
+		    rk_cli__parse_u64(&v, argv[optind + 2]))
+			return rk_cli_usage_error(CMD, "expected: move REGION SERVER (numbers)");
+	} else if (sub && !strcmp(sub, "split")) {
+		if (nargs < 2 || nargs > 3 || rk_cli__parse_u64(&id, argv[optind + 1]))
+			return rk_cli_usage_error(CMD, "expected: split REGION [ROW]");
+	} else if (sub && !strcmp(sub, "balance")) {
+		if (nargs != 1)
+			return rk_cli_usage_error(CMD, "balance takes no arguments");
+	} else if (nargs > 1) {
+		return rk_cli_usage_error(CMD, "expected at most one TABLE");
+	}
+	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
+	if (!s)
+		return RK_EXIT_FAIL;
+	rc = RK_EXIT_OK;
+	if (sub && !strcmp(sub, "move")) {
+		if (rk_region_move(s, id, (unsigned)v))
+			rc = rk_cli_fail(CMD, "moving the region");
+		else
+			printf("region %llu now on server %llu\n", (unsigned long long)id,
+			       (unsigned long long)v);
+	} else if (sub && !strcmp(sub, "split")) {
+		uint8_t *at = NULL;
+		size_t at_len = 0;
+		if (nargs == 3 && rk_cli__unescape(&at, &at_len, argv[optind + 2])) {
+			rk_store_close(s);
+			return rk_cli_usage_error(CMD, "bad escape in '%s'", argv[optind + 2]);
+		}
+		if (rk_region_split(s, id, at, at_len))
+			rc = rk_cli_fail(CMD, "splitting the region");
+		else
+			printf("region %llu split\n", (unsigned long long)id);
+		free(at);
+	} else if (sub && !strcmp(sub, "balance")) {
+		size_t moved;
+		if (rk_store_balance(&moved, s))
+			rc = rk_cli_fail(CMD, "balancing");
+		else
+			printf("moved %zu region%s\n", moved, moved == 1 ? "" : "s");
+	} else {
+		rc = list(s, sub, json);
+	}
+	return rk_cli__close_store(CMD, s, rc);
+}

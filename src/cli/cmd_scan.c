@@ -1,0 +1,170 @@
+/*
+ * rowkey scan: print the rows of a key range (start/stop, prefix, reverse,
+ * limit, columns, versions), or only count them.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/store_cli.h"
+
+#define CMD "scan"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rowkey scan [options] TABLE\n\n"
+	           "Prints rows in key order, one line per cell (see rowkey get).\n\n"
+	           "  --db DIR           store directory (default " RK_CLI_DEFAULT_DB ")\n"
+	           "  --start ROW        first row (inclusive; \\xNN escapes)\n"
+	           "  --stop ROW         end row (exclusive)\n"
+	           "  --prefix P         only rows starting with P\n"
+	           "  --reverse          descending order\n"
+	           "  --limit N          at most N rows\n"
+	           "  -c, --column F[:Q] only this family or column; repeatable\n"
+	           "  --versions N       newest N versions per column (default 1)\n"
+	           "  --keys-only        print row keys only\n"
+	           "  --count            print only the number of rows\n"
+	           "  --json             one JSON object per row\n"
+	           "  -h, --help         this help\n");
+}
+
+int rk_cli_scan(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"db", required_argument, NULL, 'd'},     {"start", required_argument, NULL, 's'},
+		{"stop", required_argument, NULL, 'S'},   {"prefix", required_argument, NULL, 'p'},
+		{"reverse", no_argument, NULL, 'r'},      {"limit", required_argument, NULL, 'l'},
+		{"column", required_argument, NULL, 'c'}, {"versions", required_argument, NULL, 'v'},
+		{"keys-only", no_argument, NULL, 'k'},    {"count", no_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = RK_CLI_DEFAULT_DB;
+	rk_column cols[64];
+	char *colbufs[64];
+	uint8_t *qbufs[64];
+	uint8_t *start = NULL, *stop = NULL, *prefix = NULL;
+	size_t nc = 0;
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	int json = 0, keys = 0, count = 0, c, rc = RK_EXIT_USAGE;
+	uint64_t v;
+	rk_store *s = NULL;
+	rk_table *t = NULL;
+	rk_scan *sc = NULL;
+	while ((c = getopt_long(argc, argv, "c:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 's':
+		case 'S':
+		case 'p': {
+			uint8_t **dst = c == 's' ? &start : c == 'S' ? &stop : &prefix;
+			size_t *len = c == 's' ? &so.start_len : c == 'S' ? &so.stop_len : &so.prefix_len;
+			free(*dst);
+			*dst = NULL;
+			if (rk_cli__unescape(dst, len, optarg)) {
+				rk_cli_usage_error(CMD, "bad escape in '%s'", optarg);
+				goto out;
+			}
+			break;
+		}
+		case 'r':
+			so.reverse = 1;
+			break;
+		case 'l':
+		case 'v':
+			if (rk_cli__parse_u64(&v, optarg)) {
+				rk_cli_usage_error(CMD, "bad number '%s'", optarg);
+				goto out;
+			}
+			if (c == 'l')
+				so.limit = v;
+			else
+				so.read.max_versions = v > 1000000 ? 1000000 : (unsigned)v;
+			break;
+		case 'c':
+			if (nc == 64 || rk_cli__parse_column(&cols[nc], &colbufs[nc], optarg)) {
+				rk_cli_usage_error(CMD, "bad column '%s'", optarg);
+				goto out;
+			}
+			qbufs[nc] = NULL;
+			if (cols[nc].qualifier &&
+			    rk_cli__unescape(&qbufs[nc], &cols[nc].qualifier_len,
+			                     (const char *)cols[nc].qualifier)) {
+				nc++;
+				rk_cli_usage_error(CMD, "bad escape in column '%s'", optarg);
+				goto out;
+			}
+			if (qbufs[nc])
+				cols[nc].qualifier = qbufs[nc];
+			nc++;
+			break;
+		case 'k':
+			keys = 1;
+			break;
+		case 'n':
+			count = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			rc = RK_EXIT_OK;
+			goto out;
+		default:
+			rk_cli_usage_error(CMD, "unknown option");
+			goto out;
+		}
+	}
+	if (argc - optind != 1) {
+		rk_cli_usage_error(CMD, "expected TABLE");
+		goto out;
+	}
+	so.start = start;
+	so.stop = stop;
+	so.prefix = prefix;
+	so.read.columns = nc ? cols : NULL;
+	so.read.ncolumns = nc;
+	rc = RK_EXIT_FAIL;
+	if (!(s = rk_cli__open_store(CMD, db, 0, NULL)))
+		goto out;
+	if (rk_table_open(&t, s, argv[optind])) {
+		rk_cli_fail(CMD, "opening the table");
+		goto out;
+	}
+	if (rk_scan_open(&sc, t, &so)) {
+		rk_cli_fail(CMD, "starting the scan");
+		goto out;
+	}
+	const rk_row *r;
+	uint64_t rows = 0;
+	int e;
+	while ((e = rk_scan_next(&r, sc)) == 0) {
+		rows++;
+		if (!count)
+			rk_cli__print_row(stdout, r, json, keys);
+	}
+	if (e != RK_EITEROVER) {
+		rk_cli_fail(CMD, "scanning");
+		goto out;
+	}
+	if (count)
+		printf("%llu\n", (unsigned long long)rows);
+	rc = RK_EXIT_OK;
+out:
+	rk_scan_close(sc);
+	rk_table_close(t);
+	if (s)
+		rc = rk_cli__close_store(CMD, s, rc);
+	for (size_t i = 0; i < nc; i++) {
+		free(colbufs[i]);
+		free(qbufs[i]);
+	}
+	free(start);
+	free(stop);
+	free(prefix);
+	return rc;
+}

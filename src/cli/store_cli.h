@@ -1,0 +1,46 @@
+/*
+ * Helpers shared by the store subcommands (cmd_create.c, cmd_put.c, ...):
+ * opening the store named by --db, turning command-line text into row bytes
+ * (\xNN escapes) and printing rows and cells.
+ */
+#ifndef RK_CLI_STORE_CLI_H
+#define RK_CLI_STORE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rowkey/store.h>
+
+#define RK_CLI_DEFAULT_DB "./rowkey-data"
+
+/* Opens the store at dir; create: make it when missing. On failure prints
+ * the error for `cmd` and returns NULL. */
+rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,
+                             const rk_store_options *opts);
+
+/* Closes the store; prints and returns RK_EXIT_FAIL on error, else `rc`. */
+int rk_cli__close_store(const char *cmd, rk_store *s, int rc);
+
+/* Decodes text with \xNN and \\ escapes into a malloc'd buffer (*out, caller
+ * frees). Returns 0, or -1 on a bad escape. */
+int rk_cli__unescape(uint8_t **out, size_t *len, const char *text);
+
+/* Prints bytes with printable ASCII as is and everything else as \xNN. */
+void rk_cli__print_bytes(FILE *f, const uint8_t *p, size_t n);
+
+/* Prints bytes as a JSON string body (no quotes). */
+void rk_cli__print_json_bytes(FILE *f, const uint8_t *p, size_t n);
+
+/* Splits "family[:qualifier]" into column c (pointers into a copy the
+ * caller frees through *buf). Returns 0 or -1 when empty. */
+int rk_cli__parse_column(rk_column *c, char **buf, const char *text);
+
+/* Prints a row: one line per cell, "row<TAB>family:qualifier<TAB>ts<TAB>value",
+ * or one JSON object per row when json. */
+void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only);
+
+/* Parses a non-negative integer; -1 on junk. */
+int rk_cli__parse_u64(uint64_t *out, const char *text);
+
+#endif
