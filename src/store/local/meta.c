@@ -407,11 +407,6 @@ static int valid_name_bytes(const uint8_t *p, size_t n, size_t max)
 	return rk_store__valid_name(buf, max);
 }
 
-static int fam_cmp(const void *a, const void *b)
-{
-	return strcmp(((const rk__family *)a)->name, ((const rk__family *)b)->name);
-}
-
 static int decode_table(rk__meta *m, rbuf *r)
 {
 	uint32_t id, nreg;
@@ -431,6 +426,10 @@ static int decode_table(rk__meta *m, rbuf *r)
 	memcpy(t->name, name, name_len);
 	t->id = id;
 	atomic_init(&t->handles, 0);
+	if (m->ntables && strcmp(m->tables[m->ntables - 1]->name, t->name) >= 0) {
+		rk__err(RK_ECORRUPT, "%s: table %s: tables out of name order", r->file, t->name);
+		goto fail;
+	}
 	if (id == 0 || id >= m->next_table_id || rk_meta__table_by_id(m, id) ||
 	    rk_meta__table(m, t->name)) {
 		rk__err(RK_ECORRUPT, "%s: table %s: id %u duplicated or out of range", r->file, t->name,
@@ -463,15 +462,13 @@ static int decode_table(rk__meta *m, rbuf *r)
 		memcpy(t->families[f].name, fn, fl);
 		t->families[f].name_len = fl;
 		t->families[f].max_versions = mv;
-		for (size_t g = 0; g < f; g++)
-			if (!strcmp(t->families[g].name, t->families[f].name)) {
-				rk__err(RK_ECORRUPT, "%s: table %s: family %s twice", r->file, t->name,
-				        t->families[f].name);
-				goto fail;
-			}
+		if (f && strcmp(t->families[f - 1].name, t->families[f].name) >= 0) {
+			rk__err(RK_ECORRUPT, "%s: table %s: family %s repeated or out of name order",
+			        r->file, t->name, t->families[f].name);
+			goto fail;
+		}
 	}
 	t->nfamilies = nfam;
-	qsort(t->families, nfam, sizeof *t->families, fam_cmp);
 	if (ru32(r, &nreg, "region count"))
 		goto fail;
 	/* every region takes at least 15 bytes: reject counts the file cannot hold */
