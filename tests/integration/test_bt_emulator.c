@@ -537,6 +537,120 @@ static void test_bad_writes_and_missing_table(void **state)
 	rk_bt__client_free(c);
 }
 
+typedef struct done_log {
+	int n;
+	uint64_t seq[16];
+	int rc[16];
+	int with_why;
+} done_log;
+
+static void on_done(uint64_t seq, int rc, const char *why, void *payload)
+{
+	done_log *d = payload;
+	if (d->n < 16) {
+		d->seq[d->n] = seq;
+		d->rc[d->n] = rc;
+	}
+	d->n++;
+	d->with_why += why != NULL && *why != 0;
+}
+
+/* Column selection with bytes that are regex syntax, per-row callbacks, and
+ * the client's strictly increasing clock. */
+static void test_columns_callbacks_clock(void **state)
+{
+	(void)state;
+	rk_bt_client *c = open_client(2, 2);
+	rk_bt_family fam[] = {{"cf", 1}, {"meta", 1}};
+	assert_int_equal(rk_bt__table_create(c, "cols", fam, 2, NULL, 0), 0);
+	rk_bt_writer *w;
+	assert_int_equal(rk_bt__writer_new(&w, c, "cols"), 0);
+	done_log log = {0};
+	rk_bt__writer_on_done(w, on_done, &log);
+	const char *quals[] = {"a.b", "axb", "a*", "aaa", "q\n"};
+	rk_bt_mutation m[6];
+	for (int i = 0; i < 5; i++)
+		set_cell(&m[i], "cf", quals[i], 1000, quals[i]);
+	m[5] = (rk_bt_mutation){.kind = RK_BT_SET_CELL, .family = "cf",
+	                        .qualifier = (const uint8_t *)"z\0\xff", .qualifier_len = 3,
+	                        .ts_micros = 1000, .value = (const uint8_t *)"bin", .value_len = 3};
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"row", 3, m, 6), 0);
+	set_cell(&m[0], "meta", "n", 1000, "meta");
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"row", 3, m, 1), 0);
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"row2", 4, m, 1), 0);
+	assert_int_equal(rk_bt__writer_flush(w), 0);
+	assert_int_equal(log.n, 3);
+	uint64_t seen = 0;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(log.rc[i], 0);
+		seen |= 1u << log.seq[i];
+	}
+	assert_int_equal(seen, 7);
+	rk_bt__writer_free(w);
+
+	struct {
+		rk_bt_column cols[3];
+		size_t n;
+		const char *values; /* values of the cells of "row", in order */
+	} cs[] = {
+		{{{"cf", (const uint8_t *)"a.b", 3}}, 1, "a.b"},
+		{{{"cf", (const uint8_t *)"a*", 2}}, 1, "a*"},
+		{{{"cf", (const uint8_t *)"z\0\xff", 3}}, 1, "bin"},
+		{{{"cf", (const uint8_t *)"q\n", 2}, {"meta", NULL, 0}}, 2, "q\n,meta"},
+		{{{"meta", NULL, 0}}, 1, "meta"},
+		{{{"cf", (const uint8_t *)"nope", 4}}, 1, ""},
+	};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		rk_bt_read q = RK_BT_READ_INIT;
+		rk_bt_bytes k = b("row");
+		q.keys = &k;
+		q.nkeys = 1;
+		q.columns = cs[i].cols;
+		q.ncolumns = cs[i].n;
+		rk_bt_scan *s;
+		const rk_bt_row *r;
+		char got[256] = "";
+		size_t o = 0;
+		assert_int_equal(rk_bt__scan_open(&s, c, "cols", &q), 0);
+		int rc = rk_bt__scan_next(&r, s);
+		if (rc == 0)
+			for (size_t j = 0; j < r->ncells && o + r->cells[j].value_len + 2 < sizeof got; j++) {
+				if (o)
+					got[o++] = ',';
+				memcpy(got + o, r->cells[j].value, r->cells[j].value_len);
+				o += r->cells[j].value_len;
+				got[o] = 0;
+			}
+		else if (rc != RK_EITEROVER)
+			fail_msg("columns case %zu: %s", i, rk_error_last());
+		if (strcmp(got, cs[i].values) != 0)
+			fail_msg("columns case %zu: got '%s', want '%s'", i, got, cs[i].values);
+		rk_bt__scan_free(s);
+	}
+
+	/* a failing row reaches the callback with its code and the server's text */
+	assert_int_equal(rk_bt__writer_new(&w, c, "missing"), 0);
+	done_log bad = {0};
+	rk_bt__writer_on_done(w, on_done, &bad);
+	assert_int_equal(rk_bt__writer_add(w, (const uint8_t *)"r", 1, m, 1), 0);
+	assert_int_equal(rk_bt__writer_flush(w), RK_ENOTFOUND);
+	assert_int_equal(bad.n, 1);
+	assert_int_equal(bad.rc[0], RK_ENOTFOUND);
+	assert_int_equal(bad.with_why, 1);
+	rk_bt__writer_free(w);
+
+	int64_t prev = 0;
+	for (int i = 0; i < 2000; i++) {
+		int64_t t = rk_bt__client_next_ts(c);
+		assert_true(t > prev);
+		assert_int_equal(t % 1000, 0);
+		prev = t;
+	}
+	assert_true(prev >= rk_bt__now_micros() - 5000000);
+	assert_int_equal(rk_bt__table_delete(c, "cols"), 0);
+	rk_bt__client_free(c);
+}
+
 /* The emulator dies in the middle of a load: the rows acknowledged before
  * are counted, every other row is reported failed, nothing is lost silently. */
 static void test_emulator_killed_mid_load(void **state)
@@ -596,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_admin),
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_bad_writes_and_missing_table),
+		cmocka_unit_test(test_columns_callbacks_clock),
 		cmocka_unit_test(test_emulator_killed_mid_load),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -104,6 +104,33 @@ static void test_split_cell_across_responses(void **state)
 	rk_bt__chunks_free(d);
 }
 
+static void test_families_come_out_sorted(void **state)
+{
+	(void)state;
+	rk_bt_chunks *d;
+	const rk_bt_row *r;
+	assert_int_equal(rk_bt__chunks_new(&d), 0);
+	/* families g, f, g again, then "" (the empty name sorts first) */
+	chunk c[] = {
+		{.key = "r", .family = "g", .qualifier = "a", .ts = 2000, .value = "g1"},
+		{.ts = 1000, .value = "g2"},
+		{.family = "f", .qualifier = "b", .value = "f1"},
+		{.qualifier = "c", .value = "f2"},
+		{.family = "g", .qualifier = "z", .value = "g3"},
+		{.family = "", .qualifier = "q", .value = "e1", .commit = 1},
+	};
+	assert_int_equal(feed(d, c, N(c)), 0);
+	assert_int_equal(rk_bt__chunks_next(&r, d), 0);
+	assert_int_equal(r->ncells, 6);
+	assert_cell(&r->cells[0], "", "q", 0, "e1");
+	assert_cell(&r->cells[1], "f", "b", 0, "f1");
+	assert_cell(&r->cells[2], "f", "c", 0, "f2");
+	assert_cell(&r->cells[3], "g", "a", 2000, "g1");
+	assert_cell(&r->cells[4], "g", "a", 1000, "g2");
+	assert_cell(&r->cells[5], "g", "z", 0, "g3");
+	rk_bt__chunks_free(d);
+}
+
 static void test_binary_values_and_keys(void **state)
 {
 	(void)state;
@@ -297,6 +324,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_rows_carry_family_and_qualifier),
 		cmocka_unit_test(test_split_cell_across_responses),
+		cmocka_unit_test(test_families_come_out_sorted),
 		cmocka_unit_test(test_binary_values_and_keys),
 		cmocka_unit_test(test_reset_drops_row_then_resent),
 		cmocka_unit_test(test_many_rows_in_one_response),

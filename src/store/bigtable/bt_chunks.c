@@ -129,19 +129,86 @@ static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 	return al < bl ? -1 : al > bl;
 }
 
+/* A run of cells of one family, for ordering families. */
+typedef struct fam_run {
+	size_t first, n;
+	const uint8_t *name;
+	size_t name_len;
+} fam_run;
+
+static int run_cmp(const void *a, const void *b)
+{
+	const fam_run *x = a, *y = b;
+	int c = key_cmp(x->name, x->name_len, y->name, y->name_len);
+	if (c)
+		return c;
+	return x->first < y->first ? -1 : x->first > y->first; /* stable */
+}
+
+/* Bigtable leaves the order of families in a row unspecified (the emulator
+ * varies it); rowkey promises family order. Reorders the cells by family,
+ * keeping the server's order (qualifier, newest first) inside a family.
+ * Returns the permutation in *out (NULL when already in order). */
+static int family_order(size_t **out, rk_bt_chunks *d)
+{
+	size_t nruns = 0;
+	int sorted = 1;
+	*out = NULL;
+	for (size_t i = 0; i < d->ncells; i++) {
+		const cell_off *c = &d->cells[i], *p = i ? &d->cells[i - 1] : NULL;
+		if (p && key_cmp(d->buf + p->fam, p->fam_len, d->buf + c->fam, c->fam_len) == 0)
+			continue;
+		if (p && key_cmp(d->buf + p->fam, p->fam_len, d->buf + c->fam, c->fam_len) > 0)
+			sorted = 0;
+		nruns++;
+	}
+	if (sorted)
+		return 0;
+	fam_run *runs = malloc(nruns * sizeof *runs);
+	size_t *perm = malloc(d->ncells * sizeof *perm);
+	if (!runs || !perm) {
+		free(runs);
+		free(perm);
+		return rk__err(RK_ENOMEM, "bigtable ReadRows: out of memory for a row");
+	}
+	size_t r = 0;
+	for (size_t i = 0; i < d->ncells; i++) {
+		const cell_off *c = &d->cells[i];
+		if (r && key_cmp(runs[r - 1].name, runs[r - 1].name_len, d->buf + c->fam, c->fam_len) == 0) {
+			runs[r - 1].n++;
+			continue;
+		}
+		runs[r++] = (fam_run){i, 1, d->buf + c->fam, c->fam_len};
+	}
+	qsort(runs, nruns, sizeof *runs, run_cmp);
+	size_t o = 0;
+	for (size_t k = 0; k < nruns; k++)
+		for (size_t j = 0; j < runs[k].n; j++)
+			perm[o++] = runs[k].first + j;
+	free(runs);
+	*out = perm;
+	return 0;
+}
+
 /* Copies the row in progress into one allocation and queues it. */
 static int row_commit(rk_bt_chunks *d)
 {
+	size_t *perm;
+	int rc = family_order(&perm, d);
+	if (rc < 0)
+		return rc;
 	size_t head = sizeof(rk_bt_row) + d->ncells * sizeof(rk_bt_cell);
 	rk_bt_row *r = malloc(head + d->len);
-	if (!r)
+	if (!r) {
+		free(perm);
 		return rk__err(RK_ENOMEM, "bigtable ReadRows: out of memory for a row");
+	}
 	rk_bt_cell *cells = (rk_bt_cell *)(r + 1);
 	uint8_t *bytes = (uint8_t *)r + head;
 	if (d->len)
 		memcpy(bytes, d->buf, d->len);
 	for (size_t i = 0; i < d->ncells; i++) {
-		const cell_off *c = &d->cells[i];
+		const cell_off *c = &d->cells[perm ? perm[i] : i];
 		cells[i] = (rk_bt_cell){
 			.family = (const char *)bytes + c->fam,
 			.family_len = c->fam_len,
@@ -152,6 +219,7 @@ static int row_commit(rk_bt_chunks *d)
 			.value_len = c->val_len,
 		};
 	}
+	free(perm);
 	r->key = bytes;
 	r->key_len = d->key_len;
 	r->cells = cells;

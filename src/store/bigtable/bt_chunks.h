@@ -31,8 +31,10 @@ typedef struct rk_bt_cell {
 	size_t value_len;
 } rk_bt_cell;
 
-/* One committed row, its cells in the order the server sent them (family,
- * then qualifier, then newest timestamp first). */
+/* One committed row. Its cells are ordered by family name (bytewise: the
+ * server leaves the order of families unspecified, so the decoder sorts
+ * them), and within a family as the server sent them: by qualifier, then
+ * newest timestamp first. */
 typedef struct rk_bt_row {
 	const uint8_t *key;
 	size_t key_len;

@@ -51,18 +51,23 @@ int rk_bt__code_retryable(int code)
 	       code == GRPC_STATUS_UNAVAILABLE;
 }
 
-int rk_bt__status_err(int code, const char *details, const char *what)
+int rk_bt__code_rk(int code)
 {
-	int rc;
 	switch (code) {
-	case GRPC_STATUS_NOT_FOUND: rc = RK_ENOTFOUND; break;
-	case GRPC_STATUS_ALREADY_EXISTS: rc = RK_EEXISTS; break;
+	case GRPC_STATUS_OK: return 0;
+	case GRPC_STATUS_NOT_FOUND: return RK_ENOTFOUND;
+	case GRPC_STATUS_ALREADY_EXISTS: return RK_EEXISTS;
 	case GRPC_STATUS_INVALID_ARGUMENT:
 	case GRPC_STATUS_FAILED_PRECONDITION:
-	case GRPC_STATUS_OUT_OF_RANGE: rc = RK_EINVALID; break;
-	case GRPC_STATUS_RESOURCE_EXHAUSTED: rc = RK_EBUSY; break;
-	default: rc = RK_EIO; break;
+	case GRPC_STATUS_OUT_OF_RANGE: return RK_EINVALID;
+	case GRPC_STATUS_RESOURCE_EXHAUSTED: return RK_EBUSY;
+	default: return RK_EIO;
 	}
+}
+
+int rk_bt__status_err(int code, const char *details, const char *what)
+{
+	int rc = code == GRPC_STATUS_OK ? RK_EIO : rk_bt__code_rk(code);
 	return rk__err(rc, "%s: %s: %s", what, rk_bt__code_name(code),
 	               details && *details ? details : "(no details)");
 }
@@ -82,6 +87,39 @@ int64_t rk_bt__now_micros(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000) * 1000;
+}
+
+int64_t rk_bt__client_next_ts(rk_bt_client *c)
+{
+	int64_t last = atomic_load(&c->last_ts_ms), next;
+	do {
+		int64_t now = rk_bt__now_micros() / 1000;
+		next = now > last ? now : last + 1;
+	} while (!atomic_compare_exchange_weak(&c->last_ts_ms, &last, next));
+	return next * 1000;
+}
+
+size_t rk_bt__regex_quote(char *out, const uint8_t *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t ch = s[i];
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == '_') {
+			out[o++] = (char)ch;
+		} else if (ch > 0x20 && ch < 0x7f) {
+			out[o++] = '\\';
+			out[o++] = (char)ch;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		}
+	}
+	out[o] = 0;
+	return o;
 }
 
 static int id_ok(const char *s, size_t max, int first_any)

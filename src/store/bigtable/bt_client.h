@@ -123,6 +123,13 @@ typedef struct rk_bt_write_stats {
 
 typedef struct rk_bt_writer rk_bt_writer;
 
+/* Called once per row when its fate is settled: rc 0 when the server applied
+ * it, else the row's error code, with `why` the server's text (borrowed, for
+ * the call only). `seq` is the row's number in the order of
+ * rk_bt__writer_add calls, from 0. Runs on the thread that called add or
+ * flush, from inside that call. */
+typedef void (*rk_bt_row_done)(uint64_t seq, int rc, const char *why, void *payload);
+
 /* A writer into `table`. The caller owns *out and frees it with
  * rk_bt__writer_free; it borrows the client, which must outlive it. */
 int rk_bt__writer_new(rk_bt_writer **out, rk_bt_client *c, const char *table);
@@ -145,6 +152,9 @@ int rk_bt__writer_flush(rk_bt_writer *w);
 
 void rk_bt__writer_stats(rk_bt_write_stats *out, const rk_bt_writer *w);
 
+/* Sets (or, with NULL, clears) the per-row callback, for rows settled after. */
+void rk_bt__writer_on_done(rk_bt_writer *w, rk_bt_row_done cb, void *payload);
+
 /* Frees the writer. Rows not yet flushed are abandoned (calls in flight are
  * cancelled): flush first to know their fate. */
 void rk_bt__writer_free(rk_bt_writer *w);
@@ -160,6 +170,13 @@ typedef struct rk_bt_range {
 	int end_closed;
 } rk_bt_range;
 
+/* A column to read: a family, and a qualifier or (NULL) the whole family. */
+typedef struct rk_bt_column {
+	const char *family;
+	const uint8_t *qualifier;
+	size_t qualifier_len;
+} rk_bt_column;
+
 typedef struct rk_bt_read {
 	const rk_bt_bytes *keys; /* single rows */
 	size_t nkeys;
@@ -173,8 +190,13 @@ typedef struct rk_bt_read {
 	int64_t ts_end_micros;       /* exclusive, 0 = no end */
 	int32_t versions;            /* newest N cells per column; 0: all */
 	int strip_values;            /* 1: cells come back with empty values */
+	const rk_bt_column *columns; /* only these columns (matched exactly, any
+	                                bytes); NULL / 0: every column. Columns
+	                                should not overlap: a cell matching two
+	                                comes back twice */
+	size_t ncolumns;
 } rk_bt_read;
-#define RK_BT_READ_INIT {NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0, 0, 0, 0}
+#define RK_BT_READ_INIT {NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0}
 
 typedef struct rk_bt_scan rk_bt_scan;
 
@@ -209,5 +231,20 @@ void rk_bt__samples_free(rk_bt_sample *s, size_t count);
 
 /* The writer's clock: now in whole milliseconds, expressed in microseconds. */
 int64_t rk_bt__now_micros(void);
+
+/* A strictly increasing clock per client (thread-safe): the wall clock in
+ * whole milliseconds, or the previous value plus one millisecond, expressed
+ * in microseconds. For stores that promise a later write supersedes an
+ * earlier one. */
+int64_t rk_bt__client_next_ts(rk_bt_client *c);
+
+/* The gRPC status code as an RK_E* code (see the top of this file). */
+int rk_bt__code_rk(int grpc_code);
+
+/* Writes `n` bytes as an RE2 pattern that matches exactly them (Latin-1 byte
+ * mode, as Bigtable's regex filters use): letters, digits and '_' as they
+ * are, other printable ASCII escaped with '\', other bytes as \xHH.
+ * Needs at most 4n+1 bytes of `out`, NUL-terminated; returns the length. */
+size_t rk_bt__regex_quote(char *out, const uint8_t *s, size_t n);
 
 #endif

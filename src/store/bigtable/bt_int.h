@@ -8,6 +8,7 @@
 #define RK_STORE_BT_INT_H
 
 #include <grpc/grpc.h>
+#include <stdatomic.h>
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
@@ -29,6 +30,7 @@ struct rk_bt_client {
 	grpc_channel *data;
 	grpc_channel *admin;
 	rk_bt_opts opts; /* defaults filled in */
+	_Atomic int64_t last_ts_ms; /* rk_bt__client_next_ts */
 };
 
 /* "projects/P/instances/I/tables/T", malloc'd; RK_EINVALID on a bad id. */

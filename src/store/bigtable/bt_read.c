@@ -46,6 +46,9 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 	uint8_t *buf = NULL;
 	ProtobufCBinaryData *keys = NULL;
 	Rkbt__RowRange *rr = NULL, **rrp = NULL;
+	Rkbt__RowFilter *cf = NULL, **cfp = NULL, **top = NULL;
+	Rkbt__RowFilter__Chain *cch = NULL;
+	char *rx = NULL;
 	int rc;
 	if (!s)
 		return rk__err(RK_ENOMEM, "bigtable: out of memory for a scan");
@@ -122,15 +125,75 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 		req.rows = &set;
 	}
 
-	/* the filter chain */
-	Rkbt__RowFilter f[5], *fp[5], chain_f;
+	/* the filter chain; first the columns: per column a family filter, or a
+	 * chain of family and qualifier filters, all interleaved */
+	Rkbt__RowFilter f[6], *fp[6], chain_f, inter_f;
 	Rkbt__RowFilter__Chain chain;
+	Rkbt__RowFilter__Interleave inter;
 	Rkbt__TimestampRange tr;
 	size_t nf = 0;
+	if (q->ncolumns) {
+		size_t rxlen = 0, k = q->ncolumns;
+		for (size_t i = 0; i < k; i++) {
+			if (!q->columns[i].family || !*q->columns[i].family) {
+				rc = rk__err(RK_EINVALID, "%s: column %zu has no family", s->what, i);
+				goto fail;
+			}
+			rxlen += 4 * (strlen(q->columns[i].family) + q->columns[i].qualifier_len) + 2;
+		}
+		cf = calloc(3 * k, sizeof *cf);
+		cfp = calloc(2 * k, sizeof *cfp);
+		top = calloc(k, sizeof *top);
+		cch = calloc(k, sizeof *cch);
+		rx = malloc(rxlen);
+		if (!cf || !cfp || !top || !cch || !rx) {
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
+			goto fail;
+		}
+		char *p = rx;
+		for (size_t i = 0; i < k; i++) {
+			const rk_bt_column *col = &q->columns[i];
+			Rkbt__RowFilter *ff = &cf[3 * i], *qf = &cf[3 * i + 1], *chf = &cf[3 * i + 2];
+			rkbt__row_filter__init(ff);
+			ff->filter_case = RKBT__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
+			ff->family_name_regex_filter = p;
+			p += rk_bt__regex_quote(p, (const uint8_t *)col->family, strlen(col->family)) + 1;
+			top[i] = ff;
+			if (!col->qualifier)
+				continue;
+			rkbt__row_filter__init(qf);
+			qf->filter_case = RKBT__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER;
+			qf->column_qualifier_regex_filter.data = (uint8_t *)p;
+			qf->column_qualifier_regex_filter.len =
+				rk_bt__regex_quote(p, col->qualifier, col->qualifier_len);
+			p += qf->column_qualifier_regex_filter.len + 1;
+			rkbt__row_filter__chain__init(&cch[i]);
+			cfp[2 * i] = ff;
+			cfp[2 * i + 1] = qf;
+			cch[i].n_filters = 2;
+			cch[i].filters = &cfp[2 * i];
+			rkbt__row_filter__init(chf);
+			chf->filter_case = RKBT__ROW_FILTER__FILTER_CHAIN;
+			chf->chain = &cch[i];
+			top[i] = chf;
+		}
+		if (k == 1) {
+			fp[nf++] = top[0];
+		} else {
+			rkbt__row_filter__interleave__init(&inter);
+			inter.n_filters = k;
+			inter.filters = top;
+			rkbt__row_filter__init(&inter_f);
+			inter_f.filter_case = RKBT__ROW_FILTER__FILTER_INTERLEAVE;
+			inter_f.interleave = &inter;
+			fp[nf++] = &inter_f;
+		}
+	}
 	if (q->family_regex) {
 		rkbt__row_filter__init(&f[nf]);
 		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
 		f[nf].family_name_regex_filter = (char *)q->family_regex;
+		fp[nf] = &f[nf];
 		nf++;
 	}
 	if (q->qualifier_regex) {
@@ -138,6 +201,7 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER;
 		f[nf].column_qualifier_regex_filter.data = (uint8_t *)q->qualifier_regex;
 		f[nf].column_qualifier_regex_filter.len = q->qualifier_regex_len;
+		fp[nf] = &f[nf];
 		nf++;
 	}
 	if (q->ts_start_micros || q->ts_end_micros) {
@@ -147,24 +211,25 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 		rkbt__row_filter__init(&f[nf]);
 		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_TIMESTAMP_RANGE_FILTER;
 		f[nf].timestamp_range_filter = &tr;
+		fp[nf] = &f[nf];
 		nf++;
 	}
 	if (q->versions) {
 		rkbt__row_filter__init(&f[nf]);
 		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_CELLS_PER_COLUMN_LIMIT_FILTER;
 		f[nf].cells_per_column_limit_filter = q->versions;
+		fp[nf] = &f[nf];
 		nf++;
 	}
 	if (q->strip_values) {
 		rkbt__row_filter__init(&f[nf]);
 		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_STRIP_VALUE_TRANSFORMER;
 		f[nf].strip_value_transformer = 1;
+		fp[nf] = &f[nf];
 		nf++;
 	}
-	for (size_t i = 0; i < nf; i++)
-		fp[i] = &f[i];
 	if (nf == 1) {
-		req.filter = &f[0];
+		req.filter = fp[0];
 	} else if (nf > 1) {
 		rkbt__row_filter__chain__init(&chain);
 		chain.n_filters = nf;
@@ -193,6 +258,11 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 	free(keys);
 	free(rr);
 	free(rrp);
+	free(cf);
+	free(cfp);
+	free(top);
+	free(cch);
+	free(rx);
 	*out = s;
 	return 0;
 fail:
@@ -202,6 +272,11 @@ fail:
 	free(keys);
 	free(rr);
 	free(rrp);
+	free(cf);
+	free(cfp);
+	free(top);
+	free(cch);
+	free(rx);
 	rk_bt__scan_free(s);
 	return rc;
 }

@@ -34,6 +34,7 @@
  * struct in the same allocation. */
 typedef struct went {
 	size_t key_len, len;
+	uint64_t seq;          /* its number in add order */
 	unsigned attempts;     /* calls it has been sent in */
 	int64_t not_before_ms; /* retries: not before this time */
 	int code;              /* last gRPC code seen for it */
@@ -90,6 +91,8 @@ struct rk_bt_writer {
 	rk_bt_write_stats st;
 	uint64_t failed_reported;
 	uint64_t rng;
+	rk_bt_row_done done;
+	void *done_payload;
 	/* the first row given up on since the last flush */
 	int first_code;
 	char first_key[200];
@@ -256,6 +259,7 @@ int rk_bt__writer_add(rk_bt_writer *w, const uint8_t *row, size_t row_len,
 	memset(e, 0, sizeof *e);
 	e->key_len = row_len;
 	e->len = len;
+	e->seq = w->st.rows_added;
 	memcpy(e->data, row, row_len);
 	protobuf_c_message_pack(&ent.base, e->data + row_len);
 
@@ -506,6 +510,8 @@ static int push_retry(rk_bt_writer *w, went *e)
 static void give_up(rk_bt_writer *w, went *e)
 {
 	w->st.rows_failed++;
+	if (w->done)
+		w->done(e->seq, rk_bt__code_rk(e->code), e->msg, w->done_payload);
 	if (w->st.rows_failed - w->failed_reported == 1) {
 		w->first_code = e->code;
 		rk__err_bytes(w->first_key, sizeof w->first_key, went_key(e), e->key_len);
@@ -539,6 +545,8 @@ static void finish_call(rk_bt_writer *w, wcall *k)
 		e->code = code;
 		if (code == GRPC_STATUS_OK) {
 			w->st.rows_acked++;
+			if (w->done)
+				w->done(e->seq, 0, NULL, w->done_payload);
 			went_free(e);
 		} else if (rk_bt__code_retryable(code) && e->attempts < w->c->opts.max_attempts) {
 			e->not_before_ms = now + backoff_ms(w, e->attempts);
@@ -715,6 +723,12 @@ int rk_bt__writer_flush(rk_bt_writer *w)
 void rk_bt__writer_stats(rk_bt_write_stats *out, const rk_bt_writer *w)
 {
 	*out = w->st;
+}
+
+void rk_bt__writer_on_done(rk_bt_writer *w, rk_bt_row_done cb, void *payload)
+{
+	w->done = cb;
+	w->done_payload = payload;
 }
 
 void rk_bt__writer_free(rk_bt_writer *w)
