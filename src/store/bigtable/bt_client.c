@@ -122,6 +122,17 @@ size_t rk_bt__regex_quote(char *out, const uint8_t *s, size_t n)
 	return o;
 }
 
+size_t rk_bt__prefix_end(uint8_t *out, const uint8_t *p, size_t n)
+{
+	while (n && p[n - 1] == 0xff)
+		n--;
+	if (!n)
+		return 0;
+	memcpy(out, p, n);
+	out[n - 1]++;
+	return n;
+}
+
 static int id_ok(const char *s, size_t max, int first_any)
 {
 	size_t n = strnlen(s, max + 1);

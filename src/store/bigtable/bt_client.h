@@ -238,6 +238,12 @@ int64_t rk_bt__now_micros(void);
  * earlier one. */
 int64_t rk_bt__client_next_ts(rk_bt_client *c);
 
+/* The end of the range of rows that start with prefix p[0..n): writes the
+ * smallest key greater than every such row into out (n bytes of room) and
+ * returns its length, or 0 when there is none (p empty or all 0xff: scan to
+ * the end of the table). */
+size_t rk_bt__prefix_end(uint8_t *out, const uint8_t *p, size_t n);
+
 /* The gRPC status code as an RK_E* code (see the top of this file). */
 int rk_bt__code_rk(int grpc_code);
 
