@@ -25,6 +25,8 @@ struct rk_bt_scan {
 	rk_bt_chunks *dec;
 	int ended;
 	int failed; /* the error code that ended the scan, 0 if none */
+	int pending;              /* an error to report once the queued rows are out */
+	char pending_msg[512];
 	uint64_t rows;
 	int64_t limit;
 	char what[128];
@@ -295,6 +297,11 @@ int rk_bt__scan_next(const rk_bt_row **out, rk_bt_scan *s)
 			s->rows++;
 			return 0;
 		}
+		if (s->pending) {
+			/* rows committed before the error have been handed out */
+			s->failed = s->pending;
+			return rk__err(s->pending, "%s", s->pending_msg);
+		}
 		if (s->ended)
 			return RK_EITEROVER;
 		const uint8_t *m;
@@ -305,8 +312,8 @@ int rk_bt__scan_next(const rk_bt_row **out, rk_bt_scan *s)
 		else if (rc == RK_EITEROVER && (rc = rk_bt__chunks_finish(s->dec)) == 0)
 			s->ended = 1;
 		if (rc < 0) {
-			s->failed = rc;
-			return rc;
+			s->pending = rc;
+			snprintf(s->pending_msg, sizeof s->pending_msg, "%s", rk_error_last());
 		}
 	}
 }

@@ -529,6 +529,8 @@ static void finish_call(rk_bt_writer *w, wcall *k)
 	char *details = grpc_slice_to_c_string(k->details);
 	const char *call_msg = details && *details ? details : k->errstr;
 	int64_t now = now_ms();
+	/* entries that failed together retry together: one delay per attempt count */
+	unsigned delay_for = 0, delay = 0;
 	for (size_t i = 0; i < k->n; i++) {
 		went *e = k->ents[i];
 		int code = k->codes[i];
@@ -549,7 +551,11 @@ static void finish_call(rk_bt_writer *w, wcall *k)
 				w->done(e->seq, 0, NULL, w->done_payload);
 			went_free(e);
 		} else if (rk_bt__code_retryable(code) && e->attempts < w->c->opts.max_attempts) {
-			e->not_before_ms = now + backoff_ms(w, e->attempts);
+			if (delay_for != e->attempts) {
+				delay_for = e->attempts;
+				delay = backoff_ms(w, e->attempts);
+			}
+			e->not_before_ms = now + delay;
 			if (push_retry(w, e) < 0) {
 				set_msg(e, "out of memory for the retry list");
 				give_up(w, e);
