@@ -10,8 +10,11 @@
  *   call ends UNAVAILABLE without entries). The server records every attempt
  *   so the test can check that a retry re-sends the same timestamps.
  * - ReadRows: cells split across messages with value_size, a reset_row,
- *   a stream that breaks the protocol (RK_ECORRUPT through the scan), and a
- *   stream that ends with an error status after some rows.
+ *   a stream that breaks the protocol (RK_ECORRUPT through the scan), a
+ *   stream that ends with a non-retryable error after some rows, and streams
+ *   cut with UNAVAILABLE, which the client resumes with a row set cut down to
+ *   what lies after the last row it handed out (the server records each
+ *   request so the test can check that row set).
  *
  * The server handles one call at a time; the client's concurrent calls wait
  * in gRPC's queue.
@@ -55,6 +58,12 @@ static struct {
 	int mutate_calls;
 	int callfail_done;
 	char last_routing[256];
+	struct {
+		char table[32];
+		int calls;
+		uint8_t req[4096]; /* the last ReadRows request */
+		size_t req_len;
+	} reads[8];
 } fs = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static char tag_new, tag_op, tag_shutdown;
@@ -180,8 +189,38 @@ static void serve_read(grpc_call *call, const uint8_t *req, size_t len)
 	}
 	const char *t = strrchr(m->table_name, '/');
 	t = t ? t + 1 : "";
+	int calls = 0;
+	pthread_mutex_lock(&fs.mu);
+	for (int i = 0; i < 8; i++)
+		if (!fs.reads[i].table[0] || !strcmp(fs.reads[i].table, t)) {
+			snprintf(fs.reads[i].table, sizeof fs.reads[i].table, "%s", t);
+			calls = ++fs.reads[i].calls;
+			fs.reads[i].req_len = len < sizeof fs.reads[i].req ? len : 0;
+			memcpy(fs.reads[i].req, req, fs.reads[i].req_len);
+			break;
+		}
+	pthread_mutex_unlock(&fs.mu);
 	static pbuf out;
-	if (!strcmp(t, "split")) {
+	if (!strcmp(t, "resume") && calls == 1) {
+		chunk a[] = {{.key = "a", .family = "f", .qualifier = "q", .value = "1", .commit = 1},
+		             {.key = "b", .family = "f", .qualifier = "q", .value = "partial"}};
+		pb_response(&out, a, 2);
+		srv_send(call, out.b, out.n);
+		srv_finish(call, GRPC_STATUS_UNAVAILABLE, "fake: stream cut");
+	} else if (!strcmp(t, "resume")) {
+		chunk a[] = {{.key = "b", .family = "f", .qualifier = "q", .value = "2", .commit = 1},
+		             {.key = "c", .family = "f", .qualifier = "q", .value = "3", .commit = 1}};
+		pb_response(&out, a, 2);
+		srv_send(call, out.b, out.n);
+		srv_finish(call, GRPC_STATUS_OK, "");
+	} else if (!strcmp(t, "resume1")) {
+		chunk a[] = {{.key = "a", .family = "f", .qualifier = "q", .value = "1", .commit = 1}};
+		pb_response(&out, a, 1);
+		srv_send(call, out.b, out.n);
+		srv_finish(call, GRPC_STATUS_UNAVAILABLE, "fake: stream cut");
+	} else if (!strcmp(t, "flapping")) {
+		srv_finish(call, GRPC_STATUS_UNAVAILABLE, "fake: always down");
+	} else if (!strcmp(t, "split")) {
 		chunk a[] = {
 			{.key = "r1", .family = "f", .qualifier = "big", .ts = 5000, .value = "0123",
 			 .value_size = 10},
@@ -217,7 +256,7 @@ static void serve_read(grpc_call *call, const uint8_t *req, size_t len)
 		             {.key = "b", .family = "f", .qualifier = "q", .value = "2"}};
 		pb_response(&out, a, 2);
 		srv_send(call, out.b, out.n);
-		srv_finish(call, GRPC_STATUS_UNAVAILABLE, "fake: tablet server went away");
+		srv_finish(call, GRPC_STATUS_DATA_LOSS, "fake: tablet lost");
 	} else {
 		srv_finish(call, GRPC_STATUS_NOT_FOUND, "fake: no such table");
 	}
@@ -473,8 +512,9 @@ static void test_read_errors(void **state)
 	assert_int_equal(rk_bt__scan_next(&r, s), 0);
 	assert_memory_equal(r->key, "a", 1);
 	assert_int_equal(rk_bt__scan_next(&r, s), RK_EIO);
-	assert_non_null(strstr(rk_error_last(), "UNAVAILABLE"));
-	assert_non_null(strstr(rk_error_last(), "tablet server went away"));
+	assert_non_null(strstr(rk_error_last(), "DATA_LOSS"));
+	assert_non_null(strstr(rk_error_last(), "tablet lost"));
+	assert_int_equal(rk_bt__scan_resumes(s), 0); /* not retryable */
 	assert_int_equal(rk_bt__scan_rows(s), 1);
 	rk_bt__scan_free(s);
 
@@ -493,6 +533,104 @@ static void test_read_errors(void **state)
 	rk_bt__client_free(c);
 }
 
+static int read_calls(const char *table, Rkbt__ReadRowsRequest **last)
+{
+	int n = 0;
+	pthread_mutex_lock(&fs.mu);
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(fs.reads[i].table, table)) {
+			n = fs.reads[i].calls;
+			if (last)
+				*last = rkbt__read_rows_request__unpack(NULL, fs.reads[i].req_len, fs.reads[i].req);
+		}
+	pthread_mutex_unlock(&fs.mu);
+	return n;
+}
+
+static void assert_bin(ProtobufCBinaryData b, const char *want)
+{
+	assert_int_equal(b.len, strlen(want));
+	assert_memory_equal(b.data, want, b.len);
+}
+
+static void test_read_resumes_after_last_row(void **state)
+{
+	(void)state;
+	rk_bt_client *c = client(0, 0);
+	rk_bt_scan *s;
+	const rk_bt_row *r;
+	rk_bt_bytes keys[] = {{(const uint8_t *)"0", 1}, {(const uint8_t *)"z", 1}};
+	rk_bt_range rg[] = {
+		{.start = {(const uint8_t *)"a", 1}, .end = {(const uint8_t *)"c", 1}, .end_closed = 1},
+		{.start = {(const uint8_t *)"x", 1}, .end = {(const uint8_t *)"y", 1}},
+		{.end = {(const uint8_t *)"a", 1}}, /* wholly before the cut: dropped */
+	};
+	rk_bt_read q = RK_BT_READ_INIT;
+	q.keys = keys;
+	q.nkeys = 2;
+	q.ranges = rg;
+	q.nranges = 3;
+	q.rows_limit = 10;
+	q.versions = 1;
+	assert_int_equal(rk_bt__scan_open(&s, c, "resume", &q), 0);
+	const char *want[] = {"a", "b", "c"};
+	for (int i = 0; i < 3; i++) {
+		if (rk_bt__scan_next(&r, s) != 0)
+			fail_msg("row %d: %s", i, rk_error_last());
+		assert_int_equal(r->key_len, 1);
+		assert_memory_equal(r->key, want[i], 1);
+		assert_memory_equal(r->cells[0].value, i == 0 ? "1" : i == 1 ? "2" : "3", 1);
+	}
+	assert_int_equal(rk_bt__scan_next(&r, s), RK_EITEROVER);
+	assert_int_equal(rk_bt__scan_resumes(s), 1);
+	rk_bt__scan_free(s);
+
+	/* the second request: after "a", the same filter, the limit reduced */
+	Rkbt__ReadRowsRequest *m = NULL;
+	assert_int_equal(read_calls("resume", &m), 2);
+	assert_non_null(m);
+	assert_non_null(m->rows);
+	assert_int_equal(m->rows->n_row_keys, 1);
+	assert_bin(m->rows->row_keys[0], "z");
+	assert_int_equal(m->rows->n_row_ranges, 2);
+	Rkbt__RowRange *r0 = m->rows->row_ranges[0], *r1 = m->rows->row_ranges[1];
+	assert_int_equal(r0->start_key_case, RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN);
+	assert_bin(r0->start_key_open, "a");
+	assert_int_equal(r0->end_key_case, RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED);
+	assert_bin(r0->end_key_closed, "c");
+	assert_int_equal(r1->start_key_case, RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED);
+	assert_bin(r1->start_key_closed, "x");
+	assert_int_equal(r1->end_key_case, RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN);
+	assert_bin(r1->end_key_open, "y");
+	assert_int_equal(m->rows_limit, 9);
+	assert_non_null(m->filter);
+	assert_int_equal(m->filter->filter_case, RKBT__ROW_FILTER__FILTER_CELLS_PER_COLUMN_LIMIT_FILTER);
+	assert_int_equal(m->filter->cells_per_column_limit_filter, 1);
+	rkbt__read_rows_request__free_unpacked(m, NULL);
+
+	/* nothing left after the cut: no second call */
+	rk_bt_read one = RK_BT_READ_INIT;
+	rk_bt_bytes ka = {(const uint8_t *)"a", 1};
+	one.keys = &ka;
+	one.nkeys = 1;
+	assert_int_equal(rk_bt__scan_open(&s, c, "resume1", &one), 0);
+	assert_int_equal(rk_bt__scan_next(&r, s), 0);
+	assert_int_equal(rk_bt__scan_next(&r, s), RK_EITEROVER);
+	assert_int_equal(read_calls("resume1", NULL), 1);
+	rk_bt__scan_free(s);
+
+	/* a server that stays down: max_attempts calls, then the error */
+	rk_bt_read all = RK_BT_READ_INIT;
+	assert_int_equal(rk_bt__scan_open(&s, c, "flapping", &all), 0);
+	assert_int_equal(rk_bt__scan_next(&r, s), RK_EIO);
+	assert_non_null(strstr(rk_error_last(), "UNAVAILABLE"));
+	assert_int_equal(read_calls("flapping", &m), 4);
+	assert_null(m->rows); /* the whole table, nothing read yet */
+	rkbt__read_rows_request__free_unpacked(m, NULL);
+	rk_bt__scan_free(s);
+	rk_bt__client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_whole_call_failure_is_retried),
 		cmocka_unit_test(test_read_split_cells_and_reset),
 		cmocka_unit_test(test_read_errors),
+		cmocka_unit_test(test_read_resumes_after_last_row),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

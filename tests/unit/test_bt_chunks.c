@@ -301,6 +301,25 @@ static void test_violation_across_responses(void **state)
 	rk_bt__chunks_free(d);
 }
 
+static void test_start_after(void **state)
+{
+	(void)state;
+	rk_bt_chunks *d;
+	const rk_bt_row *r;
+	chunk same[] = {{.key = "k5", .family = "f", .qualifier = "q", .commit = 1}};
+	chunk next[] = {{.key = "k6", .family = "f", .qualifier = "q", .commit = 1}};
+	assert_int_equal(rk_bt__chunks_new(&d), 0);
+	assert_int_equal(rk_bt__chunks_start_after(d, (const uint8_t *)"k5", 2), 0);
+	assert_int_equal(feed(d, same, 1), RK_ECORRUPT); /* a resumed read repeating a row */
+	rk_bt__chunks_free(d);
+	assert_int_equal(rk_bt__chunks_new(&d), 0);
+	assert_int_equal(rk_bt__chunks_start_after(d, (const uint8_t *)"k5", 2), 0);
+	assert_int_equal(feed(d, next, 1), 0);
+	assert_int_equal(rk_bt__chunks_next(&r, d), 0);
+	assert_memory_equal(r->key, "k6", 2);
+	rk_bt__chunks_free(d);
+}
+
 static void test_garbage_bytes_are_corrupt(void **state)
 {
 	(void)state;
@@ -330,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_many_rows_in_one_response),
 		cmocka_unit_test(test_protocol_violations_are_corrupt),
 		cmocka_unit_test(test_violation_across_responses),
+		cmocka_unit_test(test_start_after),
 		cmocka_unit_test(test_garbage_bytes_are_corrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

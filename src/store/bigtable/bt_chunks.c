@@ -409,6 +409,22 @@ int rk_bt__chunks_finish(rk_bt_chunks *d)
 	return 0;
 }
 
+int rk_bt__chunks_start_after(rk_bt_chunks *d, const uint8_t *key, size_t len)
+{
+	if (len > d->last_cap) {
+		uint8_t *nl = realloc(d->last, len);
+		if (!nl)
+			return rk__err(RK_ENOMEM, "bigtable ReadRows: out of memory for a row key");
+		d->last = nl;
+		d->last_cap = len;
+	}
+	if (len)
+		memcpy(d->last, key, len);
+	d->last_len = len;
+	d->have_last = 1;
+	return 0;
+}
+
 const uint8_t *rk_bt__chunks_last_key(const rk_bt_chunks *d, size_t *len)
 {
 	*len = d->have_last ? d->last_len : 0;

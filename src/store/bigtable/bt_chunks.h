@@ -65,6 +65,10 @@ int rk_bt__chunks_next(const rk_bt_row **out, rk_bt_chunks *d);
 /* Says the stream ended normally: RK_ECORRUPT if a row was left uncommitted. */
 int rk_bt__chunks_finish(rk_bt_chunks *d);
 
+/* Makes the stream start after `key`: the first row must have a greater
+ * key (for a read resumed after that row). Call before the first feed. */
+int rk_bt__chunks_start_after(rk_bt_chunks *d, const uint8_t *key, size_t len);
+
 /* The key of the last committed row (NULL, 0 before the first), e.g. to
  * resume a read after it. Borrowed, valid until the next feed. */
 const uint8_t *rk_bt__chunks_last_key(const rk_bt_chunks *d, size_t *len);

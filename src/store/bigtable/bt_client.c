@@ -493,6 +493,11 @@ int rk_bt__call_next(rk_bt_call *c, const uint8_t **msg, size_t *len)
 	return 0;
 }
 
+int rk_bt__call_status(const rk_bt_call *c)
+{
+	return c && c->status_done ? (int)c->status : -1;
+}
+
 void rk_bt__call_free(rk_bt_call *c)
 {
 	if (!c)

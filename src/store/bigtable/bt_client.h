@@ -205,12 +205,18 @@ typedef struct rk_bt_scan rk_bt_scan;
 int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const rk_bt_read *req);
 
 /* The next row in key order: 0, RK_EITEROVER after the last, or an error
- * (RK_ENOTFOUND for a missing table, RK_ECORRUPT for a broken stream, RK_EIO).
+ * (RK_ENOTFOUND for a missing table, RK_ECORRUPT for a stream that breaks the
+ * protocol, RK_EIO). A stream cut with UNAVAILABLE, DEADLINE_EXCEEDED or
+ * ABORTED is resumed after the last row handed out, up to max_attempts calls
+ * without progress. Rows committed before an error are handed out first.
  * The row is owned by the scan and valid until the next call on it. */
 int rk_bt__scan_next(const rk_bt_row **out, rk_bt_scan *s);
 
 /* Rows handed out so far. */
 uint64_t rk_bt__scan_rows(const rk_bt_scan *s);
+
+/* Times the scan resumed a broken stream (see bt_read.c). */
+uint64_t rk_bt__scan_resumes(const rk_bt_scan *s);
 
 /* Frees the scan, cancelling the call if it has not finished. */
 void rk_bt__scan_free(rk_bt_scan *s);

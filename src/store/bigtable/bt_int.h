@@ -66,6 +66,9 @@ int rk_bt__call_start(rk_bt_call **out, grpc_channel *ch, const char *method, co
  * call's status as an error. */
 int rk_bt__call_next(rk_bt_call *call, const uint8_t **msg, size_t *len);
 
+/* The call's gRPC status code once it has ended, -1 before. */
+int rk_bt__call_status(const rk_bt_call *call);
+
 /* Cancels the call if it is still running and frees everything. */
 void rk_bt__call_free(rk_bt_call *call);
 

@@ -1,35 +1,59 @@
 /*
- * ReadRows scans: one server-streaming call per scan, its responses fed to
+ * ReadRows scans: a server-streaming call per attempt, its responses fed to
  * the chunk decoder (bt_chunks.c), whole rows handed out in key order.
  *
  * The request maps rowkey's read onto Bigtable's: single keys and ranges go
  * into one RowSet (the planner's point gets and per-bucket ranges travel in a
  * single call), the row limit into rows_limit, and the column and version
- * selectors into a RowFilter chain (family regex, qualifier regex, timestamp
- * range, cells per column, strip values), in that order, so the version
- * limit counts only cells that passed the column and time filters. A scan
- * does not resume a broken stream: it reports the error and the rows it
- * handed out so far (rk_bt__scan_rows).
+ * selectors into a RowFilter chain (columns, family regex, qualifier regex,
+ * timestamp range, cells per column, strip values), in that order, so the
+ * version limit counts only cells that passed the column and time filters.
+ *
+ * A stream that breaks with a retryable status (UNAVAILABLE,
+ * DEADLINE_EXCEEDED, ABORTED) is resumed, as Google's clients do: the row set
+ * is cut down to what lies after the last row handed out (keys at or before
+ * it dropped, ranges that end at or before it dropped, the others started
+ * just after it), the row limit reduced by the rows already handed out, and
+ * the call made again after a backoff, up to max_attempts calls in a row
+ * without progress. A partial row of the broken stream is discarded (the
+ * server sends it again). Any other error ends the scan, after the rows
+ * committed before it have been handed out.
  */
 #include "store/bigtable/bt_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bt_data.pb-c.h"
 #include "key/error.h"
 
 struct rk_bt_scan {
+	rk_bt_client *c;
+	char *name, *routing;
+	char what[128];
+	/* the request, kept to resume: owned copies of keys and ranges */
+	rk_bt_bytes *keys;
+	size_t nkeys;
+	rk_bt_range *ranges;
+	size_t nranges;
+	uint8_t *arena;
+	uint8_t *filter; /* packed RowFilter, NULL: none */
+	size_t filter_len;
+	int64_t limit;
+	/* progress */
 	rk_bt_call *call;
 	rk_bt_chunks *dec;
+	uint8_t resume[RK_BT_MAX_KEY]; /* the last row handed out */
+	size_t resume_len;             /* 0: none yet */
+	unsigned attempts;             /* calls since the last row */
+	uint64_t resumes;
 	int ended;
-	int failed; /* the error code that ended the scan, 0 if none */
-	int pending;              /* an error to report once the queued rows are out */
+	int failed;  /* the error code that ended the scan, 0 if none */
+	int pending; /* an error to report once the queued rows are out */
 	char pending_msg[512];
 	uint64_t rows;
-	int64_t limit;
-	char what[128];
 };
 
 static int check_key(const char *what, const char *name, size_t i, const rk_bt_bytes *b)
@@ -41,92 +65,24 @@ static int check_key(const char *what, const char *name, size_t i, const rk_bt_b
 	return 0;
 }
 
-int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const rk_bt_read *q)
+static int bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
-	rk_bt_scan *s = calloc(1, sizeof *s);
-	char *name = NULL, *routing = NULL;
-	uint8_t *buf = NULL;
-	ProtobufCBinaryData *keys = NULL;
-	Rkbt__RowRange *rr = NULL, **rrp = NULL;
-	Rkbt__RowFilter *cf = NULL, **cfp = NULL, **top = NULL;
+	int c = memcmp(a, b, al < bl ? al : bl);
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+/* ---- the filter, packed once ---- */
+
+static int build_filter(uint8_t **out, size_t *out_len, const rk_bt_read *q, const char *what)
+{
+	Rkbt__RowFilter *cf = NULL, **cfp = NULL, **top = NULL, *topf = NULL;
 	Rkbt__RowFilter__Chain *cch = NULL;
 	char *rx = NULL;
-	int rc;
-	if (!s)
-		return rk__err(RK_ENOMEM, "bigtable: out of memory for a scan");
-	snprintf(s->what, sizeof s->what, "bigtable ReadRows %.60s", table ? table : "");
-	if ((rc = rk_bt__table_name(&name, c, table)) < 0)
-		goto fail;
-	if (q->rows_limit < 0 || q->versions < 0 || q->ts_start_micros < 0 || q->ts_end_micros < 0 ||
-	    (q->ts_end_micros && q->ts_end_micros <= q->ts_start_micros)) {
-		rc = rk__err(RK_EINVALID, "%s: negative limit or empty timestamp range", s->what);
-		goto fail;
-	}
-	for (size_t i = 0; i < q->nkeys; i++) {
-		if ((rc = check_key(s->what, "key", i, &q->keys[i])) < 0)
-			goto fail;
-		if (!q->keys[i].len) {
-			rc = rk__err(RK_EINVALID, "%s: key %zu is empty", s->what, i);
-			goto fail;
-		}
-	}
-	for (size_t i = 0; i < q->nranges; i++)
-		if ((rc = check_key(s->what, "range start", i, &q->ranges[i].start)) < 0 ||
-		    (rc = check_key(s->what, "range end", i, &q->ranges[i].end)) < 0)
-			goto fail;
-	if ((rc = rk_bt__chunks_new(&s->dec)) < 0)
-		goto fail;
-
-	Rkbt__ReadRowsRequest req;
-	rkbt__read_rows_request__init(&req);
-	req.table_name = name;
-	if (c->opts.app_profile_id)
-		req.app_profile_id = (char *)c->opts.app_profile_id;
-	req.rows_limit = q->rows_limit;
-	s->limit = q->rows_limit;
-
-	Rkbt__RowSet set;
-	rkbt__row_set__init(&set);
-	if (q->nkeys || q->nranges) {
-		keys = calloc(q->nkeys ? q->nkeys : 1, sizeof *keys);
-		rr = calloc(q->nranges ? q->nranges : 1, sizeof *rr);
-		rrp = calloc(q->nranges ? q->nranges : 1, sizeof *rrp);
-		if (!keys || !rr || !rrp) {
-			rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
-			goto fail;
-		}
-		for (size_t i = 0; i < q->nkeys; i++) {
-			keys[i].data = (uint8_t *)q->keys[i].ptr;
-			keys[i].len = q->keys[i].len;
-		}
-		for (size_t i = 0; i < q->nranges; i++) {
-			const rk_bt_range *g = &q->ranges[i];
-			rkbt__row_range__init(&rr[i]);
-			ProtobufCBinaryData st = {g->start.len, (uint8_t *)g->start.ptr};
-			ProtobufCBinaryData en = {g->end.len, (uint8_t *)g->end.ptr};
-			if (g->start.len && g->start_open) {
-				rr[i].start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN;
-				rr[i].start_key_open = st;
-			} else if (g->start.len) {
-				rr[i].start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED;
-				rr[i].start_key_closed = st;
-			}
-			if (g->end.len && g->end_closed) {
-				rr[i].end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED;
-				rr[i].end_key_closed = en;
-			} else if (g->end.len) {
-				rr[i].end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN;
-				rr[i].end_key_open = en;
-			}
-			rrp[i] = &rr[i];
-		}
-		set.n_row_keys = q->nkeys;
-		set.row_keys = keys;
-		set.n_row_ranges = q->nranges;
-		set.row_ranges = rrp;
-		req.rows = &set;
-	}
-
+	int rc = 0;
+	*out = NULL;
+	*out_len = 0;
 	/* the filter chain; first the columns: per column a family filter, or a
 	 * chain of family and qualifier filters, all interleaved */
 	Rkbt__RowFilter f[6], *fp[6], chain_f, inter_f;
@@ -138,8 +94,8 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 		size_t rxlen = 0, k = q->ncolumns;
 		for (size_t i = 0; i < k; i++) {
 			if (!q->columns[i].family || !*q->columns[i].family) {
-				rc = rk__err(RK_EINVALID, "%s: column %zu has no family", s->what, i);
-				goto fail;
+				rc = rk__err(RK_EINVALID, "%s: column %zu has no family", what, i);
+				goto done;
 			}
 			rxlen += 4 * (strlen(q->columns[i].family) + q->columns[i].qualifier_len) + 2;
 		}
@@ -149,8 +105,8 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 		cch = calloc(k, sizeof *cch);
 		rx = malloc(rxlen);
 		if (!cf || !cfp || !top || !cch || !rx) {
-			rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
-			goto fail;
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+			goto done;
 		}
 		char *p = rx;
 		for (size_t i = 0; i < k; i++) {
@@ -231,7 +187,7 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 		nf++;
 	}
 	if (nf == 1) {
-		req.filter = fp[0];
+		topf = fp[0];
 	} else if (nf > 1) {
 		rkbt__row_filter__chain__init(&chain);
 		chain.n_filters = nf;
@@ -239,46 +195,239 @@ int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const
 		rkbt__row_filter__init(&chain_f);
 		chain_f.filter_case = RKBT__ROW_FILTER__FILTER_CHAIN;
 		chain_f.chain = &chain;
-		req.filter = &chain_f;
+		topf = &chain_f;
 	}
 
+	if (topf) {
+		size_t len = rkbt__row_filter__get_packed_size(topf);
+		*out = malloc(len ? len : 1);
+		if (!*out) {
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+			goto done;
+		}
+		rkbt__row_filter__pack(topf, *out);
+		*out_len = len;
+	}
+done:
+	free(cf);
+	free(cfp);
+	free(top);
+	free(cch);
+	free(rx);
+	return rc;
+}
+
+/* ---- one attempt ---- */
+
+/* The request for the next attempt; *done set when nothing is left to read. */
+static int build_request(uint8_t **out, size_t *out_len, int *done, rk_bt_scan *s)
+{
+	int rc = 0;
+	const uint8_t *rk = s->resume;
+	size_t rl = s->resume_len;
+	ProtobufCBinaryData *keys = calloc(s->nkeys + 1, sizeof *keys);
+	Rkbt__RowRange *rr = calloc(s->nranges + 1, sizeof *rr);
+	Rkbt__RowRange **rrp = calloc(s->nranges + 1, sizeof *rrp);
+	Rkbt__RowFilter *filter = NULL;
+	*out = NULL;
+	*done = 0;
+	if (!keys || !rr || !rrp) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
+		goto end;
+	}
+	size_t nk = 0, nr = 0;
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (!rl || bytes_cmp(s->keys[i].ptr, s->keys[i].len, rk, rl) > 0)
+			keys[nk++] = (ProtobufCBinaryData){s->keys[i].len, (uint8_t *)s->keys[i].ptr};
+	int whole = !s->nkeys && !s->nranges;
+	for (size_t i = 0; i < s->nranges + (size_t)whole; i++) {
+		rk_bt_range g = whole ? (rk_bt_range){{NULL, 0}, 0, {NULL, 0}, 0} : s->ranges[i];
+		if (rl && g.end.len && bytes_cmp(g.end.ptr, g.end.len, rk, rl) <= 0)
+			continue; /* wholly read */
+		if (rl && (!g.start.len || bytes_cmp(g.start.ptr, g.start.len, rk, rl) <= 0)) {
+			g.start = (rk_bt_bytes){rk, rl};
+			g.start_open = 1;
+		}
+		if (whole && !rl)
+			break; /* the whole table, from its start: no row set at all */
+		Rkbt__RowRange *r = &rr[nr];
+		rkbt__row_range__init(r);
+		ProtobufCBinaryData st = {g.start.len, (uint8_t *)g.start.ptr};
+		ProtobufCBinaryData en = {g.end.len, (uint8_t *)g.end.ptr};
+		if (g.start.len && g.start_open) {
+			r->start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN;
+			r->start_key_open = st;
+		} else if (g.start.len) {
+			r->start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED;
+			r->start_key_closed = st;
+		}
+		if (g.end.len && g.end_closed) {
+			r->end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED;
+			r->end_key_closed = en;
+		} else if (g.end.len) {
+			r->end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN;
+			r->end_key_open = en;
+		}
+		rrp[nr++] = r;
+	}
+	int64_t limit = 0;
+	if (s->limit) {
+		limit = s->limit - (int64_t)s->rows;
+		if (limit <= 0)
+			*done = 1;
+	}
+	if (!(whole && !rl) && !nk && !nr)
+		*done = 1; /* every key and range lies at or before the last row */
+	if (*done)
+		goto end;
+
+	Rkbt__ReadRowsRequest req;
+	rkbt__read_rows_request__init(&req);
+	req.table_name = s->name;
+	if (s->c->opts.app_profile_id)
+		req.app_profile_id = (char *)s->c->opts.app_profile_id;
+	req.rows_limit = limit;
+	Rkbt__RowSet set;
+	rkbt__row_set__init(&set);
+	if (nk || nr) {
+		set.n_row_keys = nk;
+		set.row_keys = keys;
+		set.n_row_ranges = nr;
+		set.row_ranges = rrp;
+		req.rows = &set;
+	}
+	if (s->filter) {
+		filter = rkbt__row_filter__unpack(NULL, s->filter_len, s->filter);
+		if (!filter) {
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
+			goto end;
+		}
+		req.filter = filter;
+	}
 	size_t len = rkbt__read_rows_request__get_packed_size(&req);
-	buf = malloc(len ? len : 1);
-	routing = rk_bt__routing(name);
-	if (!buf || !routing) {
+	*out = malloc(len ? len : 1);
+	if (!*out) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
+		goto end;
+	}
+	rkbt__read_rows_request__pack(&req, *out);
+	*out_len = len;
+end:
+	if (filter)
+		rkbt__row_filter__free_unpacked(filter, NULL);
+	free(keys);
+	free(rr);
+	free(rrp);
+	return rc;
+}
+
+/* Starts the next call (a fresh decoder with it), or ends the scan when
+ * nothing is left to read. */
+static int start_attempt(rk_bt_scan *s)
+{
+	uint8_t *buf;
+	size_t len = 0;
+	int done, rc;
+	rk_bt__call_free(s->call);
+	s->call = NULL;
+	rk_bt__chunks_free(s->dec);
+	s->dec = NULL;
+	if ((rc = build_request(&buf, &len, &done, s)) < 0)
+		return rc;
+	if (done) {
+		s->ended = 1;
+		return 0;
+	}
+	if ((rc = rk_bt__chunks_new(&s->dec)) == 0 && s->resume_len)
+		rc = rk_bt__chunks_start_after(s->dec, s->resume, s->resume_len);
+	if (rc == 0)
+		rc = rk_bt__call_start(&s->call, s->c->data, RK_BT_M_READ_ROWS, buf, len, s->routing,
+		                       rk_bt__deadline(s->c->opts.read_timeout_ms), s->what);
+	free(buf);
+	s->attempts++;
+	return rc;
+}
+
+static void backoff(const rk_bt_scan *s)
+{
+	uint64_t ms = s->c->opts.backoff_ms;
+	for (unsigned i = 1; i < s->attempts && ms < 5000; i++)
+		ms *= 2;
+	if (ms > 5000)
+		ms = 5000;
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+/* ---- public ---- */
+
+int rk_bt__scan_open(rk_bt_scan **out, rk_bt_client *c, const char *table, const rk_bt_read *q)
+{
+	rk_bt_scan *s = calloc(1, sizeof *s);
+	int rc;
+	if (!s)
+		return rk__err(RK_ENOMEM, "bigtable: out of memory for a scan");
+	s->c = c;
+	snprintf(s->what, sizeof s->what, "bigtable ReadRows %.60s", table ? table : "");
+	if ((rc = rk_bt__table_name(&s->name, c, table)) < 0)
+		goto fail;
+	if (q->rows_limit < 0 || q->versions < 0 || q->ts_start_micros < 0 || q->ts_end_micros < 0 ||
+	    (q->ts_end_micros && q->ts_end_micros <= q->ts_start_micros)) {
+		rc = rk__err(RK_EINVALID, "%s: negative limit or empty timestamp range", s->what);
+		goto fail;
+	}
+	size_t bytes = 0;
+	for (size_t i = 0; i < q->nkeys; i++) {
+		if ((rc = check_key(s->what, "key", i, &q->keys[i])) < 0)
+			goto fail;
+		if (!q->keys[i].len) {
+			rc = rk__err(RK_EINVALID, "%s: key %zu is empty", s->what, i);
+			goto fail;
+		}
+		bytes += q->keys[i].len;
+	}
+	for (size_t i = 0; i < q->nranges; i++) {
+		if ((rc = check_key(s->what, "range start", i, &q->ranges[i].start)) < 0 ||
+		    (rc = check_key(s->what, "range end", i, &q->ranges[i].end)) < 0)
+			goto fail;
+		bytes += q->ranges[i].start.len + q->ranges[i].end.len;
+	}
+	/* own copies of the row set, to resume with */
+	s->keys = calloc(q->nkeys + 1, sizeof *s->keys);
+	s->ranges = calloc(q->nranges + 1, sizeof *s->ranges);
+	s->arena = malloc(bytes + 1);
+	s->routing = rk_bt__routing(s->name);
+	if (!s->keys || !s->ranges || !s->arena || !s->routing) {
 		rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
 		goto fail;
 	}
-	rkbt__read_rows_request__pack(&req, buf);
-	rc = rk_bt__call_start(&s->call, c->data, RK_BT_M_READ_ROWS, buf, len, routing,
-	                       rk_bt__deadline(c->opts.read_timeout_ms), s->what);
-	if (rc < 0)
+	uint8_t *p = s->arena;
+#define RK_BT_COPY(dst, src)                                  \
+	do {                                                  \
+		(dst).len = (src).len;                        \
+		(dst).ptr = (src).len ? p : NULL;             \
+		if ((src).len)                                \
+			memcpy(p, (src).ptr, (src).len);      \
+		p += (src).len;                               \
+	} while (0)
+	for (size_t i = 0; i < q->nkeys; i++)
+		RK_BT_COPY(s->keys[i], q->keys[i]);
+	for (size_t i = 0; i < q->nranges; i++) {
+		s->ranges[i] = q->ranges[i];
+		RK_BT_COPY(s->ranges[i].start, q->ranges[i].start);
+		RK_BT_COPY(s->ranges[i].end, q->ranges[i].end);
+	}
+#undef RK_BT_COPY
+	s->nkeys = q->nkeys;
+	s->nranges = q->nranges;
+	s->limit = q->rows_limit;
+	if ((rc = build_filter(&s->filter, &s->filter_len, q, s->what)) < 0)
 		goto fail;
-	free(buf);
-	free(routing);
-	free(name);
-	free(keys);
-	free(rr);
-	free(rrp);
-	free(cf);
-	free(cfp);
-	free(top);
-	free(cch);
-	free(rx);
+	if ((rc = start_attempt(s)) < 0)
+		goto fail;
 	*out = s;
 	return 0;
 fail:
-	free(buf);
-	free(routing);
-	free(name);
-	free(keys);
-	free(rr);
-	free(rrp);
-	free(cf);
-	free(cfp);
-	free(top);
-	free(cch);
-	free(rx);
 	rk_bt__scan_free(s);
 	return rc;
 }
@@ -292,9 +441,16 @@ int rk_bt__scan_next(const rk_bt_row **out, rk_bt_scan *s)
 	for (;;) {
 		if (s->limit && s->rows >= (uint64_t)s->limit)
 			return RK_EITEROVER;
-		rc = rk_bt__chunks_next(out, s->dec);
-		if (rc == 0) {
+		if (s->dec && (rc = rk_bt__chunks_next(out, s->dec)) == 0) {
+			if ((*out)->key_len > RK_BT_MAX_KEY) {
+				s->failed = RK_ECORRUPT;
+				return rk__err(RK_ECORRUPT, "%s: the server sent a %zu-byte row key (over 4 KiB)",
+				               s->what, (*out)->key_len);
+			}
 			s->rows++;
+			s->attempts = 0;
+			memcpy(s->resume, (*out)->key, (*out)->key_len);
+			s->resume_len = (*out)->key_len;
 			return 0;
 		}
 		if (s->pending) {
@@ -307,10 +463,18 @@ int rk_bt__scan_next(const rk_bt_row **out, rk_bt_scan *s)
 		const uint8_t *m;
 		size_t n;
 		rc = rk_bt__call_next(s->call, &m, &n);
-		if (rc == 0)
+		if (rc == 0) {
 			rc = rk_bt__chunks_feed(s->dec, m, n);
-		else if (rc == RK_EITEROVER && (rc = rk_bt__chunks_finish(s->dec)) == 0)
-			s->ended = 1;
+		} else if (rc == RK_EITEROVER) {
+			if ((rc = rk_bt__chunks_finish(s->dec)) == 0)
+				s->ended = 1;
+		} else if (rk_bt__code_retryable(rk_bt__call_status(s->call)) &&
+		           s->attempts < s->c->opts.max_attempts) {
+			/* the stream broke: read on after the last row handed out */
+			backoff(s);
+			s->resumes++;
+			rc = start_attempt(s);
+		}
 		if (rc < 0) {
 			s->pending = rc;
 			snprintf(s->pending_msg, sizeof s->pending_msg, "%s", rk_error_last());
@@ -323,11 +487,22 @@ uint64_t rk_bt__scan_rows(const rk_bt_scan *s)
 	return s->rows;
 }
 
+uint64_t rk_bt__scan_resumes(const rk_bt_scan *s)
+{
+	return s->resumes;
+}
+
 void rk_bt__scan_free(rk_bt_scan *s)
 {
 	if (!s)
 		return;
 	rk_bt__call_free(s->call);
 	rk_bt__chunks_free(s->dec);
+	free(s->keys);
+	free(s->ranges);
+	free(s->arena);
+	free(s->filter);
+	free(s->routing);
+	free(s->name);
 	free(s);
 }
