@@ -233,6 +233,8 @@ static void test_credentials(void **state)
 	rk_bt_client *c = NULL;
 	char dir[] = "/tmp/rk_bt_credXXXXXX", path[128];
 	assert_non_null(mkdtemp(dir));
+	char home[512];
+	snprintf(home, sizeof home, "%s", getenv("HOME") ? getenv("HOME") : "/");
 	unsetenv("BIGTABLE_EMULATOR_HOST");
 	setenv("GCE_METADATA_HOST", "127.0.0.1:1", 1); /* no GCE here: fail fast */
 	setenv("HOME", dir, 1);                        /* no gcloud well-known file */
@@ -259,6 +261,7 @@ static void test_credentials(void **state)
 	unlink(path);
 	rmdir(dir);
 	unsetenv("GOOGLE_APPLICATION_CREDENTIALS");
+	setenv("HOME", home, 1);
 	setenv("BIGTABLE_EMULATOR_HOST", emu.host, 1);
 }
 
