@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -654,6 +655,74 @@ static void test_columns_callbacks_clock(void **state)
 	rk_bt__client_free(c);
 }
 
+/* One client shared by threads, each with its own writer: every row lands,
+ * and the shared clock never hands out the same timestamp twice. */
+enum { THREADS = 4, PER_THREAD = 500 };
+
+typedef struct thread_arg {
+	rk_bt_client *c;
+	int id;
+	int rc;
+	int64_t ts[PER_THREAD];
+} thread_arg;
+
+static void *writer_thread(void *p)
+{
+	thread_arg *a = p;
+	rk_bt_writer *w;
+	char key[32], val[32];
+	a->rc = rk_bt__writer_new(&w, a->c, "threads");
+	if (a->rc < 0)
+		return NULL;
+	for (int i = 0; i < PER_THREAD && a->rc == 0; i++) {
+		snprintf(key, sizeof key, "t%d-%04d", a->id, i);
+		snprintf(val, sizeof val, "%d", i);
+		a->ts[i] = rk_bt__client_next_ts(a->c);
+		rk_bt_mutation m;
+		set_cell(&m, "cf", "q", a->ts[i], val);
+		a->rc = rk_bt__writer_add(w, (const uint8_t *)key, strlen(key), &m, 1);
+	}
+	if (a->rc == 0)
+		a->rc = rk_bt__writer_flush(w);
+	rk_bt__writer_free(w);
+	return NULL;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void test_threads_share_a_client(void **state)
+{
+	(void)state;
+	rk_bt_client *c = open_client(64, 2);
+	rk_bt_family fam = {"cf", 1};
+	assert_int_equal(rk_bt__table_create(c, "threads", &fam, 1, NULL, 0), 0);
+	static thread_arg args[THREADS];
+	pthread_t t[THREADS];
+	for (int i = 0; i < THREADS; i++) {
+		args[i] = (thread_arg){.c = c, .id = i};
+		assert_int_equal(pthread_create(&t[i], NULL, writer_thread, &args[i]), 0);
+	}
+	static int64_t all[THREADS * PER_THREAD];
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(args[i].rc, 0);
+		memcpy(all + i * PER_THREAD, args[i].ts, sizeof args[i].ts);
+	}
+	qsort(all, THREADS * PER_THREAD, sizeof all[0], cmp_i64);
+	for (int i = 1; i < THREADS * PER_THREAD; i++)
+		assert_true(all[i] > all[i - 1]);
+	rk_bt_read q = RK_BT_READ_INIT;
+	size_t n;
+	scan_keys(c, "threads", &q, &n);
+	assert_int_equal(n, THREADS * PER_THREAD);
+	assert_int_equal(rk_bt__table_delete(c, "threads"), 0);
+	rk_bt__client_free(c);
+}
+
 /* The emulator dies in the middle of a load: the rows acknowledged before
  * are counted, every other row is reported failed, nothing is lost silently. */
 static void test_emulator_killed_mid_load(void **state)
@@ -714,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_bad_writes_and_missing_table),
 		cmocka_unit_test(test_columns_callbacks_clock),
+		cmocka_unit_test(test_threads_share_a_client),
 		cmocka_unit_test(test_emulator_killed_mid_load),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
