@@ -139,7 +139,9 @@ int rk_bt__writer_new(rk_bt_writer **out, rk_bt_client *c, const char *table);
  * already out, this waits for one to finish. Returns RK_EINVALID (empty key,
  * no mutations, a timestamp that is not a whole millisecond, a missing
  * family) or RK_ETOOLONG (key over 4 KiB) without adding anything; row
- * failures are not reported here but by rk_bt__writer_flush. */
+ * failures are not reported here but by rk_bt__writer_flush. Rarer errors
+ * while sending a full batch (out of memory, gRPC refusing a call) are
+ * returned here with the row already queued: flush settles it. */
 int rk_bt__writer_add(rk_bt_writer *w, const uint8_t *row, size_t row_len,
                       const rk_bt_mutation *muts, size_t nmuts);
 
