@@ -1,0 +1,465 @@
+/*
+ * Store benchmark (issue 3): the embedded store against raw LevelDB on the
+ * same data and options, in one run on this machine.
+ *
+ *   bench_store [DIR] [ROWS]      (defaults: a fresh /tmp directory, 1000000)
+ *
+ * Rows have 16-byte keys and 100-byte values; writes go in batches of 1000
+ * in async mode. Keys are encoded with a schema through the key library:
+ *   random      fields id:u64; key xxh3(u64(id)) u64(id)
+ *   sequential  fields id:u64; key "12345678" u64(id)
+ *   salted      fields id:u64; key bucket(2, xxh3(u64(id))) "1234567" u64(id)
+ * The store's load includes the schema encode, routing, the server queue and
+ * the engine; raw LevelDB writes pre-encoded keys (the encode is not timed),
+ * with the engine's own options (8 MiB write buffer, 10-bit bloom filter,
+ * 8 MiB block cache). Prints a table and a JSON line.
+ */
+#include <leveldb/c.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rowkey/key.h>
+#include <rowkey/store.h>
+
+#define BATCH 1000
+#define VLEN 100
+#define KLEN 16
+
+static const char *SCHEMA_RANDOM = "fields id:u64; key xxh3(u64(id)) u64(id)";
+static const char *SCHEMA_SEQ = "fields id:u64; key \"12345678\" u64(id)";
+static const char *SCHEMA_SALTED = "fields id:u64; key bucket(2, xxh3(u64(id))) \"1234567\" u64(id)";
+
+static char *base;
+static uint64_t nrows = 1000000;
+static uint8_t value[VLEN];
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench_store: %s: %s\n", what, rk_error_last());
+	exit(1);
+}
+
+static void rmtree(const char *dir)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_store: could not remove %s\n", dir);
+}
+
+/* ---- keys ---- */
+
+typedef struct keygen {
+	rk_schema *schema;
+	rk_encoder *enc;
+} keygen;
+
+static void keygen_init(keygen *g, const char *schema)
+{
+	if (rk_schema_parse(&g->schema, schema, strlen(schema), "bench") ||
+	    rk_encoder_new(&g->enc, g->schema, 0))
+		die("schema");
+}
+
+static void keygen_free(keygen *g)
+{
+	rk_encoder_free(g->enc);
+	rk_schema_free(g->schema);
+}
+
+static void key_of(keygen *g, uint64_t id, uint8_t *out)
+{
+	rk_value v;
+	size_t len;
+	uint8_t buf[64 * 1024];
+	memset(&v, 0, sizeof v);
+	v.present = 1;
+	v.v.u = id;
+	if (rk_key_encode(buf, sizeof buf, &len, g->enc, &v) || len != KLEN)
+		die("encode");
+	memcpy(out, buf, KLEN);
+}
+
+/* ---- raw LevelDB ---- */
+
+typedef struct raw {
+	leveldb_t *db;
+	leveldb_options_t *o;
+	leveldb_cache_t *cache;
+	leveldb_filterpolicy_t *bloom;
+} raw;
+
+static void raw_open(raw *r, const char *path)
+{
+	char *err = NULL;
+	r->o = leveldb_options_create();
+	r->cache = leveldb_cache_create_lru(8u << 20);
+	r->bloom = leveldb_filterpolicy_create_bloom(10);
+	leveldb_options_set_create_if_missing(r->o, 1);
+	leveldb_options_set_cache(r->o, r->cache);
+	leveldb_options_set_filter_policy(r->o, r->bloom);
+	leveldb_options_set_max_open_files(r->o, 200);
+	leveldb_options_set_write_buffer_size(r->o, 8u << 20);
+	r->db = leveldb_open(r->o, path, &err);
+	if (err) {
+		fprintf(stderr, "leveldb: %s\n", err);
+		exit(1);
+	}
+}
+
+static void raw_close(raw *r)
+{
+	leveldb_close(r->db);
+	leveldb_options_destroy(r->o);
+	leveldb_cache_destroy(r->cache);
+	leveldb_filterpolicy_destroy(r->bloom);
+}
+
+static double raw_load(raw *r, const uint8_t *keys)
+{
+	leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
+	leveldb_writebatch_t *b = leveldb_writebatch_create();
+	char *err = NULL;
+	double t0 = now();
+	for (uint64_t i = 0; i < nrows; i += BATCH) {
+		leveldb_writebatch_clear(b);
+		for (uint64_t k = i; k < i + BATCH && k < nrows; k++)
+			leveldb_writebatch_put(b, (const char *)keys + k * KLEN, KLEN, (const char *)value,
+			                       VLEN);
+		leveldb_write(r->db, wo, b, &err);
+		if (err) {
+			fprintf(stderr, "leveldb: %s\n", err);
+			exit(1);
+		}
+	}
+	double t = now() - t0;
+	leveldb_writebatch_destroy(b);
+	leveldb_writeoptions_destroy(wo);
+	return t;
+}
+
+static double raw_scan(raw *r, uint64_t *rows)
+{
+	leveldb_readoptions_t *ro = leveldb_readoptions_create();
+	double t0 = now();
+	leveldb_iterator_t *it = leveldb_create_iterator(r->db, ro);
+	uint64_t n = 0, bytes = 0;
+	for (leveldb_iter_seek_to_first(it); leveldb_iter_valid(it); leveldb_iter_next(it)) {
+		size_t kl, vl;
+		leveldb_iter_key(it, &kl);
+		leveldb_iter_value(it, &vl);
+		n++;
+		bytes += kl + vl;
+	}
+	leveldb_iter_destroy(it);
+	double t = now() - t0;
+	leveldb_readoptions_destroy(ro);
+	*rows = n + (bytes == 0);
+	return t;
+}
+
+static double raw_gets(raw *r, const uint8_t *keys, const uint64_t *ids, uint64_t n)
+{
+	leveldb_readoptions_t *ro = leveldb_readoptions_create();
+	char *err = NULL;
+	double t0 = now();
+	for (uint64_t i = 0; i < n; i++) {
+		size_t vl;
+		char *v = leveldb_get(r->db, ro, (const char *)keys + ids[i] * KLEN, KLEN, &vl, &err);
+		if (!v || vl != VLEN) {
+			fprintf(stderr, "raw get missed row %llu\n", (unsigned long long)ids[i]);
+			exit(1);
+		}
+		leveldb_free(v);
+	}
+	double t = now() - t0;
+	leveldb_readoptions_destroy(ro);
+	return t;
+}
+
+/* ---- the store ---- */
+
+static rk_store *store_open(const char *dir, unsigned servers)
+{
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	rk_store *s;
+	o.durability = RK_DURABILITY_ASYNC;
+	o.n_servers = servers;
+	if (rk_store_open(&s, dir, &o))
+		die("store open");
+	return s;
+}
+
+static void table_create(rk_store *s, const char *name, const rk_bytes *splits, size_t n,
+                         unsigned bpl)
+{
+	rk_family_def f = {"f", 1};
+	rk_table_def d = {name, &f, 1, splits, n, bpl};
+	if (rk_table_create(s, &d))
+		die("create");
+}
+
+typedef struct loadjob {
+	rk_store *s;
+	const char *table, *schema;
+	uint64_t from, to;
+} loadjob;
+
+/* Loads ids [from, to) through the whole path: encode, route, queue, engine. */
+static void *store_load_job(void *arg)
+{
+	loadjob *j = arg;
+	rk_table *t;
+	keygen g;
+	static _Thread_local uint8_t keys[BATCH][KLEN];
+	rk_mutation m[BATCH];
+	keygen_init(&g, j->schema);
+	if (rk_table_open(&t, j->s, j->table))
+		die("table open");
+	for (uint64_t i = j->from; i < j->to; i += BATCH) {
+		size_t n = 0;
+		for (uint64_t k = i; k < i + BATCH && k < j->to; k++, n++) {
+			key_of(&g, k, keys[n]);
+			m[n] = (rk_mutation){RK_MUT_PUT, keys[n], KLEN, "f", NULL, 0, 0, value, VLEN};
+		}
+		if (rk_table_apply(t, m, n, NULL))
+			die("apply");
+	}
+	rk_table_close(t);
+	keygen_free(&g);
+	return NULL;
+}
+
+static double store_load(rk_store *s, const char *table, const char *schema, int threads)
+{
+	pthread_t th[8];
+	loadjob j[8];
+	double t0 = now();
+	for (int i = 0; i < threads; i++) {
+		j[i] = (loadjob){s, table, schema, nrows * (uint64_t)i / (uint64_t)threads,
+		                 nrows * (uint64_t)(i + 1) / (uint64_t)threads};
+		pthread_create(&th[i], NULL, store_load_job, &j[i]);
+	}
+	for (int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	if (rk_store_sync(s)) /* not durability: just wait for the queues to drain */
+		die("sync");
+	return now() - t0;
+}
+
+static double store_scan(rk_store *s, const char *table, uint64_t *rows)
+{
+	rk_table *t;
+	rk_scan *sc;
+	const rk_row *r;
+	uint64_t n = 0, bytes = 0;
+	if (rk_table_open(&t, s, table))
+		die("table open");
+	double t0 = now();
+	if (rk_scan_open(&sc, t, NULL))
+		die("scan");
+	while (rk_scan_next(&r, sc) == 0) {
+		n++;
+		bytes += r->key_len + r->cells[0].value_len;
+	}
+	rk_scan_close(sc);
+	double dt = now() - t0;
+	rk_table_close(t);
+	*rows = n + (bytes == 0);
+	return dt;
+}
+
+static double store_gets(rk_store *s, const char *table, const uint8_t *keys, const uint64_t *ids,
+                         uint64_t n)
+{
+	rk_table *t;
+	if (rk_table_open(&t, s, table))
+		die("table open");
+	double t0 = now();
+	for (uint64_t i = 0; i < n; i++) {
+		rk_row *r;
+		if (rk_table_get(&r, t, keys + ids[i] * KLEN, KLEN, NULL))
+			die("get");
+		rk_row_free(r);
+	}
+	double dt = now() - t0;
+	rk_table_close(t);
+	return dt;
+}
+
+static long peak_rss_of_store_load(const char *dir)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		rk_store *s = store_open(dir, 1);
+		table_create(s, "t", NULL, 0, 0);
+		store_load(s, "t", SCHEMA_RANDOM, 1);
+		rk_store_close(s);
+		_exit(0);
+	}
+	int st;
+	struct rusage ru;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	getrusage(RUSAGE_CHILDREN, &ru); /* the only child this process waited for */
+	return ru.ru_maxrss;
+}
+
+static void precompute(uint8_t *keys, const char *schema)
+{
+	keygen g;
+	keygen_init(&g, schema);
+	for (uint64_t i = 0; i < nrows; i++)
+		key_of(&g, i, keys + i * KLEN);
+	keygen_free(&g);
+}
+
+int main(int argc, char **argv)
+{
+	char path[4200], tmpl[] = "/tmp/rk-bench-XXXXXX";
+	base = argc > 1 ? argv[1] : mkdtemp(tmpl);
+	if (argc > 2)
+		nrows = strtoull(argv[2], NULL, 10);
+	if (!base || nrows < BATCH) {
+		fprintf(stderr, "usage: bench_store [DIR] [ROWS >= %d]\n", BATCH);
+		return 2;
+	}
+	mkdir(base, 0755);
+	for (int i = 0; i < VLEN; i++)
+		value[i] = (uint8_t)('a' + i % 26);
+	uint8_t *rkeys = malloc(nrows * KLEN), *skeys = malloc(nrows * KLEN);
+	uint64_t ngets = nrows / 5, *ids = malloc(ngets * sizeof *ids), x = 88172645463325252ull;
+	for (uint64_t i = 0; i < ngets; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ids[i] = x % nrows;
+	}
+	/* first, before LevelDB's background thread exists (fork would copy its
+	 * locks): the peak RSS of a store load, in a child process */
+	snprintf(path, sizeof path, "%s/rss", base);
+	long rss_kb = peak_rss_of_store_load(path);
+	rmtree(path);
+
+	precompute(rkeys, SCHEMA_RANDOM);
+	precompute(skeys, SCHEMA_SEQ);
+	double r = (double)nrows;
+
+	/* random keys: raw vs store (1 server, and 4 servers with 4 pre-split regions) */
+	raw rw;
+	snprintf(path, sizeof path, "%s/raw-random", base);
+	raw_open(&rw, path);
+	double raw_rand = raw_load(&rw, rkeys);
+	rk_store *s;
+	snprintf(path, sizeof path, "%s/store-random", base);
+	s = store_open(path, 1);
+	table_create(s, "t", NULL, 0, 0);
+	double st_rand = store_load(s, "t", SCHEMA_RANDOM, 1);
+
+	uint64_t rows_raw, rows_st;
+	double raw_sc = raw_scan(&rw, &rows_raw);
+	double st_sc = store_scan(s, "t", &rows_st);
+	if (rows_raw != nrows || rows_st != nrows) {
+		fprintf(stderr, "scan counts differ: raw %llu store %llu\n",
+		        (unsigned long long)rows_raw, (unsigned long long)rows_st);
+		return 1;
+	}
+	double raw_g = raw_gets(&rw, rkeys, ids, ngets);
+	double st_g = store_gets(s, "t", rkeys, ids, ngets);
+	raw_close(&rw);
+	rk_store_close(s);
+	snprintf(path, sizeof path, "%s/raw-random", base);
+	rmtree(path);
+	snprintf(path, sizeof path, "%s/store-random", base);
+	rmtree(path);
+
+	snprintf(path, sizeof path, "%s/store4", base);
+	s = store_open(path, 4);
+	rk_bytes sp4[3] = {{(const uint8_t *)"\x40", 1}, {(const uint8_t *)"\x80", 1},
+	                   {(const uint8_t *)"\xc0", 1}};
+	table_create(s, "t", sp4, 3, 0);
+	double st4_rand = store_load(s, "t", SCHEMA_RANDOM, 1);
+	rk_store_close(s);
+	rmtree(path);
+
+	/* sequential keys */
+	snprintf(path, sizeof path, "%s/raw-seq", base);
+	raw_open(&rw, path);
+	double raw_seq = raw_load(&rw, skeys);
+	raw_close(&rw);
+	rmtree(path);
+	snprintf(path, sizeof path, "%s/store-seq", base);
+	s = store_open(path, 1);
+	table_create(s, "t", NULL, 0, 0);
+	double st_seq = store_load(s, "t", SCHEMA_SEQ, 1);
+	rk_store_close(s);
+	rmtree(path);
+
+	/* salted vs sequential: 2 servers, 2 client threads */
+	snprintf(path, sizeof path, "%s/salted", base);
+	s = store_open(path, 2);
+	rk_bytes sp2[1] = {{(const uint8_t *)"\x01", 1}};
+	table_create(s, "t", sp2, 1, 1);
+	double salted = store_load(s, "t", SCHEMA_SALTED, 2);
+	rk_server_info *si;
+	size_t ns;
+	rk_store_servers(&si, &ns, s);
+	uint64_t salted_w0 = si[0].writes, salted_w1 = si[1].writes;
+	free(si);
+	rk_store_close(s);
+	rmtree(path);
+	snprintf(path, sizeof path, "%s/seq2", base);
+	s = store_open(path, 2);
+	table_create(s, "t", NULL, 0, 0);
+	double seq2 = store_load(s, "t", SCHEMA_SEQ, 2);
+	rk_store_servers(&si, &ns, s);
+	uint64_t seq_w0 = si[0].writes, seq_w1 = si[1].writes;
+	free(si);
+	rk_store_close(s);
+	rmtree(path);
+
+	printf("rows %llu, 16-byte keys, 100-byte values, async, batches of %d\n",
+	       (unsigned long long)nrows, BATCH);
+	printf("%-44s %12s %12s %7s\n", "", "raw rows/s", "store rows/s", "ratio");
+	printf("%-44s %12.0f %12.0f %7.2f\n", "load, random keys (1 server)", r / raw_rand,
+	       r / st_rand, raw_rand / st_rand);
+	printf("%-44s %12.0f %12.0f %7.2f\n", "load, random keys (4 servers, 4 regions)",
+	       r / raw_rand, r / st4_rand, raw_rand / st4_rand);
+	printf("%-44s %12.0f %12.0f %7.2f\n", "load, sequential keys (1 server)", r / raw_seq,
+	       r / st_seq, raw_seq / st_seq);
+	printf("%-44s %12.0f %12.0f %7.2f\n", "full scan (random-key data)", r / raw_sc, r / st_sc,
+	       raw_sc / st_sc);
+	printf("%-44s %12.0f %12.0f %7.2f\n", "point gets (random ids)", (double)ngets / raw_g,
+	       (double)ngets / st_g, raw_g / st_g);
+	printf("salted vs sequential, 2 servers, 2 client threads: %.0f vs %.0f rows/s, ratio %.2f\n",
+	       r / salted, r / seq2, seq2 / salted);
+	printf("  writes per server: salted %llu / %llu, sequential %llu / %llu\n",
+	       (unsigned long long)salted_w0, (unsigned long long)salted_w1,
+	       (unsigned long long)seq_w0, (unsigned long long)seq_w1);
+	printf("peak RSS of the store load (1 server, random keys): %.1f MiB\n", rss_kb / 1024.0);
+	printf("{\"bench\":\"store\",\"rows\":%llu,\"raw_load_random\":%.0f,\"store_load_random\":%.0f,"
+	       "\"store4_load_random\":%.0f,\"raw_load_seq\":%.0f,\"store_load_seq\":%.0f,"
+	       "\"raw_scan\":%.0f,\"store_scan\":%.0f,\"raw_get\":%.0f,\"store_get\":%.0f,"
+	       "\"salted_2x2\":%.0f,\"sequential_2x2\":%.0f,\"peak_rss_kib\":%ld}\n",
+	       (unsigned long long)nrows, r / raw_rand, r / st_rand, r / st4_rand, r / raw_seq,
+	       r / st_seq, r / raw_sc, r / st_sc, (double)ngets / raw_g, (double)ngets / st_g,
+	       r / salted, r / seq2, rss_kb);
+	if (argc <= 1)
+		rmtree(base);
+	free(rkeys);
+	free(skeys);
+	free(ids);
+	return 0;
+}
