@@ -23,7 +23,6 @@
 
 struct rk_encoder {
 	const rk_schema *s;
-	rk_hasher *h;
 	uint64_t rng;
 	uint64_t rr;
 	int forced_salt; /* >= 0: use this salt instead of drawing one (decode verification) */
@@ -33,46 +32,42 @@ struct rk_encoder {
 	uint8_t *dec; /* decoded strings */
 	size_t dec_len, dec_cap;
 	uint8_t *verify;
+	size_t *off; /* decode: where each top-level part starts in the key */
 };
 
 int rk_encoder_new(rk_encoder **out, const rk_schema *s, uint64_t seed)
 {
 	rk_encoder *e = calloc(1, sizeof *e);
-	int rc;
 	if (!e)
 		return rk__err(RK_ENOMEM, "out of memory allocating an encoder");
 	e->s = s;
 	e->rng = seed ? seed : 0x2545f4914f6cdd1dULL;
 	e->forced_salt = -1;
-	if ((rc = rk_hasher__new(&e->h)) < 0)
-		goto fail;
 	for (int d = 1; d <= s->depth && d <= RK_MAX_DEPTH + 1; d++)
 		if (!(e->sub[d] = malloc(RK_SUB_MAX)))
 			goto nomem;
 	e->arena_cap = 2 * RK_SUB_MAX;
 	e->dec_cap = 2 * s->max_key_len + 16; /* a reversed field needs two copies */
 	if (!(e->arena = malloc(e->arena_cap)) || !(e->dec = malloc(e->dec_cap)) ||
-	    !(e->verify = malloc(s->max_key_len)))
+	    !(e->verify = malloc(s->max_key_len)) || !(e->off = malloc(s->nparts * sizeof *e->off)))
 		goto nomem;
 	*out = e;
 	return 0;
 nomem:
-	rc = rk__err(RK_ENOMEM, "out of memory allocating an encoder");
-fail:
 	rk_encoder_free(e);
-	return rc;
+	return rk__err(RK_ENOMEM, "out of memory allocating an encoder");
 }
 
 void rk_encoder_free(rk_encoder *e)
 {
 	if (!e)
 		return;
-	rk_hasher__free(e->h);
 	for (int d = 0; d < RK_MAX_DEPTH + 2; d++)
 		free(e->sub[d]);
 	free(e->arena);
 	free(e->dec);
 	free(e->verify);
+	free(e->off);
 	free(e);
 }
 
@@ -289,12 +284,48 @@ static int encode_val(rk_wbuf *w, const rk_part *p, const tval *v, const char *f
 	return rk__err(RK_EINVALID, "bad encoding");
 }
 
+/* The hot path: a plain field in the common encodings, straight from the
+ * caller's value. Returns 1 when the part needs the general path. */
+static int put_field(rk_wbuf *w, const rk_part *p, const rk_value *f, rk_type ft)
+{
+	if (!f->present)
+		return 1; /* the general path reports it */
+	switch (p->enc) {
+	case E_TEXT:
+		if (ft == RK_T_STR || ft == RK_T_BYTES) {
+			if (f->v.s.len == 1)
+				return rk_w_byte(w, f->v.s.ptr[0]);
+			return rk_w_put(w, f->v.s.ptr, f->v.s.len);
+		}
+		if (rk_type__is_signed(ft))
+			return rk_codec__put_text_i(w, f->v.i);
+		if (rk_type__is_int(ft))
+			return rk_codec__put_text_u(w, f->v.u);
+		return 1;
+	case E_UINT:
+		if (!rk_type__is_int(ft) || (rk_type__is_signed(ft) && f->v.i < 0) ||
+		    (p->width < 8 && f->v.u >> (p->width * 8)))
+			return 1;
+		return rk_codec__put_uint(w, f->v.u, p->width);
+	case E_INT:
+		if (!rk_type__is_signed(ft) ||
+		    (p->width < 8 && (f->v.i < -(1LL << (p->width * 8 - 1)) || f->v.i >= (1LL << (p->width * 8 - 1)))))
+			return 1;
+		return rk_codec__put_int(w, f->v.i, p->width);
+	case E_ESC:
+		return rk_codec__put_esc(w, f->v.s.ptr, f->v.s.len);
+	default:
+		return 1;
+	}
+}
+
 /* Does `lit` occur in (part bytes ++ lit) before the part's end? Then the
  * decoder would cut the field short: the value contains its own separator. */
 static int lit_inside(const uint8_t *part, size_t n, const uint8_t *lit, size_t ln)
 {
-	for (size_t j = 0; j < n; j++) {
-		size_t k = 0;
+	const uint8_t *at = part, *end = part + n;
+	while (at < end && (at = memchr(at, lit[0], (size_t)(end - at))) != NULL) {
+		size_t j = (size_t)(at - part), k = 1;
 		while (k < ln) {
 			uint8_t c = j + k < n ? part[j + k] : lit[j + k - n];
 			if (c != lit[k])
@@ -303,6 +334,7 @@ static int lit_inside(const uint8_t *part, size_t n, const uint8_t *lit, size_t 
 		}
 		if (k == ln)
 			return 1;
+		at++;
 	}
 	return 0;
 }
@@ -329,13 +361,18 @@ static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t 
 		size_t start = w->len;
 		switch (p->kind) {
 		case P_LIT:
-			rc = rk_w_put(w, p->lit, p->litlen);
+			rc = p->litlen == 1 ? rk_w_byte(w, p->lit[0]) : rk_w_put(w, p->lit, p->litlen);
 			break;
 		case P_VAL: {
-			tval v = {0};
+			if (p->vop == V_FIELD && (rc = put_field(w, p, &fields[p->field], e->s->ftype[p->field])) != 1) {
+				if (rc < 0)
+					return rc == RK_EINVALID ? rk__err_wrap(rc, "field '%s'", e->s->fname[p->field]) : rc;
+			} else {
+				tval v = {0};
+				if ((rc = eval(&v, e, p, fields)) < 0 || (rc = encode_val(w, p, &v, e->s->fname[p->field])) < 0)
+					return rc;
+			}
 			const char *fname = e->s->fname[p->field];
-			if ((rc = eval(&v, e, p, fields)) < 0 || (rc = encode_val(w, p, &v, fname)) < 0)
-				return rc;
 			/* Phoenix strings place their own separator after inverting */
 			if (p->desc && !(p->enc == E_PHX && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES)))
 				rk_codec__invert(w, start);
@@ -356,16 +393,20 @@ static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t 
 				return rc;
 			if (p->kind == P_HASH) {
 				uint8_t d[RK_HASH_MAX_SIZE];
-				if ((rc = rk_hash__digest(d, e->h, p->alg, sw.p, sw.len)) < 0)
+				if ((rc = rk_hash__digest(d, p->alg, sw.p, sw.len)) < 0)
 					return rc;
 				rc = rk_w_put(w, d, rk_hash__size(p->alg));
 			} else if (p->kind == P_HEX) {
 				if (2 * sw.len > w->cap - w->len)
 					return rk_wbuf__overflow(w, 2 * sw.len);
+				/* a local cursor: stores through w->p would make the compiler reload w->len */
+				uint8_t *o = w->p + w->len;
+				const char *dig = hexdig[p->upper];
 				for (size_t i = 0; i < sw.len; i++) {
-					w->p[w->len++] = (uint8_t)hexdig[p->upper][sw.p[i] >> 4];
-					w->p[w->len++] = (uint8_t)hexdig[p->upper][sw.p[i] & 15];
+					o[2 * i] = (uint8_t)dig[sw.p[i] >> 4];
+					o[2 * i + 1] = (uint8_t)dig[sw.p[i] & 15];
 				}
+				w->len += 2 * sw.len;
 			} else {
 				if ((size_t)p->sb > sw.len)
 					return rk__err(RK_EINVALID, "slice [%ld:%ld] of a %zu-byte value: the value is too short",
@@ -379,7 +420,7 @@ static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t 
 			rk_wbuf sw = {e->sub[depth + 1], 0, RK_SUB_MAX};
 			uint8_t d[RK_HASH_MAX_SIZE];
 			if ((rc = enc_template(e, &sw, hp->sub, hp->nsub, fields, depth + 1)) < 0 ||
-			    (rc = rk_hash__digest(d, e->h, hp->alg, sw.p, sw.len)) < 0)
+			    (rc = rk_hash__digest(d, hp->alg, sw.p, sw.len)) < 0)
 				return rc;
 			rc = put_bucket(w, p, rk_hash__bucket(hp->alg, d, p->n));
 			break;
@@ -700,6 +741,27 @@ static const uint8_t *find_lit(const uint8_t *b, size_t n, const uint8_t *lit, s
 	return NULL;
 }
 
+/* When the whole key cannot be re-derived (a field it only hashes), still
+ * check every prefix part whose inputs were recovered. */
+static int verify_parts(rk_encoder *e, const rk_value *out, uint64_t have, const uint8_t *key)
+{
+	const rk_schema *s = e->s;
+	for (size_t k = 0; k < s->nparts; k++) {
+		const rk_part *p = &s->parts[k];
+		if (p->kind != P_HASH && p->kind != P_HEX && p->kind != P_SLICE && p->kind != P_BUCKET)
+			continue;
+		if ((rk_schema__fields_used(p, 1) & ~have) != 0)
+			continue;
+		rk_wbuf w = {e->verify, 0, s->max_key_len};
+		e->arena_len = 0;
+		if (enc_template(e, &w, p, 1, out, 0) < 0 || w.len != (size_t)p->fixed ||
+		    memcmp(w.p, key + e->off[k], w.len))
+			return rk__err(RK_ECORRUPT, "key byte %zu: the key does not match its design "
+			                            "(its prefix is not what its fields produce)", e->off[k]);
+	}
+	return 0;
+}
+
 int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
 {
 	const rk_schema *s = e->s;
@@ -715,6 +777,7 @@ int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
 		const rk_part *p = &s->parts[k];
 		size_t rem = len - pos;
 		const uint8_t *b = key + pos;
+		e->off[k] = pos;
 		if (p->fixed >= 0 && (size_t)p->fixed > rem)
 			return rk__err(RK_ECORRUPT, "key byte %zu: key ends early (part %zu needs %ld bytes, %zu left)", pos,
 			               k + 1, p->fixed, rem);
@@ -777,7 +840,7 @@ int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
 		if (out[i].present)
 			have |= 1ULL << i;
 	if ((s->info.point_get_mask & ~have) != 0)
-		return 0; /* some field is only hashed: the key cannot be re-derived */
+		return verify_parts(e, out, have, key); /* some field is only hashed or bucketed */
 	size_t vlen;
 	e->forced_salt = salt;
 	rc = rk_key_encode(e->verify, s->max_key_len, &vlen, e, out);

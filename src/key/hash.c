@@ -1,53 +1,24 @@
 /*
- * Hash functions for key spreading (see hash.h). OpenSSL digests are fetched
- * once per hasher and the EVP context is reused: fetching per call costs about
- * 3x the digest itself on short inputs.
+ * Hash functions for key spreading (see hash.h).
+ *
+ * MD5 / SHA-1 / SHA-256 use OpenSSL's one-shot low-level functions (MD5(),
+ * SHA1(), SHA256()), deprecated in OpenSSL 3 but present and fastest: keys
+ * hash a few bytes, and per call the EVP route (init + update + final on a
+ * reused context, digest fetched once) measured 1.6x the digest itself on
+ * 16-byte inputs under callgrind (1534 vs 958 instructions), while a fetch
+ * per call costs about 3x. The one-shot functions keep no state, so hashing
+ * is thread-safe without a per-thread context.
  */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "key/hash.h"
 
-#include <openssl/evp.h>
+#include <openssl/md5.h>
+#include <openssl/sha.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "key/error.h"
-
-struct rk_hasher {
-	EVP_MD *md[4]; /* indexed by alg for MD5, SHA1, SHA256 */
-	EVP_MD_CTX *ctx;
-};
-
-int rk_hasher__new(rk_hasher **out)
-{
-	rk_hasher *h = calloc(1, sizeof *h);
-	if (!h)
-		return rk__err(RK_ENOMEM, "out of memory allocating a hasher");
-	static const char *names[4] = {NULL, "MD5", "SHA1", "SHA256"};
-	for (int i = 1; i < 4; i++) {
-		h->md[i] = EVP_MD_fetch(NULL, names[i], NULL);
-		if (!h->md[i]) {
-			rk_hasher__free(h);
-			return rk__err(RK_EIO, "OpenSSL has no %s digest", names[i]);
-		}
-	}
-	h->ctx = EVP_MD_CTX_new();
-	if (!h->ctx) {
-		rk_hasher__free(h);
-		return rk__err(RK_ENOMEM, "out of memory allocating a digest context");
-	}
-	*out = h;
-	return 0;
-}
-
-void rk_hasher__free(rk_hasher *h)
-{
-	if (!h)
-		return;
-	for (int i = 1; i < 4; i++)
-		EVP_MD_free(h->md[i]);
-	EVP_MD_CTX_free(h->ctx);
-	free(h);
-}
 
 static const struct {
 	const char *name;
@@ -138,18 +109,18 @@ static void put_be(uint8_t *out, uint64_t v, int width)
 		out[i] = (uint8_t)v;
 }
 
-int rk_hash__digest(uint8_t *out, rk_hasher *h, rk_hash_alg alg, const uint8_t *in, size_t n)
+int rk_hash__digest(uint8_t *out, rk_hash_alg alg, const uint8_t *in, size_t n)
 {
 	switch (alg) {
 	case RK_HASH_MD5:
-	case RK_HASH_SHA1:
-	case RK_HASH_SHA256: {
-		unsigned len = 0;
-		if (!EVP_DigestInit_ex(h->ctx, h->md[alg], NULL) || !EVP_DigestUpdate(h->ctx, in, n) ||
-		    !EVP_DigestFinal_ex(h->ctx, out, &len))
-			return rk__err(RK_EIO, "OpenSSL %s digest failed", rk_hash__name(alg));
+		MD5(in, n, out);
 		return 0;
-	}
+	case RK_HASH_SHA1:
+		SHA1(in, n, out);
+		return 0;
+	case RK_HASH_SHA256:
+		SHA256(in, n, out);
+		return 0;
 	case RK_HASH_XXH3:
 		put_be(out, XXH3_64bits(in, n), 8);
 		return 0;

@@ -1,6 +1,6 @@
 /*
- * Hash functions for key spreading: MD5, SHA-1, SHA-256 (OpenSSL libcrypto,
- * digests fetched once, contexts reused), XXH3-64 (libxxhash), MurmurHash3
+ * Hash functions for key spreading: MD5, SHA-1, SHA-256 (OpenSSL libcrypto),
+ * XXH3-64 (libxxhash), MurmurHash3
  * x86_32 and Phoenix's 31-based byte hash. Each produces a fixed-size digest
  * (the byte string a key embeds) and a bucket number (digest mod N).
  * Layouts and the bucket rule per hash are in docs/formats.md.
@@ -23,20 +23,13 @@ typedef enum rk_hash_alg {
 
 #define RK_HASH_MAX_SIZE 32
 
-/* Per-thread hashing state (OpenSSL digest objects and a reusable context). */
-typedef struct rk_hasher rk_hasher;
-
-/* Caller owns *out; free with rk_hasher__free. */
-int rk_hasher__new(rk_hasher **out);
-void rk_hasher__free(rk_hasher *h);
-
 /* Parses a hash name ("md5", "xxh3", ...); returns 0 when unknown. */
 rk_hash_alg rk_hash__by_name(const char *name, size_t len);
 const char *rk_hash__name(rk_hash_alg alg);
 size_t rk_hash__size(rk_hash_alg alg);
 
 /* Writes rk_hash__size(alg) bytes of digest to out. */
-int rk_hash__digest(uint8_t *out, rk_hasher *h, rk_hash_alg alg, const uint8_t *in, size_t n);
+int rk_hash__digest(uint8_t *out, rk_hash_alg alg, const uint8_t *in, size_t n);
 
 /* The bucket in [0, n) for a digest of alg (see docs/formats.md). */
 unsigned rk_hash__bucket(rk_hash_alg alg, const uint8_t *digest, unsigned n);

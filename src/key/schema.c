@@ -28,16 +28,6 @@ static const struct {
 	{"ts", RK_T_I64},  {"f64", RK_T_F64}, {"str", RK_T_STR}, {"bytes", RK_T_BYTES},
 };
 
-int rk_type__is_int(rk_type t)
-{
-	return t >= RK_T_U8 && t <= RK_T_I64;
-}
-
-int rk_type__is_signed(rk_type t)
-{
-	return t >= RK_T_I8 && t <= RK_T_I64;
-}
-
 int rk_type__width(rk_type t)
 {
 	switch (t) {
@@ -284,6 +274,16 @@ static void parts_free(rk_part *p, size_t n)
 		parts_free(p[i].sub, p[i].nsub);
 	}
 	free(p);
+}
+
+/* Frees what a part owns (after a failed parse, or a part never pushed). */
+static void part_clear(rk_part *p)
+{
+	free(p->lit);
+	parts_free(p->sub, p->nsub);
+	p->lit = NULL;
+	p->sub = NULL;
+	p->nsub = 0;
 }
 
 static int parts_push(rk_part **arr, size_t *n, const rk_part *p)
@@ -544,15 +544,18 @@ static int parse_part(parser *ps, rk_part *p, int depth, int top)
 			if ((rc = expect_punct(ps, ',')) < 0)
 				return rc;
 			token ht = *t;
-			if ((rc = parse_part(ps, &h, depth + 1, 0)) < 0)
+			if ((rc = parse_part(ps, &h, depth + 1, 0)) < 0) {
+				part_clear(&h);
 				return rc;
+			}
 			if (h.kind != P_HASH) {
-				parts_free(h.sub, h.nsub);
-				free(h.lit);
+				part_clear(&h);
 				return perr(ps, &ht, "bucket() takes a hash as its second argument, e.g. bucket(16, xxh3(user))");
 			}
-			if ((rc = parts_push(&p->sub, &p->nsub, &h)) < 0)
+			if ((rc = parts_push(&p->sub, &p->nsub, &h)) < 0) {
+				part_clear(&h);
 				return rc;
+			}
 		}
 		if (!is_psalt && is_punct(t, ',')) {
 			if ((rc = lex(ps)) < 0)
@@ -590,8 +593,10 @@ suffix:
 		p->kind = P_SLICE;
 		p->line = inner.line;
 		p->col = inner.col;
-		if ((rc = parts_push(&p->sub, &p->nsub, &inner)) < 0)
+		if ((rc = parts_push(&p->sub, &p->nsub, &inner)) < 0) {
+			part_clear(&inner);
 			return rc;
+		}
 		long long a = 0, b = LONG_MAX;
 		if ((rc = lex(ps)) < 0)
 			return rc;
@@ -614,11 +619,9 @@ suffix:
 		} else if (!is_ident(t, "asc")) {
 			return perr(ps, t, "expected asc or desc after ':'");
 		}
-		if (p->kind != P_VAL || p->enc == E_TEXT || p->enc == E_BYTES)
+		if (p->desc && (p->kind != P_VAL || p->enc == E_TEXT || p->enc == E_BYTES))
 			return perr(ps, t, "desc needs a fixed-width or terminated encoding "
 			                   "(u8..u64, i8..i64, f64, dec, esc, ordered, ob, phoenix)");
-		if (!p->desc)
-			return lex(ps);
 		return lex(ps);
 	}
 	return 0;
@@ -641,12 +644,10 @@ static int parse_template(parser *ps, rk_part **out, size_t *nout, int depth, in
 			continue;
 		}
 		rk_part p;
-		rc = parse_part(ps, &p, depth, !until_paren);
-		if (rc < 0) {
+		if ((rc = parse_part(ps, &p, depth, !until_paren)) < 0 || (rc = parts_push(out, nout, &p)) < 0) {
+			part_clear(&p);
 			return rc;
 		}
-		if ((rc = parts_push(out, nout, &p)) < 0)
-			return rc;
 	}
 	if (*nout == 0)
 		return perr(ps, &ps->tok, "expected at least one key part");
@@ -679,6 +680,9 @@ static long digits_of(unsigned n)
 static int derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int depth)
 {
 	int rc;
+	if (depth > RK_MAX_DEPTH)
+		return rk__err(RK_EINVALID, "%s:%d:%d: functions and slices nested deeper than %d", ps->name,
+		               parts[0].line, parts[0].col, RK_MAX_DEPTH);
 	if (depth > s->depth)
 		s->depth = depth;
 	for (size_t i = 0; i < n; i++) {
@@ -753,10 +757,20 @@ static int derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int depth)
 	}
 	if (depth > 0)
 		return 0; /* sub-templates are hashed, never decoded */
+	int spread = 0, seen_field = 0;
 	for (size_t k = 0; k < n; k++) {
 		rk_part *p = &parts[k];
+		if (p->kind == P_BUCKET || p->kind == P_SALT || p->kind == P_PSALT) {
+			if (spread++)
+				return rk__err(RK_EINVALID, "%s:%d:%d: a key has at most one salt or bucket part",
+				               ps->name, p->line, p->col);
+			if (seen_field)
+				return rk__err(RK_EINVALID, "%s:%d:%d: a salt or bucket part must come before the key's fields "
+				               "(it decides where a row lands)", ps->name, p->line, p->col);
+		}
 		if (p->kind != P_VAL)
 			continue;
+		seen_field = 1;
 		int delimited = p->enc == E_TEXT && p->fixed < 0;
 		if (delimited && !p->next_is_lit && p->tail_fixed < 0)
 			return rk__err(RK_EINVALID,

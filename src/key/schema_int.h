@@ -110,8 +110,16 @@ void rk_schema__render(char **buf, size_t *len, size_t *cap, const rk_schema *s,
                        size_t n);
 
 /* Type helpers. */
-int rk_type__is_int(rk_type t);
-int rk_type__is_signed(rk_type t);
+static inline int rk_type__is_int(rk_type t)
+{
+	return t >= RK_T_U8 && t <= RK_T_I64;
+}
+
+static inline int rk_type__is_signed(rk_type t)
+{
+	return t >= RK_T_I8 && t <= RK_T_I64;
+}
+
 int rk_type__width(rk_type t); /* bytes of an integer type, 8 for f64 */
 const char *rk_type__name(rk_type t);
 

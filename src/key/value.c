@@ -28,6 +28,10 @@ int rk_value_parse(rk_value *out, rk_type type, const char *text, size_t len)
 		               rk_type__name(type));
 	memcpy(buf, text, len);
 	buf[len] = 0;
+	/* strto* skip leading space and take '+'; a cell " -1" must not become a u64 */
+	if (!(buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9') ||
+	      (type == RK_T_F64 && (buf[0] == '.' || buf[0] == 'i' || buf[0] == 'I' || buf[0] == 'n' || buf[0] == 'N'))))
+		return rk__err(RK_EINVALID, "'%s' is not a valid %s", buf, rk_type__name(type));
 	char *end;
 	errno = 0;
 	if (type == RK_T_F64) {

@@ -347,6 +347,15 @@ static void test_decode_rejects_wrong_prefix(void **state)
 	assert_int_equal(rk_key_decode(f.out, f.e, f.key, 3), RK_ECORRUPT); /* truncated */
 	fx_close(&f);
 
+	/* a field that is only time-bucketed: the bucket prefix is still checked */
+	fx_open(&f, "fields a:str, b:u32; key bucket(8, md5(a)) a \":\" tbucket(b, 2)");
+	rk_value t[] = {str("x"), u(5)};
+	enc_ok(&f, t);
+	assert_int_equal(rk_key_decode(f.out, f.e, f.key, f.klen), 0);
+	f.key[0] = (uint8_t)((f.key[0] + 3) % 8);
+	assert_int_equal(rk_key_decode(f.out, f.e, f.key, f.klen), RK_ECORRUPT);
+	fx_close(&f);
+
 	fx_open(&f, "fields a:str; key phoenix_salt(4) phoenix(a)");
 	rk_value p[] = {str("row1")};
 	enc_ok(&f, p);
@@ -451,6 +460,8 @@ static void test_value_parse(void **state)
 	assert_true(v.v.u == 255);
 	assert_int_equal(rk_value_parse(&v, RK_T_U8, "256", 3), RK_EINVALID);
 	assert_int_equal(rk_value_parse(&v, RK_T_U32, "-1", 2), RK_EINVALID);
+	assert_int_equal(rk_value_parse(&v, RK_T_U64, " -1", 3), RK_EINVALID); /* strtoull would wrap it */
+	assert_int_equal(rk_value_parse(&v, RK_T_I32, "+5", 2), RK_EINVALID);
 	assert_int_equal(rk_value_parse(&v, RK_T_I16, "-32768", 6), 0);
 	assert_true(v.v.i == -32768);
 	assert_int_equal(rk_value_parse(&v, RK_T_I16, "32768", 5), RK_EINVALID);

@@ -68,10 +68,21 @@ static void test_parse_errors(void **state)
 	expect_error("fields a:str\nflavour x\nkey a", "t.rk:2:1", "expected a directive");
 	expect_error("fields a:u32; option max_key_len=3; key u32(a)", NULL, "shortest key (4 bytes) is over max_key_len 3");
 	expect_error("fields a:str\nkey a:sideways", "t.rk:2:7", "expected asc or desc");
+	rk_schema *asc;
+	assert_int_equal(rk_schema_parse(&asc, "fields a:str; key a:asc", 23, NULL), 0);
+	rk_schema_free(asc);
 	expect_error("fields a:f64\nkey phoenix(a)", "t.rk:2:5", "phoenix() supports");
 	expect_error("fields a:str, b:str\nkey phoenix(a) \"x\" b", "t.rk:2:5", "writes its own 0x00 separator");
 	expect_error("fields a:str\nkey md5(md5(md5(md5(md5(a)))))", "t.rk:2:21", "nested deeper");
 	expect_error("", NULL, "no 'key' line");
+	expect_error("fields a:str\nkey md5(md5(md5(md5(a)[0:1])[0:1])[0:1])[0:1] a", NULL, "nested deeper than 4");
+	expect_error("fields a:str\nkey roundrobin(4) roundrobin(3) a", "t.rk:2:19", "at most one salt or bucket");
+	expect_error("fields a:str\nkey a \":\" bucket(4, md5(a))", "t.rk:2:11", "must come before the key's fields");
+	/* parts that fail half-parsed are freed (ASan checks) */
+	expect_error("fields a:str\nkey md5(a):desc", NULL, "desc needs");
+	expect_error("fields a:str\nkey bucket(4, md5(a), hex) a", NULL, "expected a bucket form");
+	expect_error("fields a:str\nkey md5(a a", NULL, "missing ')'");
+	expect_error("fields id:u64, d:str\nkey HEX(md5(id)) \":\" d \")) \":\" d \":\" id", NULL, "expected asc or desc");
 }
 
 static void test_comments_continuations_and_forms(void **state)
