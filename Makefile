@@ -16,7 +16,7 @@ deps:
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 check: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -26,12 +26,12 @@ demo: build
 
 asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRK_SANITIZE=address,undefined >/dev/null
-	@cmake --build build-asan -j $(JOBS)
+	@cmake --build build-asan -j $(JOBS) -- --no-print-directory
 	@cd build-asan && ctest --output-on-failure -j $(JOBS)
 
 tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DRK_SANITIZE=thread >/dev/null
-	@cmake --build build-tsan -j $(JOBS)
+	@cmake --build build-tsan -j $(JOBS) -- --no-print-directory
 	@cd build-tsan && ctest --output-on-failure -j $(JOBS) -L concurrency
 
 fuzz: deps

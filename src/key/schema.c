@@ -1256,8 +1256,16 @@ int rk_schema_describe(char **out, const rk_schema *s)
 		    spread, in->prefix_len);
 	else
 		cat(&b, &l, &c, "reads       no fan-out: ranges over leading fields are single scans\n");
-	cat(&b, &l, &c, "writes      %s\n",
-	    spread ? "spread by the prefix" : "in key order: a leading timestamp or growing id makes a hotspot");
+	if (spread) {
+		cat(&b, &l, &c, "writes      spread by the prefix\n");
+	} else {
+		const char *lead = NULL;
+		for (size_t i = 0; i < s->nparts && !lead; i++)
+			if (s->parts[i].kind == P_VAL)
+				lead = s->fname[s->parts[i].field];
+		cat(&b, &l, &c, "writes      in order of the leading field '%s': if it grows over time "
+		                "(a timestamp, a sequence id) every new write hits the last region\n", lead ? lead : "?");
+	}
 	cat(&b, &l, &c, "ordered     %s\n",
 	    in->order_preserving ? "yes: key order is field order" : "no: key order differs from field order");
 	if (!b)

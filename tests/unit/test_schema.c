@@ -115,7 +115,7 @@ static void test_comments_continuations_and_forms(void **state)
 	assert_non_null(strstr(d, "schema      messages"));
 	assert_non_null(strstr(d, "key         date \":\" time \":\" id"));
 	assert_non_null(strstr(d, "no fan-out"));
-	assert_non_null(strstr(d, "hotspot"));
+	assert_non_null(strstr(d, "in order of the leading field 'date'"));
 	free(d);
 	rk_schema_free(s);
 }
