@@ -914,10 +914,10 @@ static int local_get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 		goto out_it;
 	}
 	size_t nc = rk_rowasm__finish(&a);
-	rk_metrics__add(&r->metrics, rk_metrics__now_ms(), s->opts.metrics_bucket_ms, 0, nc, 0,
-	                rk_rowbuf__bytes(&rb));
-	rk_metrics__add(&s->servers[srv].metrics, rk_metrics__now_ms(),
-	                s->opts.metrics_bucket_ms, 0, nc, 0, rk_rowbuf__bytes(&rb));
+	int64_t now = rk_metrics__now_ms();
+	uint64_t bytes = rk_rowbuf__bytes(&rb);
+	rk_metrics__add(&r->metrics, now, s->opts.metrics_bucket_ms, 0, nc, 0, bytes);
+	rk_metrics__add(&s->servers[srv].metrics, now, s->opts.metrics_bucket_ms, 0, nc, 0, bytes);
 	if (nc == 0)
 		rc = rk__err(RK_ENOTFOUND, "table %s: row '%s' not found", tb->name,
 		             rk__err_bytes(b1, sizeof b1, row, len));
@@ -959,6 +959,7 @@ typedef struct rk__lscan {
 	size_t rowkey_len, rowkey_cap, rowend_len, rowend_cap;
 	uint8_t *rowraw;
 	size_t rowraw_cap;
+	uint64_t m_cells, m_bytes, m_rows; /* read counters not yet added to metrics */
 	rk__rowbuf buf;
 	rk__rowasm a;
 } rk__lscan;
@@ -997,9 +998,24 @@ static int copy_bytes(uint8_t **dst, const uint8_t *src, size_t len)
 	return 0;
 }
 
+/* Adds the segment's pending read counters to its region and server. */
+static void flush_scan_metrics(rk__lscan *sc)
+{
+	if (!sc->m_cells)
+		return;
+	int64_t now = rk_metrics__now_ms();
+	unsigned b = sc->st->opts.metrics_bucket_ms;
+	rk_metrics__add(&sc->region->metrics, now, b, 0, sc->m_cells, 0, sc->m_bytes);
+	rk_metrics__add(&sc->st->servers[sc->server].metrics, now, b, 0, sc->m_cells, 0,
+	                sc->m_bytes);
+	sc->m_cells = sc->m_bytes = sc->m_rows = 0;
+}
+
 static void local_scan_close(rk_scan *base)
 {
 	rk__lscan *sc = (rk__lscan *)base;
+	if (sc->region)
+		flush_scan_metrics(sc);
 	rk_eiter__free(sc->it);
 	for (size_t i = 0; sc->cols && i < sc->ro.ncolumns; i++) {
 		free((char *)sc->cols[i].family);
@@ -1152,6 +1168,7 @@ static int open_segment(rk__lscan *sc)
 
 static int end_segment(rk__lscan *sc)
 {
+	flush_scan_metrics(sc);
 	int rc = rk_eiter__status(sc->it);
 	rk_eiter__free(sc->it);
 	sc->it = NULL;
@@ -1219,7 +1236,7 @@ static int local_scan_next(const rk_row **out, rk_scan *base)
 			continue;
 		}
 		rk__cellkey ck;
-		if ((rc = rk_cell__decode(&ck, k, kl)) != 0)
+		if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
 			return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
 			                    (unsigned long long)sc->region->id);
 		if (!sc->reverse) {
@@ -1234,7 +1251,7 @@ static int local_scan_next(const rk_row **out, rk_scan *base)
 			sc->rowend_len = pl;
 			rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
 			k = rk_eiter__key(sc->it, &kl);
-			if ((rc = rk_cell__decode(&ck, k, kl)) != 0)
+			if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
 				return rc;
 			if ((rc = read_row(sc, &ck)) != 0)
 				return rc;
@@ -1245,12 +1262,10 @@ static int local_scan_next(const rk_row **out, rk_scan *base)
 		size_t nc = rk_rowasm__finish(&sc->a);
 		if (nc == 0)
 			continue;
-		int64_t now = rk_metrics__now_ms();
-		uint64_t bytes = rk_rowbuf__bytes(&sc->buf);
-		rk_metrics__add(&sc->region->metrics, now, sc->st->opts.metrics_bucket_ms, 0, nc, 0,
-		                bytes);
-		rk_metrics__add(&sc->st->servers[sc->server].metrics, now,
-		                sc->st->opts.metrics_bucket_ms, 0, nc, 0, bytes);
+		sc->m_cells += nc;
+		sc->m_bytes += rk_rowbuf__bytes(&sc->buf);
+		if (++sc->m_rows >= 4096)
+			flush_scan_metrics(sc);
 		sc->returned++;
 		*out = &sc->buf.row;
 		return 0;
