@@ -1,0 +1,316 @@
+/*
+ * rowkey load: read records (CSV, TSV or JSON lines), encode each record's
+ * row key with a schema, and write the record's fields as cells of one
+ * family (qualifier = field name, value = the field's text form), in
+ * batches. Progress on a terminal; a summary at the end. A bad record is
+ * reported with its line and skipped (or, with --strict, stops the load).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/records.h"
+#include "cli/store_cli.h"
+
+#define CMD "load"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: rowkey load [options] TABLE -s SCHEMA [FILE]\n\n"
+	        "Loads records from FILE (default stdin) into TABLE: the row key is the schema's\n"
+	        "key of the record; each field becomes a cell FAMILY:field with its text value.\n\n"
+	        "  --db DIR            store directory (default " RK_CLI_DEFAULT_DB ")\n"
+	        "  -s, --schema S      schema file or inline schema text\n"
+	        "  --format FMT        csv (default), tsv or jsonl\n"
+	        "  --header            the first line names the fields (default: detected)\n"
+	        "  --no-header         fields are positional, in schema order\n"
+	        "  -f, --family F      the family to write (default: the table's first)\n"
+	        "  --batch N           records per write batch (default 1000)\n"
+	        "  --async             do not fsync each batch (see docs/store.md)\n"
+	        "  --strict            stop at the first bad record (exit 1)\n"
+	        "  --seed N            seed for random salts (default 0: reproducible)\n"
+	        "  -q, --quiet         no progress line\n"
+	        "  -h, --help          this help\n");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A batch's byte arena: row keys and values live here until the batch is
+ * applied, so mutations can point into it. Offsets, not pointers, while
+ * filling (the arena may move), fixed up before applying. */
+typedef struct arena {
+	uint8_t *p;
+	size_t len, cap;
+} arena;
+
+static long arena_put(arena *a, const void *src, size_t n)
+{
+	if (a->len + n > a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 1 << 16;
+		while (c < a->len + n)
+			c *= 2;
+		uint8_t *q = realloc(a->p, c);
+		if (!q)
+			return -1;
+		a->p = q;
+		a->cap = c;
+	}
+	memcpy(a->p + a->len, src, n);
+	a->len += n;
+	return (long)(a->len - n);
+}
+
+typedef struct pending {
+	rk_mutation *m;
+	size_t n, cap;
+	size_t *row_off, *val_off;
+	size_t nrecords;
+} pending;
+
+static int flush(rk_table *t, pending *p, arena *a)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		p->m[i].row = a->p + p->row_off[i];
+		p->m[i].value = a->p + p->val_off[i];
+	}
+	int rc = p->n ? rk_table_apply(t, p->m, p->n, NULL) : 0;
+	p->n = 0;
+	p->nrecords = 0;
+	a->len = 0;
+	return rc;
+}
+
+int rk_cli_load(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"db", required_argument, NULL, 'd'},   {"schema", required_argument, NULL, 's'},
+		{"format", required_argument, NULL, 'F'}, {"header", no_argument, NULL, 'H'},
+		{"no-header", no_argument, NULL, 'N'},  {"family", required_argument, NULL, 'f'},
+		{"batch", required_argument, NULL, 'b'}, {"async", no_argument, NULL, 'a'},
+		{"strict", no_argument, NULL, 'S'},     {"seed", required_argument, NULL, 'e'},
+		{"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = RK_CLI_DEFAULT_DB, *schema_arg = NULL, *fmt_arg = "csv", *family = NULL;
+	int header = -1, strict = 0, quiet = 0, c, rc = RK_EXIT_FAIL;
+	uint64_t batch = 1000, seed = 0;
+	rk_store_options so = RK_STORE_OPTIONS_INIT;
+	while ((c = getopt_long(argc, argv, "d:s:f:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 's': schema_arg = optarg; break;
+		case 'F': fmt_arg = optarg; break;
+		case 'H': header = 1; break;
+		case 'N': header = 0; break;
+		case 'f': family = optarg; break;
+		case 'a': so.durability = RK_DURABILITY_ASYNC; break;
+		case 'S': strict = 1; break;
+		case 'q': quiet = 1; break;
+		case 'b':
+			if (rk_cli__parse_u64(&batch, optarg) || batch < 1 || batch > 1000000)
+				return rk_cli_usage_error(CMD, "bad batch size '%s' (1..1000000)", optarg);
+			break;
+		case 'e':
+			if (rk_cli__parse_u64(&seed, optarg))
+				return rk_cli_usage_error(CMD, "bad seed '%s'", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return RK_EXIT_OK;
+		default:
+			return rk_cli_usage_error(CMD, "unknown option");
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		return rk_cli_usage_error(CMD, "expected TABLE [FILE]");
+	if (!schema_arg)
+		return rk_cli_usage_error(CMD, "a schema is required (-s FILE or -s 'fields ...; key ...')");
+	rk_rec_format fmt;
+	if (rk_rec_format_parse(&fmt, fmt_arg) < 0)
+		return rk_cli_usage_error(CMD, "unknown format '%s' (csv, tsv or jsonl)", fmt_arg);
+	const char *table_name = argv[optind];
+	const char *file = argc - optind == 2 ? argv[optind + 1] : NULL;
+
+	rk_schema *schema = NULL;
+	rk_encoder *enc = NULL;
+	rk_store *s = NULL;
+	rk_table *t = NULL;
+	rk_reader rd;
+	int reader_open = 0;
+	FILE *in = stdin;
+	rk_value *values = NULL;
+	uint8_t *key = NULL;
+	char *text = NULL;
+	size_t text_cap = 0;
+	arena a = {0};
+	pending p = {0};
+	uint64_t rows = 0, rejected = 0;
+	double t0 = now_s(), last_progress = 0;
+	int progress = !quiet && isatty(STDERR_FILENO);
+
+	if (rk_schema_load(&schema, schema_arg)) {
+		rk_cli_fail(CMD, "reading the schema");
+		goto out;
+	}
+	size_t nf = rk_schema_nfields(schema), maxkey = rk_schema_max_key_len(schema);
+	if (rk_encoder_new(&enc, schema, seed)) {
+		rk_cli_fail(CMD, "preparing the encoder");
+		goto out;
+	}
+	values = calloc(nf ? nf : 1, sizeof *values);
+	key = malloc(maxkey ? maxkey : 1);
+	p.cap = (size_t)batch * (nf ? nf : 1);
+	p.m = calloc(p.cap, sizeof *p.m);
+	p.row_off = calloc(p.cap, sizeof *p.row_off);
+	p.val_off = calloc(p.cap, sizeof *p.val_off);
+	if (!values || !key || !p.m || !p.row_off || !p.val_off) {
+		fprintf(stderr, "rowkey load: out of memory\n");
+		goto out;
+	}
+	if (file && !(in = fopen(file, "r"))) {
+		fprintf(stderr, "rowkey load: cannot open %s\n", file);
+		goto out;
+	}
+	if (!(s = rk_cli__open_store(CMD, db, 0, &so)))
+		goto out;
+	if (rk_table_open(&t, s, table_name)) {
+		rk_cli_fail(CMD, "opening the table");
+		goto out;
+	}
+	rk_table_info *ti;
+	size_t nt;
+	if (rk_table_list(&ti, &nt, s)) {
+		rk_cli_fail(CMD, "listing tables");
+		goto out;
+	}
+	static char fambuf[RK_MAX_FAMILY_LEN + 1];
+	int fam_ok = 0;
+	for (size_t i = 0; i < nt; i++) {
+		if (strcmp(ti[i].name, table_name))
+			continue;
+		for (size_t f = 0; f < ti[i].nfamilies; f++)
+			if (family ? !strcmp(family, ti[i].families[f].name) : f == 0) {
+				snprintf(fambuf, sizeof fambuf, "%s", ti[i].families[f].name);
+				fam_ok = 1;
+				break;
+			}
+	}
+	rk_table_info_free(ti, nt);
+	if (!fam_ok) {
+		fprintf(stderr, "rowkey load: table %s has no family '%s'\n", table_name,
+		        family ? family : "(none)");
+		goto out;
+	}
+	if (rk_reader_open(&rd, in, fmt, schema, header)) {
+		rk_cli_fail(CMD, "reading the input");
+		goto out;
+	}
+	reader_open = 1;
+	for (;;) {
+		int e = rk_reader_next(&rd, values, schema);
+		if (e == RK_EITEROVER)
+			break;
+		size_t klen = 0;
+		const char *why = NULL;
+		int read_error = e != 0; /* the reader's message names the line itself */
+		if (!e)
+			e = rk_key_encode(key, maxkey, &klen, enc, values);
+		if (!e && (klen == 0 || klen > RK_MAX_ROW_LEN)) {
+			e = klen ? RK_ETOOLONG : RK_EINVALID;
+			why = klen ? "row key over 32767 bytes" : "empty row key";
+		}
+		if (e) {
+			rejected++;
+			if ((strict || rejected <= 10) && read_error)
+				fprintf(stderr, "rowkey load: %s: %s\n", file ? file : "<stdin>",
+				        rk_error_last());
+			else if (strict || rejected <= 10)
+				fprintf(stderr, "rowkey load: %s: line %ld: %s\n", file ? file : "<stdin>",
+				        rd.line, why ? why : rk_error_last());
+			if (rejected == 10 && !strict)
+				fprintf(stderr, "rowkey load: (further rejected records not shown)\n");
+			if (strict)
+				goto out;
+			continue;
+		}
+		long roff = arena_put(&a, key, klen);
+		if (roff < 0)
+			goto nomem;
+		for (size_t i = 0; i < nf; i++) {
+			if (!values[i].present)
+				continue;
+			rk_type ty = rk_schema_field_type(schema, i);
+			size_t need = rk_value_format(text, text_cap, ty, &values[i]) + 1;
+			if (need > text_cap) {
+				char *q = realloc(text, need);
+				if (!q)
+					goto nomem;
+				text = q;
+				text_cap = need;
+				rk_value_format(text, text_cap, ty, &values[i]);
+			}
+			long voff = arena_put(&a, text, need - 1);
+			const char *qual = rk_schema_field_name(schema, i);
+			if (voff < 0)
+				goto nomem;
+			p.row_off[p.n] = (size_t)roff;
+			p.val_off[p.n] = (size_t)voff;
+			p.m[p.n] = (rk_mutation){RK_MUT_PUT, NULL, klen, fambuf, (const uint8_t *)qual,
+			                         strlen(qual), 0, NULL, need - 1};
+			p.n++;
+		}
+		rows++;
+		if (++p.nrecords >= batch) {
+			if (flush(t, &p, &a)) {
+				rk_cli_fail(CMD, "writing a batch");
+				goto out;
+			}
+			if (progress && now_s() - last_progress > 0.25) {
+				last_progress = now_s();
+				fprintf(stderr, "\rloaded %llu rows (%.0f rows/s), %llu rejected",
+				        (unsigned long long)rows, (double)rows / (last_progress - t0),
+				        (unsigned long long)rejected);
+			}
+		}
+	}
+	if (flush(t, &p, &a)) {
+		rk_cli_fail(CMD, "writing a batch");
+		goto out;
+	}
+	double secs = now_s() - t0;
+	if (progress)
+		fprintf(stderr, "\r%60s\r", "");
+	printf("rows %llu, seconds %.2f, rows/s %.0f, rejected %llu\n", (unsigned long long)rows,
+	       secs, secs > 0 ? (double)rows / secs : 0.0, (unsigned long long)rejected);
+	rc = RK_EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "rowkey load: out of memory\n");
+out:
+	if (reader_open)
+		rk_reader_close(&rd);
+	rk_table_close(t);
+	if (s)
+		rc = rk_cli__close_store(CMD, s, rc);
+	if (in && in != stdin)
+		fclose(in);
+	rk_encoder_free(enc);
+	rk_schema_free(schema);
+	free(values);
+	free(key);
+	free(text);
+	free(a.p);
+	free(p.m);
+	free(p.row_off);
+	free(p.val_off);
+	return rc;
+}
