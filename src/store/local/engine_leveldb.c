@@ -14,8 +14,9 @@
 
 /* Under ThreadSanitizer: libleveldb is not instrumented, so TSan sees the
  * memcpy/memcmp its lock-free memtable makes but not the atomics that order
- * them, and reports races inside LevelDB. Suppress reports from inside the
- * library only; races in rowkey's own code are still reported. */
+ * them, and reports races inside LevelDB (and the libstdc++ / snappy code it
+ * calls). Suppress reports from inside those libraries only; races in
+ * rowkey's own code are still reported. */
 #if defined(__SANITIZE_THREAD__)
 #define RK_TSAN 1
 #elif defined(__has_feature)
@@ -27,7 +28,9 @@
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
-	return "called_from_lib:libleveldb.so\n";
+	return "called_from_lib:libleveldb.so\n"
+	       "called_from_lib:libsnappy.so\n"
+	       "called_from_lib:libstdc++.so\n";
 }
 #endif
 
