@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "key/error.h"
+#include "store/bigtable/backend_bt.h"
 
 int rk_store__valid_name(const char *name, size_t max)
 {
@@ -63,6 +64,8 @@ int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 		               opts->n_servers, RK_MAX_SERVERS);
 	if (opts->metrics_bucket_ms == 0)
 		return rk__err(RK_EINVALID, "store %s: metrics bucket of 0 ms", dir);
+	if (rk_bt__is_uri(dir))
+		return rk_bt__store_open(out, dir, opts);
 	return rk_local__open(out, dir, opts);
 }
 

@@ -853,3 +853,127 @@ fail:
 	free(name);
 	return rc;
 }
+
+/* ---- GetTable: the column families ---- */
+
+/* The version limit a GC rule puts on a column: -1 for none. Hostile input:
+ * nesting is bounded. */
+static int gc_versions(const Rkbt__GcRule *r, int depth)
+{
+	if (!r || depth > 16)
+		return -1;
+	switch (r->rule_case) {
+	case RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS:
+		return r->max_num_versions > 0 ? r->max_num_versions : -1;
+	case RKBT__GC_RULE__RULE_UNION: {
+		/* a cell goes when any rule says so: the smallest limit holds */
+		int best = -1;
+		for (size_t i = 0; i < r->union_->n_rules; i++) {
+			int v = gc_versions(r->union_->rules[i], depth + 1);
+			if (v > 0 && (best < 0 || v < best))
+				best = v;
+		}
+		return best;
+	}
+	case RKBT__GC_RULE__RULE_INTERSECTION: {
+		/* a cell goes only when every rule says so: the largest limit holds,
+		 * and a rule without one lifts the limit */
+		int best = -1;
+		for (size_t i = 0; i < r->intersection->n_rules; i++) {
+			int v = gc_versions(r->intersection->rules[i], depth + 1);
+			if (v < 0)
+				return -1;
+			if (v > best)
+				best = v;
+		}
+		return best;
+	}
+	default:
+		return -1;
+	}
+}
+
+static int cmp_family(const void *a, const void *b)
+{
+	return strcmp(((const rk_bt_family *)a)->name, ((const rk_bt_family *)b)->name);
+}
+
+void rk_bt__families_free(rk_bt_family *f, size_t count)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free((char *)f[i].name);
+	free(f);
+}
+
+int rk_bt__table_families(rk_bt_family **out, size_t *count, rk_bt_client *c, const char *table)
+{
+	char what[128];
+	snprintf(what, sizeof what, "bigtable GetTable %.60s", table ? table : "");
+	char *name;
+	int rc = rk_bt__table_name(&name, c, table);
+	if (rc < 0)
+		return rc;
+	Rkbt__GetTableRequest req;
+	rkbt__get_table_request__init(&req);
+	req.name = name;
+	req.view = RKBT__TABLE__VIEW__SCHEMA_VIEW;
+	size_t len = rkbt__get_table_request__get_packed_size(&req);
+	uint8_t *buf = malloc(len ? len : 1), *resp = NULL;
+	size_t resp_len = 0, n = 0;
+	rk_bt_family *v = NULL;
+	Rkbt__Table *t = NULL;
+	if (!buf) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	rkbt__get_table_request__pack(&req, buf);
+	rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_GET_TABLE, buf, len, NULL,
+	                  rk_bt__deadline(c->opts.timeout_ms), what);
+	if (rc < 0)
+		goto done;
+	t = rkbt__table__unpack(NULL, resp_len, resp);
+	if (!t) {
+		rc = rk__err(RK_ECORRUPT, "%s: the response does not parse as a Table", what);
+		goto done;
+	}
+	v = calloc(t->n_column_families + 1, sizeof *v);
+	if (!v) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	for (size_t i = 0; i < t->n_column_families; i++) {
+		const Rkbt__Table__ColumnFamiliesEntry *e = t->column_families[i];
+		if (!e->key || !id_ok(e->key, 64, 1)) {
+			rc = rk__err(RK_ECORRUPT, "%s: the server named a family '%.80s' that is not a "
+			             "valid family name", what, e->key ? e->key : "(null)");
+			goto done;
+		}
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(v[j].name, e->key)) {
+				rc = rk__err(RK_ECORRUPT, "%s: family %s listed twice", what, e->key);
+				goto done;
+			}
+		v[n].name = strdup(e->key);
+		if (!v[n].name) {
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+			goto done;
+		}
+		v[n].max_versions = gc_versions(e->value ? e->value->gc_rule : NULL, 0);
+		n++;
+	}
+	qsort(v, n, sizeof *v, cmp_family);
+	*out = v;
+	*count = n;
+	v = NULL;
+	n = 0;
+done:
+	rk_bt__families_free(v, n);
+	if (t)
+		rkbt__table__free_unpacked(t, NULL);
+	free(resp);
+	free(buf);
+	free(name);
+	return rc;
+}

@@ -21,6 +21,7 @@
 #define RK_BT_M_CREATE_TABLE "/google.bigtable.admin.v2.BigtableTableAdmin/CreateTable"
 #define RK_BT_M_DELETE_TABLE "/google.bigtable.admin.v2.BigtableTableAdmin/DeleteTable"
 #define RK_BT_M_LIST_TABLES "/google.bigtable.admin.v2.BigtableTableAdmin/ListTables"
+#define RK_BT_M_GET_TABLE "/google.bigtable.admin.v2.BigtableTableAdmin/GetTable"
 
 #define RK_BT_MAX_KEY 4096 /* Bigtable's row key limit */
 
