@@ -167,6 +167,63 @@ int rk_key_decode(rk_value *out, rk_encoder *enc, const uint8_t *key, size_t len
  * returns a negative error. */
 int rk_key_bucket(const rk_encoder *enc, const uint8_t *key, size_t len);
 
+/* ---- query planning ---- */
+
+/* A predicate over a schema's fields (docs/schema.md, "Queries"): conditions
+ * joined with AND, each `field OP value` with OP one of = < <= > >=, or
+ * `field IN (v, ...)`, `field BETWEEN a AND b`, `field PREFIX 'text'`.
+ * Strings are quoted with ' or ". */
+typedef struct rk_predicate rk_predicate;
+
+/* Parses predicate text against a schema. The caller owns *out and frees it
+ * with rk_predicate_free. Errors (unknown field, a value that is not of the
+ * field's type, a range that cannot match) are RK_EINVALID naming the column
+ * and the token. An empty text is the predicate that matches everything. */
+int rk_predicate_parse(rk_predicate **out, const rk_schema *schema, const char *text, size_t len);
+void rk_predicate_free(rk_predicate *pred);
+
+/* 1 when decoded field values satisfy every condition, else 0. A condition
+ * on a field that is absent (not recoverable from the key) counts as met:
+ * the key ranges already enforced what they could of it. */
+int rk_predicate_match(const rk_predicate *pred, const rk_value *fields);
+
+/* A row range: start inclusive, stop exclusive; stop_len 0 means unbounded.
+ * `bucket` is the salt bucket the range reads, or -1. */
+typedef struct rk_key_range {
+	uint8_t *start;
+	size_t start_len;
+	uint8_t *stop;
+	size_t stop_len;
+	int bucket;
+} rk_key_range;
+
+typedef enum rk_plan_kind {
+	RK_PLAN_GETS = 1,      /* every key is known: point gets */
+	RK_PLAN_RANGES = 2,    /* row ranges, as tight as the bound leading fields allow */
+	RK_PLAN_FULL_SCAN = 3  /* no leading field is bound: read everything */
+} rk_plan_kind;
+
+typedef struct rk_plan {
+	rk_plan_kind kind;
+	rk_key_range *ranges; /* GETS: start = the key, stop = NULL; FULL_SCAN: one unbounded range */
+	size_t nranges;
+	int residual;       /* 1: some conditions are checked on decoded rows, not by the ranges */
+	int merge;          /* 1: ranges come from several buckets; logical order needs a merge */
+	unsigned buckets;   /* the design's bucket count (1 = none) */
+	unsigned prefix_len;/* bytes of spread prefix to strip for logical order */
+	char *explain;      /* the plan in words */
+} rk_plan;
+
+/* Plans a predicate: point gets, the minimal set of row ranges (one per salt
+ * bucket when the salt cannot be computed), or a full scan, plus whether a
+ * residual filter is needed. The caller owns *out; free with rk_plan_free.
+ * RK_ETOOLONG when IN lists would expand past 65536 keys or ranges. */
+int rk_plan_build(rk_plan **out, const rk_schema *schema, const rk_predicate *pred);
+void rk_plan_free(rk_plan *plan);
+
+/* The plan as one JSON object; the caller frees *out with free(). */
+int rk_plan_json(char **out, const rk_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif

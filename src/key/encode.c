@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "key/codec.h"
+#include "key/encode_int.h"
 #include "key/error.h"
 #include "key/hash.h"
 #include "key/schema_int.h"
@@ -468,6 +469,21 @@ int rk_key_encode(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *e, const
 		return rc;
 	*outlen = w.len;
 	return 0;
+}
+
+int rk_key__encode_part(rk_encoder *e, rk_wbuf *w, const rk_part *p, const rk_value *fields)
+{
+	e->arena_len = 0;
+	return enc_template(e, w, p, 1, fields, 0);
+}
+
+int rk_key__encode_salted(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *e, const rk_value *fields,
+                          int salt)
+{
+	e->forced_salt = salt;
+	int rc = rk_key_encode(out, cap, outlen, e, fields);
+	e->forced_salt = -1;
+	return rc;
 }
 
 /* ---- decoding ---- */

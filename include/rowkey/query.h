@@ -1,0 +1,59 @@
+/*
+ * rowkey/query.h: running a planned query (rk_plan_build in key.h) against a
+ * table (store.h): point gets, or one scan stream per salt bucket read in
+ * parallel and merged in logical key order (the key without its salt or
+ * bucket prefix), decoded through the schema and filtered by the residual
+ * predicate, with the limit applied after the merge.
+ */
+#ifndef ROWKEY_QUERY_H
+#define ROWKEY_QUERY_H
+
+#include <rowkey/key.h>
+#include <rowkey/store.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rk_query_options {
+	uint64_t limit;     /* most rows returned, after the merge and the filter (0: all) */
+	int unordered;      /* 1: stream rows as they arrive, no merge */
+	int reverse;        /* 1: descending logical order */
+	rk_read_options read; /* columns, versions, time range of the cells returned */
+} rk_query_options;
+
+#define RK_QUERY_OPTIONS_INIT { 0, 0, 0, RK_READ_OPTIONS_INIT }
+
+typedef struct rk_query rk_query;
+
+/* One result: the stored row and its key decoded into the schema's fields.
+ * Both are borrowed from the query: valid until the next rk_query_next or
+ * rk_query_close. */
+typedef struct rk_query_row {
+	const rk_row *row;
+	const rk_value *fields;
+} rk_query_row;
+
+/* Starts a query. Borrows table, schema, plan and predicate, which must
+ * outlive the query. Scan streams start reading at once, each in its own
+ * thread, holding at most a small fixed number of rows ahead. The caller owns
+ * *out and frees it with rk_query_close. RK_EINVALID for a plan that needs
+ * more than 256 parallel streams in ordered mode. */
+int rk_query_open(rk_query **out, rk_table *table, const rk_schema *schema, const rk_plan *plan,
+                  const rk_predicate *pred, const rk_query_options *opts);
+
+/* The next result, or RK_EITEROVER. A stored row whose key does not decode
+ * under the schema is RK_ECORRUPT naming the key; a failed read returns its
+ * error. */
+int rk_query_next(rk_query_row *out, rk_query *q);
+
+/* Rows read from the store so far (before the residual filter). */
+uint64_t rk_query_rows_read(const rk_query *q);
+
+/* Stops the streams and frees the query. */
+void rk_query_close(rk_query *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

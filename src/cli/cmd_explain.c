@@ -1,0 +1,171 @@
+/*
+ * rowkey explain: the plan for a predicate under a schema, in words and as
+ * JSON: point gets, row ranges (one per salt bucket when the salt cannot be
+ * computed) or a full scan, the residual filter, and with --db/--table the
+ * regions the ranges touch in that table's current region map.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rowkey/key.h>
+#include <rowkey/store.h>
+
+#include "cli/cli.h"
+#include "cli/records.h"
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: rowkey explain -s SCHEMA --where PREDICATE [--db DIR --table T] [--json]\n\n"
+	           "Shows how a query over a key design is read.\n\n"
+	           "  -s, --schema SCHEMA   schema file or schema text\n"
+	           "  -w, --where PRED      conditions joined by AND: field = v, field IN (v, ...),\n"
+	           "                        field < v (<=, >, >=), field BETWEEN a AND b, field PREFIX 's'\n"
+	           "      --db DIR          a store, to count the regions the plan touches\n"
+	           "      --table T         the table in that store\n"
+	           "      --json            the plan as one JSON object\n"
+	           "  -h, --help            this help\n");
+}
+
+static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : (al > bl) - (al < bl);
+}
+
+/* Regions overlapping at least one range (gets: holding at least one key). */
+static size_t regions_touched(const rk_plan *plan, const rk_region_info *reg, size_t nreg)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < nreg; r++) {
+		for (size_t i = 0; i < plan->nranges; i++) {
+			const rk_key_range *k = &plan->ranges[i];
+			const uint8_t *stop = k->stop;
+			size_t stop_len = k->stop_len;
+			int is_get = plan->kind == RK_PLAN_GETS;
+			/* range [start, stop) overlaps region [rs, re) */
+			int before_end = !reg[r].end || key_cmp(k->start, k->start_len, reg[r].end, reg[r].end_len) < 0;
+			int after_start = is_get ? key_cmp(k->start, k->start_len, reg[r].start, reg[r].start_len) >= 0
+			                         : (!stop || key_cmp(stop, stop_len, reg[r].start, reg[r].start_len) > 0);
+			if (before_end && after_start) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+int rk_cli_explain(int argc, char **argv)
+{
+	const char *schema_arg = NULL, *where = "", *db = NULL, *table = NULL;
+	int json = 0, c;
+	static const struct option opts[] = {
+		{"schema", required_argument, 0, 's'}, {"where", required_argument, 0, 'w'},
+		{"db", required_argument, 0, 'd'},     {"table", required_argument, 0, 't'},
+		{"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': schema_arg = optarg; break;
+		case 'w': where = optarg; break;
+		case 'd': db = optarg; break;
+		case 't': table = optarg; break;
+		case 'j': json = 1; break;
+		case 'h': help(stdout); return RK_EXIT_OK;
+		default: help(stderr); return RK_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return rk_cli_usage_error("explain", "unexpected argument '%s'", argv[optind]);
+	if (!schema_arg)
+		return rk_cli_usage_error("explain", "a schema is required (-s SCHEMA)");
+	if (!db != !table)
+		return rk_cli_usage_error("explain", "--db and --table go together");
+
+	int status = RK_EXIT_FAIL;
+	rk_schema *s = NULL;
+	rk_predicate *pred = NULL;
+	rk_plan *plan = NULL;
+	rk_store *store = NULL;
+	rk_region_info *reg = NULL;
+	size_t nreg = 0;
+	char *js = NULL;
+	if (rk_schema_load(&s, schema_arg) < 0) {
+		rk_cli_fail("explain", "schema");
+		goto done;
+	}
+	if (rk_predicate_parse(&pred, s, where, strlen(where)) < 0) {
+		fprintf(stderr, "rowkey explain: %s\n", rk_error_last());
+		goto done;
+	}
+	if (rk_plan_build(&plan, s, pred) < 0) {
+		rk_cli_fail("explain", "plan");
+		goto done;
+	}
+	if (db) {
+		rk_store_options o = RK_STORE_OPTIONS_INIT;
+		o.create_if_missing = 0;
+		o.background_splits = 0;
+		if (rk_store_open(&store, db, &o) < 0 || rk_store_regions(&reg, &nreg, store, table) < 0) {
+			rk_cli_fail("explain", db);
+			goto done;
+		}
+	}
+	size_t touched = db ? regions_touched(plan, reg, nreg) : 0;
+	if (json) {
+		if (rk_plan_json(&js, plan) < 0) {
+			rk_cli_fail("explain", "json");
+			goto done;
+		}
+		if (db)
+			js[strlen(js) - 1] = 0; /* drop the closing brace to add the region figures */
+		fputs(js, stdout);
+		if (db)
+			printf(",\"regions\":%zu,\"regions_touched\":%zu}", nreg, touched);
+		putchar('\n');
+	} else {
+		static const char *kinds[] = {"", "point gets", "row ranges", "full scan"};
+		printf("plan        %s\n", kinds[plan->kind]);
+		printf("why         %s\n", plan->explain);
+		if (plan->kind == RK_PLAN_GETS) {
+			printf("gets        %zu\n", plan->nranges);
+			for (size_t i = 0; i < plan->nranges && i < 20; i++) {
+				printf("  ");
+				rk_write_escaped(stdout, plan->ranges[i].start, plan->ranges[i].start_len);
+				putchar('\n');
+			}
+		} else {
+			printf("ranges      %zu%s\n", plan->nranges, plan->merge ? " (merged in logical order)" : "");
+			for (size_t i = 0; i < plan->nranges && i < 20; i++) {
+				const rk_key_range *r = &plan->ranges[i];
+				printf("  [");
+				rk_write_escaped(stdout, r->start, r->start_len);
+				printf(", ");
+				if (r->stop)
+					rk_write_escaped(stdout, r->stop, r->stop_len);
+				else
+					printf("(end)");
+				printf(")");
+				if (r->bucket >= 0)
+					printf("  bucket %d", r->bucket);
+				putchar('\n');
+			}
+		}
+		if (plan->nranges > 20)
+			printf("  ... %zu more\n", plan->nranges - 20);
+		printf("residual    %s\n", plan->residual ? "yes: rows are decoded and filtered" : "no");
+		if (db)
+			printf("regions     %zu of %zu in table %s\n", touched, nreg, table);
+	}
+	status = RK_EXIT_OK;
+done:
+	free(js);
+	rk_region_info_free(reg, nreg);
+	if (store)
+		rk_store_close(store);
+	rk_plan_free(plan);
+	rk_predicate_free(pred);
+	rk_schema_free(s);
+	return status;
+}

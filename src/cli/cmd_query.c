@@ -1,0 +1,213 @@
+/*
+ * rowkey query: plan a predicate under a schema and read the matching rows of
+ * a table, decoded into fields, in logical key order (merged across salt
+ * buckets) unless --unordered. Prints TSV (fields, then family:qualifier
+ * cells) or JSON lines.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rowkey/query.h>
+
+#include "cli/cli.h"
+#include "cli/records.h"
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: rowkey query -s SCHEMA [--db DIR] --table T [--where PRED] [--limit N]\n"
+	           "                    [--columns FAM[:QUAL],...] [--format tsv|jsonl] [--unordered] [--reverse]\n\n"
+	           "Reads the rows of a table that match a predicate, decoded through the schema.\n\n"
+	           "  -s, --schema SCHEMA   schema file or schema text (the table's key design)\n"
+	           "      --db DIR          the store (default ./rowkey-data)\n"
+	           "  -t, --table T         the table\n"
+	           "  -w, --where PRED      conditions joined by AND (see rowkey explain --help)\n"
+	           "  -n, --limit N         at most N rows, counted after the merge and the filter\n"
+	           "  -c, --columns LIST    only these columns: FAMILY or FAMILY:QUALIFIER, comma-separated\n"
+	           "  -f, --format FMT      tsv (default, with a header) or jsonl\n"
+	           "      --unordered       stream rows as they arrive from the buckets (no merge)\n"
+	           "      --reverse         descending logical order\n"
+	           "  -h, --help            this help\n");
+}
+
+static void print_value(rk_type t, const rk_value *v, int json)
+{
+	if (!v->present) {
+		if (json)
+			fputs("null", stdout);
+		return;
+	}
+	if (t == RK_T_STR || t == RK_T_BYTES) {
+		if (json)
+			rk_write_json_string(stdout, v->v.s.ptr, v->v.s.len);
+		else
+			rk_write_escaped(stdout, v->v.s.ptr, v->v.s.len);
+		return;
+	}
+	char buf[64];
+	rk_value_format(buf, sizeof buf, t, v);
+	fputs(buf, stdout);
+}
+
+int rk_cli_query(int argc, char **argv)
+{
+	const char *schema_arg = NULL, *db = "./rowkey-data", *table_name = NULL, *where = "", *cols = NULL,
+	           *fmt = "tsv";
+	rk_query_options qo = RK_QUERY_OPTIONS_INIT;
+	int c;
+	static const struct option opts[] = {
+		{"schema", required_argument, 0, 's'}, {"db", required_argument, 0, 'd'},
+		{"table", required_argument, 0, 't'},  {"where", required_argument, 0, 'w'},
+		{"limit", required_argument, 0, 'n'},  {"columns", required_argument, 0, 'c'},
+		{"format", required_argument, 0, 'f'}, {"unordered", no_argument, 0, 'U'},
+		{"reverse", no_argument, 0, 'R'},      {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:t:w:n:c:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': schema_arg = optarg; break;
+		case 'd': db = optarg; break;
+		case 't': table_name = optarg; break;
+		case 'w': where = optarg; break;
+		case 'n': {
+			char *end;
+			qo.limit = strtoull(optarg, &end, 10);
+			if (*end || optarg[0] == '-')
+				return rk_cli_usage_error("query", "--limit takes a whole number, not '%s'", optarg);
+			break;
+		}
+		case 'c': cols = optarg; break;
+		case 'f': fmt = optarg; break;
+		case 'U': qo.unordered = 1; break;
+		case 'R': qo.reverse = 1; break;
+		case 'h': help(stdout); return RK_EXIT_OK;
+		default: help(stderr); return RK_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return rk_cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
+	if (!schema_arg || !table_name)
+		return rk_cli_usage_error("query", "a schema (-s) and a table (--table) are required");
+	int json = !strcmp(fmt, "jsonl") || !strcmp(fmt, "json");
+	if (!json && strcmp(fmt, "tsv"))
+		return rk_cli_usage_error("query", "unknown format '%s' (tsv, jsonl)", fmt);
+
+	int status = RK_EXIT_FAIL, rc;
+	rk_schema *s = NULL;
+	rk_predicate *pred = NULL;
+	rk_plan *plan = NULL;
+	rk_store *store = NULL;
+	rk_table *table = NULL;
+	rk_query *q = NULL;
+	char *colbuf = NULL;
+	rk_column columns[64];
+	size_t ncols = 0;
+	if (cols) {
+		if (!(colbuf = strdup(cols)))
+			goto done;
+		for (char *tok = strtok(colbuf, ","); tok; tok = strtok(NULL, ",")) {
+			if (ncols == 64) {
+				rk_cli_usage_error("query", "more than 64 columns");
+				status = RK_EXIT_USAGE;
+				goto done;
+			}
+			char *colon = strchr(tok, ':');
+			columns[ncols].family = tok;
+			columns[ncols].qualifier = NULL;
+			columns[ncols].qualifier_len = 0;
+			if (colon) {
+				*colon = 0;
+				columns[ncols].qualifier = (const uint8_t *)colon + 1;
+				columns[ncols].qualifier_len = strlen(colon + 1);
+			}
+			ncols++;
+		}
+		qo.read.columns = columns;
+		qo.read.ncolumns = ncols;
+	}
+	if (rk_schema_load(&s, schema_arg) < 0) {
+		rk_cli_fail("query", "schema");
+		goto done;
+	}
+	if (rk_predicate_parse(&pred, s, where, strlen(where)) < 0) {
+		fprintf(stderr, "rowkey query: %s\n", rk_error_last());
+		status = RK_EXIT_USAGE;
+		goto done;
+	}
+	if (rk_plan_build(&plan, s, pred) < 0) {
+		rk_cli_fail("query", "plan");
+		goto done;
+	}
+	rk_store_options so = RK_STORE_OPTIONS_INIT;
+	so.create_if_missing = 0;
+	if (rk_store_open(&store, db, &so) < 0) {
+		rk_cli_fail("query", db);
+		goto done;
+	}
+	if (rk_table_open(&table, store, table_name) < 0) {
+		rk_cli_fail("query", table_name);
+		goto done;
+	}
+	if (rk_query_open(&q, table, s, plan, pred, &qo) < 0) {
+		rk_cli_fail("query", table_name);
+		goto done;
+	}
+	size_t nf = rk_schema_nfields(s);
+	if (!json) {
+		for (size_t i = 0; i < nf; i++)
+			printf("%s\t", rk_schema_field_name(s, i));
+		printf("cells\n");
+	}
+	rk_query_row r;
+	while ((rc = rk_query_next(&r, q)) == 0) {
+		if (json)
+			putchar('{');
+		for (size_t i = 0; i < nf; i++) {
+			if (json)
+				printf("%s\"%s\":", i ? "," : "", rk_schema_field_name(s, i));
+			print_value(rk_schema_field_type(s, i), &r.fields[i], json);
+			if (!json)
+				putchar('\t');
+		}
+		if (json)
+			printf(",\"cells\":{");
+		for (size_t k = 0; k < r.row->ncells; k++) {
+			const rk_cell *cell = &r.row->cells[k];
+			if (json) {
+				size_t fl = strlen(cell->family);
+				uint8_t name[512];
+				size_t nl = 0;
+				memcpy(name, cell->family, fl < 200 ? fl : 200);
+				nl = fl < 200 ? fl : 200;
+				name[nl++] = ':';
+				size_t ql = cell->qualifier_len < 300 ? cell->qualifier_len : 300;
+				memcpy(name + nl, cell->qualifier, ql);
+				nl += ql;
+				printf("%s", k ? "," : "");
+				rk_write_json_string(stdout, name, nl);
+				putchar(':');
+				rk_write_json_string(stdout, cell->value, cell->value_len);
+			} else {
+				printf("%s%s:", k ? " " : "", cell->family);
+				rk_write_escaped(stdout, cell->qualifier, cell->qualifier_len);
+				putchar('=');
+				rk_write_escaped(stdout, cell->value, cell->value_len);
+			}
+		}
+		puts(json ? "}}" : "");
+	}
+	if (rc != RK_EITEROVER) {
+		rk_cli_fail("query", table_name);
+		goto done;
+	}
+	status = fflush(stdout) == 0 ? RK_EXIT_OK : RK_EXIT_FAIL;
+done:
+	rk_query_close(q);
+	rk_table_close(table);
+	if (store)
+		rk_store_close(store);
+	rk_plan_free(plan);
+	rk_predicate_free(pred);
+	rk_schema_free(s);
+	free(colbuf);
+	return status;
+}

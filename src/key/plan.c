@@ -1,0 +1,1194 @@
+/*
+ * The query planner: from a predicate over a schema's fields to point gets,
+ * the minimal set of row ranges, or a full scan.
+ *
+ * The idea: walk the key template left to right, carrying a set of known key
+ * prefixes ("states"). A literal extends every prefix; a part whose inputs
+ * are bound by = or IN extends each prefix once per value combination; a
+ * salt or bucket that cannot be computed forks every prefix once per bucket.
+ * The first part that is not fully bound ends the walk: if it is bound by a
+ * range or a string prefix and its encoding preserves order, each prefix
+ * becomes a tight range; otherwise each prefix becomes "everything under this
+ * prefix". When every part was bound, the prefixes are whole keys: gets.
+ *
+ * What it deliberately does not do: read data, or know regions (the caller
+ * maps ranges onto a table's region map to estimate regions touched).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "key/codec.h"
+#include "key/encode_int.h"
+#include "key/error.h"
+#include "key/schema_int.h"
+
+#define RK_PLAN_MAX 65536 /* keys or ranges a plan may expand to */
+
+/* ---- predicates ---- */
+
+typedef enum { C_EQ = 1, C_IN, C_LT, C_LE, C_GT, C_GE, C_BETWEEN, C_PREFIX } cond_op;
+
+typedef struct {
+	int field;
+	cond_op op;
+	rk_value *vals; /* owned copies (strings point into `store`) */
+	size_t nvals;
+	int col;        /* where it was written */
+} cond;
+
+struct rk_predicate {
+	const rk_schema *s;
+	cond *conds;
+	size_t nconds;
+	char *store; /* copied string literals */
+	size_t store_len, store_cap;
+};
+
+void rk_predicate_free(rk_predicate *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nconds; i++)
+		free(p->conds[i].vals);
+	free(p->conds);
+	free(p->store);
+	free(p);
+}
+
+typedef struct {
+	const char *src, *cur, *end;
+	const char *tok;
+	size_t toklen;
+	int kind; /* 'i' ident, 'n' number, 's' string, 'p' punct, 0 end */
+	char sval[1024];
+	size_t slen;
+} plex;
+
+static int plex_next(plex *l)
+{
+	const char *c = l->cur;
+	while (c < l->end && (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r'))
+		c++;
+	l->tok = c;
+	if (c >= l->end) {
+		l->kind = 0;
+		l->toklen = 0;
+		l->cur = c;
+		return 0;
+	}
+	if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_') {
+		while (c < l->end && ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_' ||
+		                      (*c >= '0' && *c <= '9')))
+			c++;
+		l->kind = 'i';
+	} else if ((*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == '.') {
+		c++;
+		while (c < l->end && ((*c >= '0' && *c <= '9') || *c == '.' || *c == 'e' || *c == 'E' ||
+		                      ((*c == '-' || *c == '+') && (c[-1] == 'e' || c[-1] == 'E'))))
+			c++;
+		l->kind = 'n';
+	} else if (*c == '\'' || *c == '"') {
+		char q = *c++;
+		l->slen = 0;
+		while (c < l->end && *c != q) {
+			if (*c == '\\' && c + 1 < l->end)
+				c++;
+			if (l->slen >= sizeof l->sval)
+				return rk__err(RK_EINVALID, "where: column %d: string longer than %zu bytes",
+				               (int)(l->tok - l->src) + 1, sizeof l->sval);
+			l->sval[l->slen++] = *c++;
+		}
+		if (c >= l->end)
+			return rk__err(RK_EINVALID, "where: column %d: unterminated string", (int)(l->tok - l->src) + 1);
+		c++;
+		l->kind = 's';
+	} else if ((*c == '<' || *c == '>' || *c == '=' || *c == '!') && c + 1 < l->end && c[1] == '=') {
+		c += 2;
+		l->kind = 'p';
+	} else if (strchr("=<>(),", *c)) {
+		c++;
+		l->kind = 'p';
+	} else {
+		return rk__err(RK_EINVALID, "where: column %d: unexpected character '%c'", (int)(c - l->src) + 1, *c);
+	}
+	l->toklen = (size_t)(c - l->tok);
+	l->cur = c;
+	return 0;
+}
+
+static int tok_is(const plex *l, const char *w)
+{
+	size_t n = strlen(w);
+	if (l->toklen != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char a = l->tok[i], b = w[i];
+		if (a >= 'a' && a <= 'z')
+			a = (char)(a - 32);
+		if (b >= 'a' && b <= 'z')
+			b = (char)(b - 32);
+		if (a != b)
+			return 0;
+	}
+	return 1;
+}
+
+static int perr(const plex *l, const char *fmt, ...) RK_PRINTF(2, 3);
+static int perr(const plex *l, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (l->kind == 0)
+		return rk__err(RK_EINVALID, "where: column %d: %s (at the end)", (int)(l->tok - l->src) + 1, msg);
+	return rk__err(RK_EINVALID, "where: column %d: %s (at '%.*s')", (int)(l->tok - l->src) + 1, msg,
+	               (int)(l->toklen > 40 ? 40 : l->toklen), l->tok);
+}
+
+/* Copies a string value into the predicate's store; returns its offset. */
+static int store_add(rk_predicate *p, size_t *off, const char *s, size_t n)
+{
+	if (p->store_len + n > p->store_cap) {
+		size_t cap = (p->store_cap + n) * 2 + 64;
+		char *ns = realloc(p->store, cap);
+		if (!ns)
+			return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+		p->store = ns;
+		p->store_cap = cap;
+	}
+	memcpy(p->store + p->store_len, s, n);
+	*off = p->store_len;
+	p->store_len += n;
+	return 0;
+}
+
+/* Reads one literal of the field's type. String offsets are fixed up later
+ * (the store may move): s.ptr holds the offset until then. */
+static int parse_literal(rk_predicate *p, plex *l, rk_value *out, int field)
+{
+	rk_type t = p->s->ftype[field];
+	const char *fname = p->s->fname[field];
+	int is_str = t == RK_T_STR || t == RK_T_BYTES;
+	if (l->kind != 'n' && l->kind != 's')
+		return perr(l, "expected a value for '%s'", fname);
+	if (is_str) {
+		if (l->kind != 's')
+			return perr(l, "'%s' is %s: quote the value", fname, rk_type__name(t));
+		size_t off = 0;
+		int rc = store_add(p, &off, l->sval, l->slen);
+		if (rc < 0)
+			return rc;
+		out->present = 1;
+		out->v.s.ptr = (const uint8_t *)(uintptr_t)off;
+		out->v.s.len = l->slen;
+		return plex_next(l);
+	}
+	const char *txt = l->kind == 's' ? l->sval : l->tok;
+	size_t n = l->kind == 's' ? l->slen : l->toklen;
+	if (rk_value_parse(out, t, txt, n) < 0)
+		return perr(l, "type mismatch: '%s' is %s and '%.*s' is not", fname, rk_type__name(t), (int)n, txt);
+	return plex_next(l);
+}
+
+static int cond_push(rk_predicate *p, const cond *c)
+{
+	cond *nc = realloc(p->conds, (p->nconds + 1) * sizeof *nc);
+	if (!nc) {
+		free(c->vals);
+		return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+	}
+	nc[p->nconds++] = *c;
+	p->conds = nc;
+	return 0;
+}
+
+static int value_cmp(rk_type t, const rk_value *a, const rk_value *b)
+{
+	if (t == RK_T_STR || t == RK_T_BYTES) {
+		size_t n = a->v.s.len < b->v.s.len ? a->v.s.len : b->v.s.len;
+		int c = memcmp(a->v.s.ptr, b->v.s.ptr, n);
+		if (c)
+			return c < 0 ? -1 : 1;
+		return a->v.s.len < b->v.s.len ? -1 : a->v.s.len > b->v.s.len;
+	}
+	if (t == RK_T_F64) {
+		uint64_t x = rk_codec__f64_to_bits(a->v.f), y = rk_codec__f64_to_bits(b->v.f);
+		return x < y ? -1 : x > y;
+	}
+	if (rk_type__is_signed(t))
+		return a->v.i < b->v.i ? -1 : a->v.i > b->v.i;
+	return a->v.u < b->v.u ? -1 : a->v.u > b->v.u;
+}
+
+int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text, size_t len)
+{
+	rk_predicate *p = calloc(1, sizeof *p);
+	int rc;
+	if (!p)
+		return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+	p->s = s;
+	plex l = {.src = text, .cur = text, .end = text + len};
+	if ((rc = plex_next(&l)) < 0)
+		goto fail;
+	while (l.kind) {
+		if (p->nconds) {
+			if (!tok_is(&l, "AND")) {
+				rc = perr(&l, "expected AND (conditions combine with AND only)");
+				goto fail;
+			}
+			if ((rc = plex_next(&l)) < 0)
+				goto fail;
+		}
+		if (l.kind != 'i') {
+			rc = perr(&l, "expected a field name");
+			goto fail;
+		}
+		cond c = {0};
+		c.col = (int)(l.tok - l.src) + 1;
+		c.field = rk_schema_field_index(s, l.tok, l.toklen);
+		if (c.field < 0) {
+			rc = perr(&l, "unknown field '%.*s'", (int)l.toklen, l.tok);
+			goto fail;
+		}
+		if ((rc = plex_next(&l)) < 0)
+			goto fail;
+		size_t want = 1;
+		if (tok_is(&l, "=") || tok_is(&l, "==")) c.op = C_EQ;
+		else if (tok_is(&l, "<")) c.op = C_LT;
+		else if (tok_is(&l, "<=")) c.op = C_LE;
+		else if (tok_is(&l, ">")) c.op = C_GT;
+		else if (tok_is(&l, ">=")) c.op = C_GE;
+		else if (tok_is(&l, "BETWEEN")) { c.op = C_BETWEEN; want = 2; }
+		else if (tok_is(&l, "PREFIX")) c.op = C_PREFIX;
+		else if (tok_is(&l, "IN")) c.op = C_IN;
+		else {
+			rc = perr(&l, "expected an operator: = < <= > >= IN BETWEEN PREFIX");
+			goto fail;
+		}
+		rk_type ft = s->ftype[c.field];
+		if (c.op == C_PREFIX && ft != RK_T_STR && ft != RK_T_BYTES) {
+			rc = perr(&l, "PREFIX needs a str or bytes field; '%s' is %s", s->fname[c.field], rk_type__name(ft));
+			goto fail;
+		}
+		if ((rc = plex_next(&l)) < 0)
+			goto fail;
+		if (c.op == C_IN) {
+			if (!tok_is(&l, "(")) {
+				rc = perr(&l, "expected '(' after IN");
+				goto fail;
+			}
+			if ((rc = plex_next(&l)) < 0)
+				goto fail;
+			for (;;) {
+				rk_value *nv = realloc(c.vals, (c.nvals + 1) * sizeof *nv);
+				if (!nv) {
+					free(c.vals);
+					rc = rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+					goto fail;
+				}
+				c.vals = nv;
+				if ((rc = parse_literal(p, &l, &c.vals[c.nvals], c.field)) < 0) {
+					free(c.vals);
+					goto fail;
+				}
+				c.nvals++;
+				if (tok_is(&l, ")"))
+					break;
+				if (!tok_is(&l, ",")) {
+					free(c.vals);
+					rc = perr(&l, "expected ',' or ')' in the IN list");
+					goto fail;
+				}
+				if ((rc = plex_next(&l)) < 0) {
+					free(c.vals);
+					goto fail;
+				}
+			}
+			if ((rc = plex_next(&l)) < 0) {
+				free(c.vals);
+				goto fail;
+			}
+		} else {
+			c.vals = calloc(want, sizeof *c.vals);
+			if (!c.vals) {
+				rc = rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+				goto fail;
+			}
+			if ((rc = parse_literal(p, &l, &c.vals[0], c.field)) < 0) {
+				free(c.vals);
+				goto fail;
+			}
+			if (want == 2) {
+				if (!tok_is(&l, "AND")) {
+					free(c.vals);
+					rc = perr(&l, "expected AND in BETWEEN a AND b");
+					goto fail;
+				}
+				if ((rc = plex_next(&l)) < 0 || (rc = parse_literal(p, &l, &c.vals[1], c.field)) < 0) {
+					free(c.vals);
+					goto fail;
+				}
+			}
+			c.nvals = want;
+		}
+		if ((rc = cond_push(p, &c)) < 0)
+			goto fail;
+	}
+	/* string values: offsets -> pointers, now that the store is final */
+	for (size_t i = 0; i < p->nconds; i++) {
+		rk_type ft = s->ftype[p->conds[i].field];
+		if (ft == RK_T_STR || ft == RK_T_BYTES)
+			for (size_t k = 0; k < p->conds[i].nvals; k++)
+				p->conds[i].vals[k].v.s.ptr = (const uint8_t *)p->store + (uintptr_t)p->conds[i].vals[k].v.s.ptr;
+	}
+	/* ranges that cannot match */
+	for (size_t i = 0; i < p->nconds; i++) {
+		cond *c = &p->conds[i];
+		rk_type ft = s->ftype[c->field];
+		if (c->op == C_BETWEEN && value_cmp(ft, &c->vals[0], &c->vals[1]) > 0) {
+			rc = rk__err(RK_EINVALID, "where: column %d: impossible range: %s BETWEEN a AND b with a > b", c->col,
+			             s->fname[c->field]);
+			goto fail;
+		}
+		for (size_t j = 0; j < i; j++) {
+			cond *d = &p->conds[j];
+			if (d->field != c->field)
+				continue;
+			const cond *lo = NULL, *hi = NULL;
+			if ((c->op == C_GT || c->op == C_GE) && (d->op == C_LT || d->op == C_LE))
+				lo = c, hi = d;
+			else if ((d->op == C_GT || d->op == C_GE) && (c->op == C_LT || c->op == C_LE))
+				lo = d, hi = c;
+			if (lo) {
+				int cmp = value_cmp(ft, &lo->vals[0], &hi->vals[0]);
+				if (cmp > 0 || (cmp == 0 && (lo->op == C_GT || hi->op == C_LT))) {
+					rc = rk__err(RK_EINVALID, "where: column %d: impossible range on '%s': no value is above %d's bound and below %d's",
+					             c->col, s->fname[c->field], lo->col, hi->col);
+					goto fail;
+				}
+			}
+		}
+	}
+	*out = p;
+	return 0;
+fail:
+	rk_predicate_free(p);
+	return rc;
+}
+
+static int starts_with(const rk_value *v, const rk_value *pre)
+{
+	return v->v.s.len >= pre->v.s.len && !memcmp(v->v.s.ptr, pre->v.s.ptr, pre->v.s.len);
+}
+
+int rk_predicate_match(const rk_predicate *p, const rk_value *fields)
+{
+	for (size_t i = 0; i < p->nconds; i++) {
+		const cond *c = &p->conds[i];
+		const rk_value *v = &fields[c->field];
+		if (!v->present)
+			continue;
+		rk_type t = p->s->ftype[c->field];
+		int ok;
+		switch (c->op) {
+		case C_EQ: ok = value_cmp(t, v, &c->vals[0]) == 0; break;
+		case C_IN:
+			ok = 0;
+			for (size_t k = 0; k < c->nvals && !ok; k++)
+				ok = value_cmp(t, v, &c->vals[k]) == 0;
+			break;
+		case C_LT: ok = value_cmp(t, v, &c->vals[0]) < 0; break;
+		case C_LE: ok = value_cmp(t, v, &c->vals[0]) <= 0; break;
+		case C_GT: ok = value_cmp(t, v, &c->vals[0]) > 0; break;
+		case C_GE: ok = value_cmp(t, v, &c->vals[0]) >= 0; break;
+		case C_BETWEEN: ok = value_cmp(t, v, &c->vals[0]) >= 0 && value_cmp(t, v, &c->vals[1]) <= 0; break;
+		case C_PREFIX: ok = starts_with(v, &c->vals[0]); break;
+		default: ok = 0;
+		}
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- per-field constraints ---- */
+
+typedef struct {
+	const rk_value *eq; /* the values of = / IN (intersected), or NULL */
+	size_t neq;
+	rk_value *eqbuf;    /* owned when intersected */
+	const rk_value *lo, *hi; /* range bounds, or NULL */
+	int lo_incl, hi_incl;
+	const rk_value *prefix;
+} fcons;
+
+static void cons_free(fcons *fc, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(fc[i].eqbuf);
+}
+
+/* Folds every condition into per-field constraints. */
+static int gather(fcons *fc, const rk_predicate *p)
+{
+	const rk_schema *s = p->s;
+	for (size_t i = 0; i < p->nconds; i++) {
+		const cond *c = &p->conds[i];
+		fcons *f = &fc[c->field];
+		rk_type t = s->ftype[c->field];
+		switch (c->op) {
+		case C_EQ:
+		case C_IN:
+			if (!f->eq) {
+				f->eq = c->vals;
+				f->neq = c->nvals;
+			} else { /* intersect */
+				rk_value *nb = malloc(f->neq * sizeof *nb);
+				size_t n = 0;
+				if (!nb)
+					return rk__err(RK_ENOMEM, "out of memory planning");
+				for (size_t a = 0; a < f->neq; a++)
+					for (size_t b = 0; b < c->nvals; b++)
+						if (value_cmp(t, &f->eq[a], &c->vals[b]) == 0) {
+							nb[n++] = f->eq[a];
+							break;
+						}
+				free(f->eqbuf);
+				f->eq = f->eqbuf = nb;
+				f->neq = n;
+				if (!n)
+					return rk__err(RK_EINVALID, "where: column %d: impossible condition: '%s' cannot equal all of these values",
+					               c->col, s->fname[c->field]);
+			}
+			break;
+		case C_GT:
+		case C_GE:
+			if (!f->lo || value_cmp(t, &c->vals[0], f->lo) > 0 ||
+			    (value_cmp(t, &c->vals[0], f->lo) == 0 && c->op == C_GT)) {
+				f->lo = &c->vals[0];
+				f->lo_incl = c->op == C_GE;
+			}
+			break;
+		case C_LT:
+		case C_LE:
+			if (!f->hi || value_cmp(t, &c->vals[0], f->hi) < 0 ||
+			    (value_cmp(t, &c->vals[0], f->hi) == 0 && c->op == C_LT)) {
+				f->hi = &c->vals[0];
+				f->hi_incl = c->op == C_LE;
+			}
+			break;
+		case C_BETWEEN:
+			if (!f->lo || value_cmp(t, &c->vals[0], f->lo) > 0) {
+				f->lo = &c->vals[0];
+				f->lo_incl = 1;
+			}
+			if (!f->hi || value_cmp(t, &c->vals[1], f->hi) < 0) {
+				f->hi = &c->vals[1];
+				f->hi_incl = 1;
+			}
+			break;
+		case C_PREFIX:
+			if (!f->prefix || c->vals[0].v.s.len > f->prefix->v.s.len)
+				f->prefix = &c->vals[0];
+			break;
+		}
+	}
+	/* = with a range: keep the values inside it */
+	for (size_t k = 0; k < s->nfields; k++) {
+		fcons *f = &fc[k];
+		if (!f->eq || (!f->lo && !f->hi && !f->prefix))
+			continue;
+		rk_type t = s->ftype[k];
+		rk_value *nb = malloc(f->neq * sizeof *nb);
+		size_t n = 0;
+		if (!nb)
+			return rk__err(RK_ENOMEM, "out of memory planning");
+		for (size_t a = 0; a < f->neq; a++) {
+			const rk_value *v = &f->eq[a];
+			if (f->lo && (value_cmp(t, v, f->lo) < 0 || (!f->lo_incl && value_cmp(t, v, f->lo) == 0)))
+				continue;
+			if (f->hi && (value_cmp(t, v, f->hi) > 0 || (!f->hi_incl && value_cmp(t, v, f->hi) == 0)))
+				continue;
+			if (f->prefix && !starts_with(v, f->prefix))
+				continue;
+			nb[n++] = *v;
+		}
+		free(f->eqbuf);
+		f->eq = f->eqbuf = nb;
+		f->neq = n;
+		if (!n)
+			return rk__err(RK_EINVALID, "where: impossible condition: no value of '%s' satisfies both its = and its range",
+			               s->fname[k]);
+	}
+	return 0;
+}
+
+/* ---- plan building ---- */
+
+typedef struct {
+	uint8_t *bytes;
+	size_t len;
+	uint32_t *choice; /* per field: index into its eq values */
+	int bucket;
+} state;
+
+typedef struct {
+	const rk_schema *s;
+	rk_encoder *enc;
+	fcons *fc;
+	state *st;
+	size_t nst;
+	uint8_t *buf; /* scratch of max_key_len */
+	rk_value vals[RK_MAX_FIELDS];
+	char *words;
+	size_t wlen, wcap;
+} planner;
+
+static void say(planner *pl, const char *fmt, ...) RK_PRINTF(2, 3);
+static void say(planner *pl, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(pl->words ? pl->words + pl->wlen : NULL, pl->words ? pl->wcap - pl->wlen : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (pl->words && (size_t)n < pl->wcap - pl->wlen) {
+			pl->wlen += (size_t)n;
+			return;
+		}
+		size_t cap = pl->wcap * 2 + (size_t)n + 256;
+		char *nw = realloc(pl->words, cap);
+		if (!nw)
+			return;
+		pl->words = nw;
+		pl->wcap = cap;
+	}
+}
+
+static void states_free(state *st, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(st[i].bytes);
+		free(st[i].choice);
+	}
+	free(st);
+}
+
+/* Replaces the state set by `mult` copies of each (the caller fills them). */
+static int states_fork(planner *pl, size_t mult)
+{
+	size_t n = pl->nst * mult;
+	if (n > RK_PLAN_MAX)
+		return rk__err(RK_ETOOLONG, "the plan would expand to %zu keys or ranges (limit %d): bind fewer IN values",
+		               n, RK_PLAN_MAX);
+	state *ns = calloc(n, sizeof *ns);
+	if (!ns)
+		return rk__err(RK_ENOMEM, "out of memory planning");
+	size_t nf = pl->s->nfields, cap = pl->s->max_key_len;
+	for (size_t i = 0; i < pl->nst; i++)
+		for (size_t m = 0; m < mult; m++) {
+			state *d = &ns[i * mult + m];
+			d->bytes = malloc(cap ? cap : 1);
+			d->choice = malloc((nf ? nf : 1) * sizeof *d->choice);
+			if (!d->bytes || !d->choice) {
+				states_free(ns, n);
+				return rk__err(RK_ENOMEM, "out of memory planning");
+			}
+			memcpy(d->bytes, pl->st[i].bytes, pl->st[i].len);
+			d->len = pl->st[i].len;
+			memcpy(d->choice, pl->st[i].choice, nf * sizeof *d->choice);
+			d->bucket = pl->st[i].bucket;
+		}
+	states_free(pl->st, pl->nst);
+	pl->st = ns;
+	pl->nst = n;
+	return 0;
+}
+
+/* Field values of a state (eq choices) into pl->vals. */
+static void state_values(planner *pl, const state *st)
+{
+	for (size_t k = 0; k < pl->s->nfields; k++) {
+		memset(&pl->vals[k], 0, sizeof pl->vals[k]);
+		if (pl->fc[k].eq)
+			pl->vals[k] = pl->fc[k].eq[st->choice[k]];
+	}
+}
+
+/* Expands the states over the eq values of every field in `mask` not yet
+ * expanded (bit set in *done). */
+static int expand_fields(planner *pl, uint64_t mask, uint64_t *done)
+{
+	for (size_t k = 0; k < pl->s->nfields; k++) {
+		if (!(mask >> k & 1) || (*done >> k & 1))
+			continue;
+		size_t m = pl->fc[k].neq;
+		size_t old = pl->nst;
+		int rc = states_fork(pl, m);
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < old; i++)
+			for (size_t j = 0; j < m; j++)
+				pl->st[i * m + j].choice[k] = (uint32_t)j;
+		*done |= 1ULL << k;
+	}
+	return 0;
+}
+
+static int append_part(planner *pl, state *st, const rk_part *p)
+{
+	state_values(pl, st);
+	rk_wbuf w = {st->bytes, st->len, pl->s->max_key_len};
+	int rc = rk_key__encode_part(pl->enc, &w, p, pl->vals);
+	if (rc < 0)
+		return rc;
+	st->len = w.len;
+	return 0;
+}
+
+/* Smallest key above every key that starts with p[0..n): drop trailing 0xff,
+ * increment the last byte. Returns 0 when there is none (unbounded). */
+static size_t prefix_end(uint8_t *out, const uint8_t *p, size_t n)
+{
+	while (n > 0 && p[n - 1] == 0xff)
+		n--;
+	if (n == 0)
+		return 0;
+	memcpy(out, p, n);
+	out[n - 1]++;
+	return n;
+}
+
+static int bucket_bytes(uint8_t *out, size_t *len, const rk_part *p, unsigned b)
+{
+	rk_wbuf w = {out, 0, 16};
+	int rc;
+	if (p->kind == P_PSALT || p->form == F_BIN)
+		rc = rk_w_byte(&w, (uint8_t)b);
+	else if (p->form == F_DEC)
+		rc = rk_codec__put_dec(&w, b, (int)p->fixed);
+	else
+		rc = rk_w_byte(&w, (uint8_t)p->alpha[b]);
+	*len = w.len;
+	return rc;
+}
+
+/* Can this part answer a range (or prefix) on its field with a tight range? */
+static int range_capable(const rk_part *p, int is_prefix)
+{
+	if (p->kind != P_VAL)
+		return 0;
+	if (p->vop != V_FIELD && p->vop != V_RTS && p->vop != V_TBUCKET)
+		return 0;
+	if (is_prefix)
+		return p->vop == V_FIELD && (p->enc == E_TEXT || p->enc == E_ESC || p->enc == E_OC || p->enc == E_BYTES ||
+		                             (p->enc == E_PHX && !p->desc));
+	switch (p->enc) {
+	case E_UINT: case E_INT: case E_F64: case E_DEC: case E_ESC: case E_OC: case E_OB:
+		return 1;
+	case E_PHX:
+		return !(p->vtype == RK_T_STR || p->vtype == RK_T_BYTES) || !p->desc;
+	case E_BYTES:
+		return 1;
+	case E_TEXT:
+		/* raw text sorts like the string only when nothing follows it */
+		return (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES) && p->last;
+	default:
+		return 0;
+	}
+}
+
+/* Encodes the part for one bound value into out (appended after the prefix). */
+static int encode_bound(planner *pl, state *st, const rk_part *p, const rk_value *v, uint8_t *out, size_t *len)
+{
+	state_values(pl, st);
+	pl->vals[p->field] = *v;
+	memcpy(out, st->bytes, st->len);
+	rk_wbuf w = {out, st->len, pl->s->max_key_len};
+	int rc = rk_key__encode_part(pl->enc, &w, p, pl->vals);
+	*len = w.len;
+	return rc;
+}
+
+static int add_range(rk_plan *plan, size_t *cap, const uint8_t *a, size_t al, const uint8_t *b, size_t bl, int bucket)
+{
+	if (plan->nranges == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		rk_key_range *nr = realloc(plan->ranges, nc * sizeof *nr);
+		if (!nr)
+			return rk__err(RK_ENOMEM, "out of memory planning");
+		plan->ranges = nr;
+		*cap = nc;
+	}
+	rk_key_range *r = &plan->ranges[plan->nranges];
+	memset(r, 0, sizeof *r);
+	r->bucket = bucket;
+	r->start = malloc(al ? al : 1);
+	r->stop = b ? malloc(bl ? bl : 1) : NULL;
+	if (!r->start || (b && !r->stop)) {
+		free(r->start);
+		free(r->stop);
+		return rk__err(RK_ENOMEM, "out of memory planning");
+	}
+	memcpy(r->start, a, al);
+	r->start_len = al;
+	if (b) {
+		memcpy(r->stop, b, bl);
+		r->stop_len = bl;
+	}
+	plan->nranges++;
+	return 0;
+}
+
+static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : (al > bl) - (al < bl);
+}
+
+static int range_cmp(const void *x, const void *y)
+{
+	const rk_key_range *a = x, *b = y;
+	return key_cmp(a->start, a->start_len, b->start, b->start_len);
+}
+
+/* Sorts ranges and merges those that touch or overlap. */
+static void merge_ranges(rk_plan *plan)
+{
+	if (plan->nranges < 2)
+		return;
+	qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
+	size_t o = 0;
+	for (size_t i = 1; i < plan->nranges; i++) {
+		rk_key_range *cur = &plan->ranges[o], *nx = &plan->ranges[i];
+		int unbounded = cur->stop == NULL;
+		/* ranges of different buckets stay apart: each is one stream of the ordered merge */
+		if (cur->bucket == nx->bucket &&
+		    (unbounded || key_cmp(nx->start, nx->start_len, cur->stop, cur->stop_len) <= 0)) {
+			/* extend cur to cover nx */
+			if (!unbounded && (!nx->stop || key_cmp(nx->stop, nx->stop_len, cur->stop, cur->stop_len) > 0)) {
+				free(cur->stop);
+				cur->stop = nx->stop;
+				cur->stop_len = nx->stop_len;
+				nx->stop = NULL;
+			}
+			free(nx->start);
+			free(nx->stop);
+			continue;
+		}
+		plan->ranges[++o] = *nx;
+	}
+	plan->nranges = o + 1;
+}
+
+void rk_plan_free(rk_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->nranges; i++) {
+		free(plan->ranges[i].start);
+		free(plan->ranges[i].stop);
+	}
+	free(plan->ranges);
+	free(plan->explain);
+	free(plan);
+}
+
+static const char *part_words(const rk_schema *s, const rk_part *p, char *buf, size_t cap)
+{
+	char *b = NULL;
+	size_t l = 0, c = 0;
+	rk_schema__render(&b, &l, &c, s, p, 1);
+	snprintf(buf, cap, "%s", b ? b : "?");
+	free(b);
+	return buf;
+}
+
+int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
+{
+	planner pl = {0};
+	rk_plan *plan = calloc(1, sizeof *plan);
+	fcons fc[RK_MAX_FIELDS];
+	size_t rcap = 0;
+	int rc;
+	char pw[256];
+	memset(fc, 0, sizeof fc);
+	if (!plan)
+		return rk__err(RK_ENOMEM, "out of memory planning");
+	pl.s = s;
+	pl.fc = fc;
+	plan->buckets = s->info.buckets;
+	plan->prefix_len = s->info.prefix_len;
+	if ((rc = gather(fc, pred)) < 0 || (rc = rk_encoder_new(&pl.enc, s, 1)) < 0)
+		goto fail;
+	pl.buf = malloc(s->max_key_len + 1);
+	pl.st = calloc(1, sizeof *pl.st);
+	if (!pl.buf || !pl.st) {
+		rc = rk__err(RK_ENOMEM, "out of memory planning");
+		goto fail;
+	}
+	pl.nst = 1;
+	pl.st[0].bytes = malloc(s->max_key_len + 1);
+	pl.st[0].choice = calloc(s->nfields + 1, sizeof *pl.st[0].choice);
+	pl.st[0].bucket = -1;
+	if (!pl.st[0].bytes || !pl.st[0].choice) {
+		rc = rk__err(RK_ENOMEM, "out of memory planning");
+		goto fail;
+	}
+
+	uint64_t eqmask = 0, expanded = 0, covered = 0;
+	for (size_t k = 0; k < s->nfields; k++)
+		if (fc[k].eq)
+			eqmask |= 1ULL << k;
+	int lossy = 0;
+	size_t k;
+	const rk_part *stop_part = NULL;
+	int fanned = 0;
+	for (k = 0; k < s->nparts; k++) {
+		const rk_part *p = &s->parts[k];
+		uint64_t used = rk_schema__fields_used(p, 1);
+		if (p->kind == P_LIT) {
+			for (size_t i = 0; i < pl.nst; i++)
+				if ((rc = append_part(&pl, &pl.st[i], p)) < 0)
+					goto fail;
+			continue;
+		}
+		if (p->kind == P_PSALT) {
+			/* computable only when the whole key is: then a later pass makes gets */
+			if ((s->info.point_get_mask & ~eqmask) == 0)
+				break;
+		}
+		if (p->kind == P_SALT || p->kind == P_PSALT || (p->kind == P_BUCKET && (used & ~eqmask))) {
+			size_t old = pl.nst;
+			if ((rc = states_fork(&pl, p->n)) < 0)
+				goto fail;
+			for (size_t i = 0; i < old; i++)
+				for (unsigned b = 0; b < p->n; b++) {
+					state *st = &pl.st[i * p->n + b];
+					uint8_t bb[16];
+					size_t bl;
+					if ((rc = bucket_bytes(bb, &bl, p, b)) < 0)
+						goto fail;
+					memcpy(st->bytes + st->len, bb, bl);
+					st->len += bl;
+					st->bucket = (int)b;
+				}
+			fanned = 1;
+			say(&pl, "%s cannot be computed from the bound fields: one range per bucket (%u). ",
+			    part_words(s, p, pw, sizeof pw), p->n);
+			continue;
+		}
+		if ((used & ~eqmask) == 0) { /* every input bound by = / IN */
+			if ((rc = expand_fields(&pl, used, &expanded)) < 0)
+				goto fail;
+			for (size_t i = 0; i < pl.nst; i++)
+				if ((rc = append_part(&pl, &pl.st[i], p)) < 0)
+					goto fail;
+			if (p->kind == P_VAL) {
+				if (p->vop == V_TBUCKET)
+					lossy = 1;
+				else
+					covered |= 1ULL << p->field;
+			}
+			continue;
+		}
+		stop_part = p;
+		break;
+	}
+
+	int all = k == s->nparts;
+	if (!all && stop_part == NULL && k < s->nparts && s->parts[k].kind == P_PSALT) {
+		/* a Phoenix salt over a fully bound key: encode whole keys */
+		if ((rc = expand_fields(&pl, s->info.point_get_mask, &expanded)) < 0)
+			goto fail;
+		for (size_t i = 0; i < pl.nst; i++) {
+			state_values(&pl, &pl.st[i]);
+			size_t kl;
+			if ((rc = rk_key_encode(pl.st[i].bytes, s->max_key_len, &kl, pl.enc, pl.vals)) < 0)
+				goto fail;
+			pl.st[i].len = kl;
+			pl.st[i].bucket = rk_key_bucket(pl.enc, pl.st[i].bytes, kl);
+		}
+		covered = s->info.point_get_mask & s->info.decodable_mask;
+		all = 1;
+	}
+
+	if (all) {
+		plan->kind = RK_PLAN_GETS;
+		for (size_t i = 0; i < pl.nst; i++)
+			if ((rc = add_range(plan, &rcap, pl.st[i].bytes, pl.st[i].len, NULL, 0, pl.st[i].bucket)) < 0)
+				goto fail;
+		say(&pl, "Every key part is bound: %zu point get%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
+		/* duplicates (IN lists with repeats) */
+		if (plan->nranges > 1) {
+			qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
+			size_t o = 0;
+			for (size_t i = 1; i < plan->nranges; i++) {
+				rk_key_range *a = &plan->ranges[o], *b = &plan->ranges[i];
+				if (!key_cmp(a->start, a->start_len, b->start, b->start_len)) {
+					free(b->start);
+					continue;
+				}
+				plan->ranges[++o] = *b;
+			}
+			plan->nranges = o + 1;
+		}
+	} else {
+		const rk_part *p = stop_part;
+		const fcons *f = p && p->kind == P_VAL ? &fc[p->field] : NULL;
+		int has_range = f && (f->lo || f->hi) && range_capable(p, 0);
+		int has_prefix = f && f->prefix && range_capable(p, 1);
+		uint8_t *a = malloc(s->max_key_len + 1), *b = malloc(s->max_key_len + 1);
+		if (!a || !b) {
+			free(a);
+			free(b);
+			rc = rk__err(RK_ENOMEM, "out of memory planning");
+			goto fail;
+		}
+		/* the fields this stop part reads, other than the ranged one, must be expanded */
+		if (p && (rc = expand_fields(&pl, rk_schema__fields_used(p, 1) & eqmask, &expanded)) < 0) {
+			free(a);
+			free(b);
+			goto fail;
+		}
+		for (size_t i = 0; i < pl.nst && rc == 0; i++) {
+			state *st = &pl.st[i];
+			size_t al = 0, bl = 0;
+			int bounded_b = 1;
+			if (has_prefix && !has_range) {
+				const rk_value *pv = f->prefix;
+				memcpy(a, st->bytes, st->len);
+				al = st->len;
+				if (p->desc) {
+					for (size_t j = 0; j < pv->v.s.len; j++)
+						a[al++] = (uint8_t)~pv->v.s.ptr[j];
+				} else {
+					memcpy(a + al, pv->v.s.ptr, pv->v.s.len);
+					al += pv->v.s.len;
+				}
+				bl = prefix_end(b, a, al);
+				bounded_b = bl > 0;
+			} else if (has_range) {
+				/* direction: rts inverts, desc inverts */
+				int inv = (p->vop == V_RTS) ^ p->desc;
+				const rk_value *lo = f->lo, *hi = f->hi;
+				int lo_incl = f->lo_incl || p->vop == V_TBUCKET, hi_incl = f->hi_incl || p->vop == V_TBUCKET;
+				rk_value clamp_lo, clamp_hi;
+				if (p->vop == V_RTS) { /* rts needs 0 <= ts <= max */
+					rk_type ft = s->ftype[p->field];
+					if (lo && rk_type__is_signed(ft) && lo->v.i < 0) {
+						lo = NULL;
+					}
+					if (hi && (rk_type__is_signed(ft) ? hi->v.i < 0 : 0)) {
+						rc = rk__err(RK_EINVALID, "where: impossible range: '%s' below 0 under rts()", s->fname[p->field]);
+						break;
+					}
+					if (hi && (uint64_t)hi->v.u > p->vmax) {
+						clamp_hi = *hi;
+						clamp_hi.v.u = p->vmax;
+						hi = &clamp_hi;
+						hi_incl = 1;
+					}
+					if (lo && (uint64_t)lo->v.u > p->vmax) {
+						rc = rk__err(RK_EINVALID, "where: impossible range: '%s' above the rts() maximum", s->fname[p->field]);
+						break;
+					}
+					(void)clamp_lo;
+				}
+				const rk_value *ea = inv ? hi : lo, *eb = inv ? lo : hi;
+				int ea_incl = inv ? hi_incl : lo_incl, eb_incl = inv ? lo_incl : hi_incl;
+				if (ea) {
+					if ((rc = encode_bound(&pl, st, p, ea, a, &al)) < 0)
+						break;
+					if (!ea_incl) {
+						size_t n = prefix_end(pl.buf, a, al);
+						memcpy(a, pl.buf, n);
+						al = n;
+					}
+				} else {
+					memcpy(a, st->bytes, st->len);
+					al = st->len;
+				}
+				if (eb) {
+					if ((rc = encode_bound(&pl, st, p, eb, b, &bl)) < 0)
+						break;
+					if (eb_incl) {
+						size_t n = prefix_end(pl.buf, b, bl);
+						memcpy(b, pl.buf, n);
+						bl = n;
+						bounded_b = n > 0;
+					}
+				} else {
+					bl = prefix_end(b, st->bytes, st->len);
+					bounded_b = bl > 0;
+				}
+			} else {
+				memcpy(a, st->bytes, st->len);
+				al = st->len;
+				bl = prefix_end(b, st->bytes, st->len);
+				bounded_b = bl > 0;
+			}
+			if (bounded_b && key_cmp(a, al, b, bl) >= 0)
+				continue; /* empty */
+			rc = add_range(plan, &rcap, a, al, bounded_b ? b : NULL, bl, st->bucket);
+		}
+		free(a);
+		free(b);
+		if (rc < 0)
+			goto fail;
+		if (has_range || has_prefix) {
+			/* a text prefix may run into the separator after it: keep the filter */
+			if (p->vop == V_TBUCKET || (has_range && has_prefix) || (has_prefix && p->enc == E_TEXT))
+				lossy = 1;
+			else
+				covered |= 1ULL << p->field;
+		}
+		/* bytes bound beyond the spread prefix? */
+		int bound_prefix = 0;
+		for (size_t i = 0; i < pl.nst; i++)
+			bound_prefix |= pl.st[i].len > (fanned ? s->info.prefix_len : 0);
+		if (!bound_prefix && !has_range && !has_prefix && fanned) {
+			plan->kind = RK_PLAN_FULL_SCAN;
+			say(&pl, "Nothing binds %s: a full scan, read as one stream per bucket. ", part_words(s, p, pw, sizeof pw));
+		} else if (!bound_prefix && !has_range && !has_prefix) {
+			plan->kind = RK_PLAN_FULL_SCAN;
+			if (p && p->kind == P_VAL)
+				say(&pl, "The key leads with %s and nothing binds it: a full scan of the table, every row checked. ",
+				    part_words(s, p, pw, sizeof pw));
+			else if (p)
+				say(&pl, "The key leads with %s, which cannot be computed from the bound fields: "
+				         "a full scan of the table, every row checked. ", part_words(s, p, pw, sizeof pw));
+		} else {
+			plan->kind = RK_PLAN_RANGES;
+			if (p && (has_range || has_prefix))
+				say(&pl, "%s bounds %s%s. ", has_prefix && !has_range ? "A string prefix" : "A range on",
+				    s->fname[p->field], p->vop == V_RTS || p->desc ? " (bounds inverted: the key stores it descending)" : "");
+			else if (p)
+				say(&pl, "Nothing binds %s: each range covers everything under its prefix. ", part_words(s, p, pw, sizeof pw));
+		}
+		merge_ranges(plan);
+		if (plan->kind == RK_PLAN_RANGES)
+			say(&pl, "%zu range%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
+	}
+	plan->merge = fanned && plan->nranges > 1;
+	if (plan->merge)
+		say(&pl, "Rows come back in logical order through a %zu-way merge on the key without its %u-byte prefix. ",
+		    plan->nranges, s->info.prefix_len);
+	/* residual: conditions on fields the ranges did not enforce exactly */
+	for (size_t i = 0; i < pred->nconds; i++) {
+		int fld = pred->conds[i].field;
+		if (!(covered >> fld & 1) || (fc[fld].eq && (fc[fld].lo || fc[fld].hi || fc[fld].prefix) && !(covered >> fld & 1)))
+			plan->residual = 1;
+	}
+	for (size_t i = 0; i < pred->nconds; i++)
+		if (!(s->info.decodable_mask >> pred->conds[i].field & 1)) {
+			say(&pl, "'%s' cannot be recovered from a key: its conditions are enforced only as far as the key ranges go. ",
+			    s->fname[pred->conds[i].field]);
+			break;
+		}
+	(void)lossy;
+	say(&pl, plan->residual ? "A residual filter checks the remaining conditions on decoded rows." : "No residual filter.");
+	plan->explain = pl.words;
+	pl.words = NULL;
+	states_free(pl.st, pl.nst);
+	free(pl.buf);
+	rk_encoder_free(pl.enc);
+	cons_free(fc, s->nfields);
+	*out = plan;
+	return 0;
+fail:
+	states_free(pl.st, pl.nst);
+	free(pl.buf);
+	free(pl.words);
+	rk_encoder_free(pl.enc);
+	cons_free(fc, s->nfields);
+	rk_plan_free(plan);
+	return rc;
+}
+
+/* ---- JSON ---- */
+
+static void jbytes(char **b, size_t *l, size_t *c, const uint8_t *p, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		if (*l + 8 >= *c) {
+			size_t nc = *c * 2 + 64;
+			char *nb = realloc(*b, nc);
+			if (!nb)
+				return;
+			*b = nb;
+			*c = nc;
+		}
+		(*b)[(*l)++] = hx[p[i] >> 4];
+		(*b)[(*l)++] = hx[p[i] & 15];
+	}
+	(*b)[*l] = 0;
+}
+
+static void jcat(char **b, size_t *l, size_t *c, const char *s)
+{
+	size_t n = strlen(s);
+	if (*l + n + 1 >= *c) {
+		size_t nc = (*c + n) * 2 + 64;
+		char *nb = realloc(*b, nc);
+		if (!nb)
+			return;
+		*b = nb;
+		*c = nc;
+	}
+	memcpy(*b + *l, s, n + 1);
+	*l += n;
+}
+
+int rk_plan_json(char **out, const rk_plan *plan)
+{
+	char *b = NULL, tmp[128];
+	size_t l = 0, c = 0;
+	static const char *kinds[] = {"", "gets", "ranges", "full_scan"};
+	snprintf(tmp, sizeof tmp, "{\"kind\":\"%s\",\"residual\":%s,\"merge\":%s,\"buckets\":%u,\"prefix_len\":%u,",
+	         kinds[plan->kind], plan->residual ? "true" : "false", plan->merge ? "true" : "false", plan->buckets,
+	         plan->prefix_len);
+	jcat(&b, &l, &c, tmp);
+	jcat(&b, &l, &c, plan->kind == RK_PLAN_GETS ? "\"keys\":[" : "\"ranges\":[");
+	for (size_t i = 0; i < plan->nranges; i++) {
+		const rk_key_range *r = &plan->ranges[i];
+		if (i)
+			jcat(&b, &l, &c, ",");
+		if (plan->kind == RK_PLAN_GETS) {
+			jcat(&b, &l, &c, "\"");
+			jbytes(&b, &l, &c, r->start, r->start_len);
+			jcat(&b, &l, &c, "\"");
+			continue;
+		}
+		jcat(&b, &l, &c, "{\"start\":\"");
+		jbytes(&b, &l, &c, r->start, r->start_len);
+		jcat(&b, &l, &c, "\",\"stop\":");
+		if (r->stop) {
+			jcat(&b, &l, &c, "\"");
+			jbytes(&b, &l, &c, r->stop, r->stop_len);
+			jcat(&b, &l, &c, "\"");
+		} else {
+			jcat(&b, &l, &c, "null");
+		}
+		snprintf(tmp, sizeof tmp, ",\"bucket\":%d}", r->bucket);
+		jcat(&b, &l, &c, tmp);
+	}
+	jcat(&b, &l, &c, "],\"explain\":\"");
+	for (const char *p = plan->explain ? plan->explain : ""; *p; p++) {
+		char e[3] = {'\\', *p, 0}, one[2] = {*p, 0};
+		jcat(&b, &l, &c, (*p == '"' || *p == '\\') ? e : one);
+	}
+	jcat(&b, &l, &c, "\"}");
+	if (!b)
+		return rk__err(RK_ENOMEM, "out of memory writing a plan");
+	*out = b;
+	return 0;
+}
