@@ -22,7 +22,8 @@
 
 #include "key/error.h"
 
-#define RING 64
+#define RING 128 /* rows in flight per stream */
+#define BATCH 32 /* rows handed over per lock */
 #define MAX_STREAMS 256
 
 /* ---- row copies ---- */
@@ -73,6 +74,9 @@ typedef struct stream {
 	pthread_cond_t not_empty, not_full;
 	rk_row *ring[RING];
 	size_t head, count;
+	int producer_waiting, consumer_waiting;
+	rk_row *local[RING]; /* the consumer's side: rows taken in one go */
+	size_t lhead, lcount;
 	int done;  /* producer finished */
 	int rc;    /* producer's error */
 	char err[512];
@@ -101,10 +105,37 @@ struct rk_query {
 	const rk_key_range **range_list; /* the streams' ranges, in plan order */
 };
 
+/* Hands the producer's batch to the ring (one lock per batch). Returns 0,
+ * or RK_EITEROVER when the query was closed. */
+static int stream_push(stream *st, rk_row **batch, size_t *nb)
+{
+	rk_query *q = st->q;
+	pthread_mutex_lock(&st->mu);
+	while (RING - st->count < *nb && !__atomic_load_n(&q->cancel, __ATOMIC_ACQUIRE)) {
+		st->producer_waiting = 1;
+		pthread_cond_wait(&st->not_full, &st->mu);
+	}
+	st->producer_waiting = 0;
+	if (__atomic_load_n(&q->cancel, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&st->mu);
+		return RK_EITEROVER;
+	}
+	for (size_t i = 0; i < *nb; i++)
+		st->ring[(st->head + st->count + i) % RING] = batch[i];
+	st->count += *nb;
+	*nb = 0;
+	if (__atomic_load_n(&st->consumer_waiting, __ATOMIC_ACQUIRE))
+		pthread_cond_signal(&st->not_empty);
+	pthread_mutex_unlock(&st->mu);
+	return 0;
+}
+
 static void *stream_main(void *arg)
 {
 	stream *st = arg;
 	rk_query *q = st->q;
+	rk_row *batch[BATCH];
+	size_t nb = 0;
 	int rc = 0;
 	for (size_t i = 0; i < st->nranges && rc == 0; i++) {
 		size_t ri = q->opts.reverse ? st->nranges - 1 - i : i;
@@ -122,29 +153,24 @@ static void *stream_main(void *arg)
 			break;
 		const rk_row *row;
 		while ((rc = rk_scan_next(&row, sc)) == 0) {
-			rk_row *copy = row_dup(row);
-			if (!copy) {
+			if (!(batch[nb] = row_dup(row))) {
 				rc = rk__err(RK_ENOMEM, "out of memory copying a row");
 				break;
 			}
-			pthread_mutex_lock(&st->mu);
-			while (st->count == RING && !__atomic_load_n(&q->cancel, __ATOMIC_ACQUIRE))
-				pthread_cond_wait(&st->not_full, &st->mu);
-			if (__atomic_load_n(&q->cancel, __ATOMIC_ACQUIRE)) {
-				pthread_mutex_unlock(&st->mu);
-				free(copy);
-				rc = RK_EITEROVER;
-				break;
+			/* a full batch, or a consumer waiting for this stream: hand over now */
+			if (++nb == BATCH || __atomic_load_n(&st->consumer_waiting, __ATOMIC_ACQUIRE)) {
+				if ((rc = stream_push(st, batch, &nb)) < 0)
+					break;
 			}
-			st->ring[(st->head + st->count) % RING] = copy;
-			st->count++;
-			pthread_cond_signal(&st->not_empty);
-			pthread_mutex_unlock(&st->mu);
 		}
 		rk_scan_close(sc);
 		if (rc == RK_EITEROVER)
 			rc = __atomic_load_n(&q->cancel, __ATOMIC_ACQUIRE) ? RK_EITEROVER : 0;
 	}
+	if (rc == 0 && nb)
+		rc = stream_push(st, batch, &nb);
+	for (size_t i = 0; i < nb; i++)
+		free(batch[i]);
 	pthread_mutex_lock(&st->mu);
 	st->done = 1;
 	st->rc = rc == RK_EITEROVER ? 0 : rc;
@@ -156,23 +182,39 @@ static void *stream_main(void *arg)
 }
 
 /* Takes the next row of a stream: 0 and *out, RK_EITEROVER, or its error.
- * `wait` 0 returns RK_EBUSY instead of blocking. */
+ * `wait` 0 returns RK_EBUSY instead of blocking. Rows move from the ring to
+ * the consumer's side all at once, so most calls take no lock. */
 static int stream_take(rk_row **out, stream *st, int wait)
 {
+	if (st->lcount) {
+		*out = st->local[st->lhead];
+		st->lhead = (st->lhead + 1) % RING;
+		st->lcount--;
+		return 0;
+	}
 	pthread_mutex_lock(&st->mu);
 	while (st->count == 0 && !st->done) {
 		if (!wait) {
 			pthread_mutex_unlock(&st->mu);
 			return RK_EBUSY;
 		}
+		__atomic_store_n(&st->consumer_waiting, 1, __ATOMIC_RELEASE);
 		pthread_cond_wait(&st->not_empty, &st->mu);
+		__atomic_store_n(&st->consumer_waiting, 0, __ATOMIC_RELEASE);
 	}
 	int rc = 0;
 	if (st->count) {
-		*out = st->ring[st->head];
-		st->head = (st->head + 1) % RING;
-		st->count--;
-		pthread_cond_signal(&st->not_full);
+		st->lhead = 0;
+		st->lcount = st->count;
+		for (size_t i = 0; i < st->count; i++)
+			st->local[i] = st->ring[(st->head + i) % RING];
+		st->head = (st->head + st->count) % RING;
+		st->count = 0;
+		if (st->producer_waiting)
+			pthread_cond_signal(&st->not_full);
+		*out = st->local[0];
+		st->lhead = 1;
+		st->lcount--;
 	} else if (st->rc < 0) {
 		rc = rk__err(st->rc, "%s", st->err);
 	} else {
@@ -486,6 +528,8 @@ void rk_query_close(rk_query *q)
 		if (st->q) {
 			for (size_t k = 0; k < st->count; k++)
 				free(st->ring[(st->head + k) % RING]);
+			for (size_t k = 0; k < st->lcount; k++)
+				free(st->local[(st->lhead + k) % RING]);
 			free(st->cur);
 			pthread_mutex_destroy(&st->mu);
 			pthread_cond_destroy(&st->not_empty);
