@@ -67,13 +67,16 @@ uint8_t *rk_cell__esc(uint8_t *dst, const uint8_t *s, size_t n)
 
 size_t rk_cell__unesc(uint8_t *dst, const uint8_t *body, size_t len)
 {
-	size_t o = 0;
-	for (size_t i = 0; i < len; i++) {
-		dst[o++] = body[i];
-		if (body[i] == 0)
-			i++; /* skip the FF of an escaped 00 */
+	const uint8_t *p = body, *end = body + len;
+	uint8_t *o = dst;
+	while (p < end) {
+		const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+		size_t run = z ? (size_t)(z - p) + 1 : (size_t)(end - p);
+		memcpy(o, p, run);
+		o += run;
+		p += run + (z != NULL); /* skip the FF of an escaped 00 */
 	}
-	return o;
+	return (size_t)(o - dst);
 }
 
 size_t rk_cell__key_len(size_t row_esc_len, size_t family_len, const uint8_t *qual, size_t qual_len,
@@ -118,9 +121,11 @@ static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t *
 		*pos = i + 2;
 		return 0;
 	}
-	for (; i < len; i++) {
-		if (key[i] != 0)
-			continue;
+	while (i < len) {
+		const uint8_t *z = memchr(key + i, 0, len - i);
+		if (!z)
+			break;
+		i = (size_t)(z - key);
 		if (i + 1 >= len)
 			return rk__err(RK_ECORRUPT, "cell key: %s truncated at byte %zu", what, i);
 		if (key[i + 1] == 0x01) {
@@ -132,7 +137,7 @@ static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t *
 		if (key[i + 1] != 0xFF)
 			return rk__err(RK_ECORRUPT, "cell key: bad escape 00 %02x in %s at byte %zu",
 			               key[i + 1], what, i);
-		i++;
+		i += 2;
 	}
 	return rk__err(RK_ECORRUPT, "cell key: %s has no terminator (key of %zu bytes)", what, len);
 }
@@ -155,6 +160,12 @@ int rk_cell__decode(rk__cellkey *out, const uint8_t *key, size_t len)
 	int rc = rk_cell__decode_row(out, key, len);
 	if (rc)
 		return rc;
+	return rk_cell__decode_rest(out, key, len);
+}
+
+int rk_cell__decode_rest(rk__cellkey *out, const uint8_t *key, size_t len)
+{
+	int rc;
 	size_t pos = out->row_part_end;
 	size_t fstart = pos;
 	rc = scan_esc(key, len, &pos, &out->family, &out->family_len, 0, NULL, "family");

@@ -59,6 +59,11 @@ size_t rk_cell__encode(uint8_t *dst, uint32_t table_id, const uint8_t *row, size
  * byte offset when it does not follow the grammar. */
 int rk_cell__decode(rk__cellkey *out, const uint8_t *key, size_t len);
 
+/* Decodes the parts after the row of a key whose table id, row and
+ * row_part_end `out` already holds (from rk_cell__decode_row on a key with
+ * the same row part): family, qualifier, timestamp, type. */
+int rk_cell__decode_rest(rk__cellkey *out, const uint8_t *key, size_t len);
+
 /* Decodes only the table id and the row (escaped body) of a key: enough to
  * route it. RK_ECORRUPT when those parts do not parse. */
 int rk_cell__decode_row(rk__cellkey *out, const uint8_t *key, size_t len);

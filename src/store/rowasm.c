@@ -13,10 +13,8 @@
 
 #include "key/error.h"
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+static int grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
 	size_t n = *cap ? *cap : 16;
 	while (n < need)
 		n *= 2;
@@ -26,6 +24,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	*p = q;
 	*cap = n;
 	return 0;
+}
+
+static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	return need <= *cap ? 0 : grow_slow(p, cap, need, elem);
 }
 
 static int buf_append(rk__rowbuf *b, const uint8_t *p, size_t n, size_t *off)
@@ -68,8 +71,9 @@ int rk_rowasm__begin(rk__rowasm *a, const uint8_t *row, size_t len)
 	rk__rowbuf *b = a->out;
 	b->len = 0;
 	b->nents = 0;
-	a->fam = NULL;
-	a->fam_known = 0;
+	/* the current family stays known (rows mostly share it); its per-row
+	 * state does not */
+	a->fam_del_ts = 0;
 	a->col_valid = 0;
 	b->key_len = len;
 	return buf_append(b, row, len, &b->key_off);

@@ -76,10 +76,8 @@ static int key_lt(const uint8_t *k, size_t kl, const uint8_t *hi, size_t hl)
 	return rk_meta__row_cmp(k, kl, hi, hl) < 0;
 }
 
-static int grow_buf(uint8_t **p, size_t *cap, size_t need)
+static int grow_buf_slow(uint8_t **p, size_t *cap, size_t need)
 {
-	if (need <= *cap)
-		return 0;
 	size_t n = *cap ? *cap : 256;
 	while (n < need)
 		n *= 2;
@@ -89,6 +87,11 @@ static int grow_buf(uint8_t **p, size_t *cap, size_t need)
 	*p = q;
 	*cap = n;
 	return 0;
+}
+
+static inline int grow_buf(uint8_t **p, size_t *cap, size_t need)
+{
+	return need <= *cap ? 0 : grow_buf_slow(p, cap, need);
 }
 
 static uint64_t local_clock(rk_store *st)
@@ -1202,8 +1205,9 @@ static int read_row(rk__lscan *sc, const rk__cellkey *first)
 		if (kl < pl || memcmp(k, sc->rowkey, pl))
 			break;
 		const uint8_t *v = rk_eiter__value(sc->it, &vl);
-		rk__cellkey ck;
-		if ((rc = rk_cell__decode(&ck, k, kl)) != 0)
+		rk__cellkey ck = *first; /* same table and row: only the rest differs */
+		ck.row = k + 4;
+		if ((rc = rk_cell__decode_rest(&ck, k, kl)) != 0)
 			return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
 			                    (unsigned long long)sc->region->id);
 		if ((rc = rk_rowasm__add(&sc->a, &ck, v, vl)) != 0)
