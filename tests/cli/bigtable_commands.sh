@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The store commands against Bigtable (Google's emulator): create, put, get,
+# scan, delete, regions and load with --db bigtable://p/i, cross-checked with
+# Google's own `cbt` tool both ways (rows written by rowkey are counted and
+# read by cbt with the expected values and timestamps; rows written by
+# `cbt set` are read by rowkey). Failure cases: bad URIs, a missing table,
+# what Bigtable cannot do (reverse scans, old-timestamp family deletes,
+# region moves), and the emulator stopped in the middle of a load.
+#
+# The emulator listens on a port the kernel picks (--port=0, read back from
+# its banner) and is killed by pid on exit. Exits 77 (skipped) when rowkey
+# was built without the Bigtable backend or the emulator / cbt are missing.
+set -u
+: "${ROWKEY:?ROWKEY must point at the built rowkey binary}"
+EMU=/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator
+if [ ! -x "$EMU" ] || ! command -v cbt >/dev/null; then
+	echo "skipped: $EMU or cbt not installed"
+	exit 77
+fi
+if "$ROWKEY" scan --db bigtable://p/i t 2>&1 | grep -q "built without the Bigtable backend"; then
+	echo "skipped: rowkey built without RK_WITH_BIGTABLE"
+	exit 77
+fi
+
+T=$(mktemp -d)
+EPIDS=()
+cleanup() {
+	for p in "${EPIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# start_emulator VAR: starts one, sets BIGTABLE_EMULATOR_HOST, pid in VAR
+start_emulator() {
+	local out="$T/emu.$RANDOM"
+	"$EMU" --host=127.0.0.1 --port=0 >"$out" 2>&1 &
+	local pid=$!
+	EPIDS+=("$pid")
+	printf -v "$1" '%s' "$pid"
+	for _ in $(seq 100); do
+		local addr
+		addr=$(sed -n 's/^Cloud Bigtable emulator running on //p' "$out")
+		if [ -n "$addr" ]; then
+			export BIGTABLE_EMULATOR_HOST=$addr
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$out" >&2
+	fail "the emulator did not start"
+}
+
+DB=bigtable://p/i
+ok() { "$ROWKEY" "$@" >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "rowkey $* exited $?"; }; }
+code() { local want=$1; shift; "$ROWKEY" "$@" >"$T/out" 2>"$T/err"; local got=$?; [ "$got" = "$want" ] || { cat "$T/out" "$T/err" >&2; fail "rowkey $* exited $got, wanted $want"; }; }
+has() { grep -q -- "$1" "$T/$2" || { echo "--- $2:"; cat "$T/$2"; fail "expected '$1' in $2"; }; }
+cbt_() { cbt -project p -instance i "$@" 2>"$T/cbt.err" || { cat "$T/cbt.err" >&2; fail "cbt $* failed"; }; }
+
+start_emulator EPID
+
+# ---- bad URIs ----
+code 1 scan --db bigtable://p t; has "bad URI" err
+code 1 scan --db bigtable://p/i/x t; has "bad URI" err
+code 1 scan --db 'bigtable://p/I!' t; has "instance id" err
+
+# ---- create, put, get, scan ----
+ok create --db "$DB" users -f info:3 -f stats --split m
+has "2 regions" out
+code 1 create --db "$DB" users -f info; has "already exists" err
+code 1 create --db "$DB" t3 -f "bad fam"; has "bad fam" err
+cbt_ ls users >"$T/cbt"
+grep -q "versions() > 3" "$T/cbt" || { cat "$T/cbt"; fail "cbt sees the GC rule of info"; }
+
+ok put --db "$DB" users alice info:name Alice info:city Paris
+ok put --db "$DB" users bob info:name Bob
+ok put --db "$DB" users 'zed\x00\xff' info:name Zed
+ok put --db "$DB" --ts 100000 users carol info:name C1
+ok put --db "$DB" --ts 200000 users carol info:name C2
+code 1 put --db "$DB" --ts 100 users carol info:name C0; has "not a whole millisecond" err
+code 1 put --db "$DB" users alice nofam:x v; has "unknown family 'nofam'" err
+code 1 put --db "$DB" nosuch r f:q v; has "table nosuch does not exist in bigtable://p/i" err
+
+ok get --db "$DB" users alice
+has $'alice\tinfo:city\t' out
+has 'Paris' out
+ok get --db "$DB" --versions 5 users carol
+[ "$(wc -l <"$T/out")" = 2 ] || fail "carol should show 2 versions"
+has $'carol\tinfo:name\t200000\tC2' out
+ok get --db "$DB" --versions 5 --min-ts 150000 users carol
+[ "$(wc -l <"$T/out")" = 1 ] || fail "the time range keeps one version"
+ok get --db "$DB" -c info:name --json users 'zed\x00\xff'
+has '"row":"zed\\u0000\\u00ff"' out
+code 1 get --db "$DB" users nobody; has "not found" err
+
+ok scan --db "$DB" users --keys-only
+[ "$(tr '\n' ' ' <"$T/out")" = 'alice bob carol zed\x00\xff ' ] || { cat "$T/out"; fail "scan order"; }
+code 1 scan --db "$DB" users --keys-only --reverse --limit 2; has "not supported by Bigtable" err
+ok scan --db "$DB" users --count --start b --stop z
+[ "$(cat "$T/out")" = 2 ] || fail "range count"
+ok scan --db "$DB" users --prefix al --keys-only
+[ "$(cat "$T/out")" = alice ] || fail "prefix scan"
+ok scan --db "$DB" users --keys-only --limit 2
+[ "$(tr '\n' ' ' <"$T/out")" = 'alice bob ' ] || { cat "$T/out"; fail "limit"; }
+code 1 scan --db "$DB" nosuch; has "nosuch does not exist" err
+
+# ---- cbt reads what rowkey wrote ----
+[ "$(cbt_ count users)" = 4 ] || fail "cbt count users"
+cbt_ read users >"$T/cbt"
+grep -q '"Paris"' "$T/cbt" || { cat "$T/cbt"; fail "cbt read: alice's city"; }
+cbt_ read users prefix=carol >"$T/cbt"
+grep -q '1970/01/01-00:00:00.200000' "$T/cbt" && grep -q '"C2"' "$T/cbt" &&
+	grep -q '1970/01/01-00:00:00.100000' "$T/cbt" || { cat "$T/cbt"; fail "cbt read: carol's versions and timestamps"; }
+
+# ---- rowkey reads what cbt wrote ----
+cbt_ set users dave info:name=Dave info:age=41@7000 >/dev/null
+ok get --db "$DB" users dave
+has $'dave\tinfo:age\t7000\t41' out
+has $'dave\tinfo:name\t' out
+has 'Dave' out
+ok scan --db "$DB" users --count
+[ "$(cat "$T/out")" = 5 ] || fail "5 rows after cbt set"
+
+# ---- deletes ----
+ok delete --db "$DB" users alice info:city
+ok get --db "$DB" users alice
+grep -q city "$T/out" && fail "deleted column still there"
+code 1 delete --db "$DB" --ts 5000 users carol info; has "not supported by Bigtable" err
+ok delete --db "$DB" users bob
+code 1 get --db "$DB" users bob
+[ "$(cbt_ count users)" = 4 ] || fail "cbt count after the row delete"
+
+# ---- regions: the tablets SampleRowKeys reports ----
+ok regions --db "$DB" users
+has "(start)" out
+has "(end)" out
+ok regions --db "$DB" --json users
+has '"table":"users"' out
+code 1 regions --db "$DB" nosuch; has "nosuch does not exist" err
+code 1 regions --db "$DB" move 1 0; has "not supported by Bigtable" err
+
+# ---- load through a schema; cbt counts it ----
+SCHEMA='fields user:str, ts:i64, kind:str; key bucket(4, xxh3(user)) user ":" u64(rts(ts))'
+ok create --db "$DB" ev -f d --buckets 4
+{
+	echo "user,ts,kind"
+	for i in $(seq 1 500); do echo "user$i,$((1000 + i)),k$((i % 3))"; done
+} >"$T/in.csv"
+ok load --db "$DB" -q ev -s "$SCHEMA" "$T/in.csv"
+has "rows 500," out
+ok scan --db "$DB" ev --count
+[ "$(cat "$T/out")" = 500 ] || fail "500 rows loaded"
+[ "$(cbt_ count ev)" = 500 ] || fail "cbt count ev"
+for b in 00 01 02 03; do
+	n=$("$ROWKEY" scan --db "$DB" ev --prefix "\\x$b" --count)
+	[ "$n" -gt 50 ] || fail "bucket $b has only $n rows"
+done
+
+# ---- the emulator stopped in the middle of a load ----
+start_emulator EPID2
+ok create --db "$DB" big -f d
+awk 'BEGIN { print "user,ts,kind"; for (i = 0; i < 200000; i++) printf "u%d,%d,k\n", i, i }' >"$T/big.csv"
+# about 3 s of work at the emulator's pace: stop it after 0.7 s
+"$ROWKEY" load --db "$DB" -q big -s "$SCHEMA" "$T/big.csv" >"$T/out" 2>"$T/err" &
+LPID=$!
+sleep 0.7
+{ kill -9 "$EPID2"; wait "$EPID2"; } 2>/dev/null
+wait "$LPID"
+[ $? = 1 ] || { cat "$T/out" "$T/err"; fail "a load into a stopped emulator must fail"; }
+has "writing a batch" err
+has "rows acknowledged" err
+has "UNAVAILABLE" err
+cat "$T/err"
+
+echo "bigtable commands: ok"
