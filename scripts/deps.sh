@@ -2,7 +2,7 @@
 # Installs the Debian packages rowkey needs to build and test, if any are missing.
 # Idempotent: a no-op when everything is present. Needs root only when something is missing.
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libssl-dev libxxhash-dev libcmocka-dev libleveldb-dev python3 xxhash libgrpc-dev protobuf-c-compiler libprotobuf-c-dev)
+pkgs=(cmake make gcc pkg-config libssl-dev libxxhash-dev libcmocka-dev libleveldb-dev python3 xxhash libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libpng-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,201 @@
+/*
+ * rowkey/analyze.h: the hotspot analyzer.
+ *
+ * Runs a seeded workload (messages, keys, urls, trades, cars, users, or
+ * records from a file) through a key design and a model of an HBase-style
+ * cluster: S region servers, regions from the design (one per bucket, an
+ * even pre-split for hash prefixes, or one region), splits by size and a
+ * region balancer. The simulator uses the embedded store's own meta map and
+ * split policy (src/store/local) in virtual time, so a design can be tried
+ * on millions of keys in seconds; rk_analyze_store loads the same workload
+ * into the embedded store for real and reports the store's own counters.
+ *
+ * Memory is bounded by regions x time buckets and heatmap cells, never by
+ * the number of keys. Conventions are those of key.h: 0 or a negative RK_E*
+ * code, rk_error_last() for the message, out-parameters first.
+ */
+#ifndef ROWKEY_ANALYZE_H
+#define ROWKEY_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rowkey/key.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- workloads ---- */
+
+typedef struct rk_workload_options {
+	const char *name;     /* messages, keys, urls, trades, cars, users, file */
+	uint64_t seed;        /* the same seed gives the same operations */
+	double rate;          /* operations (writes + reads) per virtual second, > 0 */
+	double duration;      /* virtual seconds, > 0 */
+	double read_fraction; /* 0..1 of operations that are reads; < 0: the workload's default */
+	uint64_t cardinality; /* users, sellers, cars, subdomains per domain; 0: default */
+	double zipf;          /* skew exponent of Zipf draws (> 0); <= 0: default 1.1 */
+	const char *file;     /* "file" workload: CSV with a header line, or JSON lines */
+} rk_workload_options;
+
+#define RK_WORKLOAD_OPTIONS_INIT { "messages", 1, 1000.0, 600.0, -1.0, 0, 0.0, NULL }
+
+/* The workload names, NULL-terminated; static storage. */
+const char *const *rk_workload_names(void);
+
+/* A text description of a workload: its fields (name and type), its query
+ * shapes and a natural key. The caller frees *out with free(). RK_ENOTFOUND
+ * for an unknown name (the message lists the known ones). */
+int rk_workload_describe(char **out, const rk_workload_options *opts);
+
+/* ---- analysis ---- */
+
+typedef struct rk_analyze_options {
+	unsigned servers;          /* region servers (simulator 1..100000, store 1..256) */
+	double capacity;           /* operations per second one server sustains, > 0 */
+	uint64_t split_threshold;  /* region bytes before a split; 0: never split */
+	double balance_interval;   /* virtual seconds between balancer runs; 0: never */
+	unsigned time_buckets;     /* heatmap columns / time series length, 1..10000 */
+	unsigned key_buckets;      /* heatmap rows at the finest, 1..4096 */
+	size_t value_len;          /* value bytes written with each row (one cell) */
+	int presplit;              /* 1: regions from the design (buckets, hash prefix); 0: one */
+} rk_analyze_options;
+
+#define RK_ANALYZE_OPTIONS_INIT { 16, 10000.0, 256ull << 20, 300.0, 120, 1000, 100, 1 }
+
+/* What one query shape of the workload costs under the design. */
+typedef struct rk_query_cost {
+	const char *name;  /* "latest 10 for a user", ... (static) */
+	const char *plan;  /* "get", "scan", "N scans (one per bucket)", "full scan" (static) */
+	double ranges;     /* mean key ranges per query (1 for a get) */
+	double regions;    /* mean regions touched per query, with the final region map */
+} rk_query_cost;
+
+typedef struct rk_report {
+	const char *design;       /* label given to the run (borrowed from the analysis) */
+	const char *engine;       /* "simulator" or "store" */
+	const char *workload;
+	unsigned servers;
+	uint64_t writes, reads;   /* operations */
+	uint64_t read_visits;     /* region visits of all reads (fan-out included) */
+	double offered_rate;      /* operations per second the workload asked for */
+	double capacity;
+	const double *server_share; /* servers entries: share of writes per server */
+	double hottest_share;     /* the busiest server's share of all writes */
+	unsigned hottest_server;
+	double max_mean;          /* busiest server's writes / mean writes per server */
+	double effective_servers; /* 1 / sum(share^2) */
+	double peak_share;        /* the hottest server's share within a time bucket,
+	                             averaged over buckets weighted by operations */
+	double throughput;        /* capacity / peak_share: ops/s before the hottest
+	                             server saturates */
+	size_t regions_initial, regions; /* regions at the start and at the end */
+	uint64_t splits, moves;
+	double key_mean;          /* bytes per row key */
+	size_t key_max;
+	uint64_t key_total;       /* row-key bytes of every row written */
+	size_t nqueries;
+	const rk_query_cost *queries;
+	const char *verdict;      /* one plain-language line */
+} rk_report;
+
+typedef struct rk_analysis rk_analysis;
+
+/* Runs the workload through `schema` in the simulator. `design` labels the
+ * run in reports (copied; NULL: "design"). The caller owns *out and frees it
+ * with rk_analysis_free. Errors: RK_ENOTFOUND (unknown workload, missing
+ * file), RK_EINVALID (bad option, a key field the workload does not have,
+ * a record the key cannot encode) with a message naming the field. */
+int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *design,
+                   const rk_workload_options *wopts, const rk_analyze_options *opts);
+
+/* Loads the same workload's writes into a new embedded store in directory
+ * `dir` (which must not hold a store yet) for real: the table is created with
+ * the design's split points and bucket prefix, rows are applied in batches,
+ * the balancer runs at the same virtual times as in the simulator. The report
+ * comes from the store's own per-server and per-region counters (reads are
+ * not executed). The store is closed before returning; `dir` is left behind.
+ * The caller owns *out. */
+int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
+                     const rk_workload_options *wopts, const rk_analyze_options *opts,
+                     const char *dir);
+
+void rk_analysis_free(rk_analysis *a);
+
+/* Sets one option from text by its command-line name: workload, seed, rate,
+ * duration, read-fraction, cardinality, zipf, file, servers, capacity,
+ * split-threshold (bytes, K/M/G suffixes), balance-interval, time-buckets,
+ * key-buckets, value-len, presplit (0/1). `w` or `o` may be NULL when the
+ * name is not theirs. Borrows `value` for the string options (workload,
+ * file). RK_ENOTFOUND for an unknown name, RK_EINVALID for a bad value; the
+ * message names both. */
+int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char *name,
+                      const char *value);
+
+/* Attaches the design's schema text to a run (shown in the HTML report).
+ * Copied. */
+int rk_analysis_set_schema_text(rk_analysis *a, const char *text);
+
+/* The report of a run: borrowed, valid until rk_analysis_free. */
+const rk_report *rk_analysis_report(const rk_analysis *a);
+
+/* The heatmap: rows x cols cells, row-major, row 0 = the lowest key range,
+ * col 0 = the first time bucket; writes and reads per cell. Borrowed, valid
+ * until rk_analysis_free. Stores runs have no heatmap (RK_ENOTFOUND). */
+typedef struct rk_heatmap {
+	size_t rows, cols;
+	const uint64_t *writes, *reads;
+	double col_seconds;  /* virtual seconds per column */
+} rk_heatmap;
+
+int rk_analysis_heatmap(rk_heatmap *out, const rk_analysis *a);
+
+/* The first key of heatmap row `row` (row 0 starts at the empty key).
+ * Borrowed, valid until rk_analysis_free. */
+const uint8_t *rk_analysis_row_key(size_t *len, const rk_analysis *a, size_t row);
+
+/* Text (several lines ending in the verdict) and one JSON object. The
+ * caller frees *out with free(). */
+int rk_analysis_text(char **out, const rk_analysis *a);
+int rk_analysis_json(char **out, const rk_analysis *a);
+
+/* Several runs side by side: a table of the metrics, then each verdict.
+ * The caller frees *out with free(). */
+int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t n);
+/* The same as a JSON array of the runs' objects. */
+int rk_analysis_compare_json(char **out, const rk_analysis *const *runs, size_t n);
+
+/* Writes the heatmap of writes + reads as a PNG (x = time, y = key space,
+ * lowest keys at the top; colour = operations, log scale). RK_EIO naming
+ * the path on failure. */
+int rk_analysis_write_png(const rk_analysis *a, const char *path);
+
+/* Writes one self-contained HTML page (no network resources) with the
+ * comparison table, and for each run with a heatmap, the heatmap with hover
+ * details per cell and the run's summary. `title` may be NULL. */
+int rk_analysis_write_html(const char *path, const char *title, const rk_analysis *const *runs,
+                           size_t n);
+
+/* ---- suggestions ---- */
+
+typedef struct rk_suggestion {
+	char *design;        /* short label */
+	char *schema_text;   /* schema text (inline form, ';'-separated) */
+	rk_analysis *analysis;
+	double score;        /* higher is better: write spread with read cost */
+} rk_suggestion;
+
+/* Proposes key designs for the workload (its natural key, field promotion,
+ * salt buckets of several counts, hash prefixes on the leading field), runs
+ * each in the simulator and ranks them best first by write spread (effective
+ * servers) and read cost (regions touched by the query shapes). The caller
+ * owns *out (count entries) and frees it with rk_suggestions_free. */
+int rk_suggest(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
+               const rk_analyze_options *opts);
+void rk_suggestions_free(rk_suggestion *s, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

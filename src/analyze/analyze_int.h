@@ -1,0 +1,156 @@
+/*
+ * Internals shared by the analyzer's files: the binder (workload values ->
+ * a schema's typed field values), key ranges of queries, the analysis object
+ * that the simulator (sim.c) and the store run (storerun.c) fill and that
+ * report.c and heatmap.c render.
+ */
+#ifndef RK_ANALYZE_INT_H
+#define RK_ANALYZE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rowkey/analyze.h>
+#include <rowkey/store.h>
+
+#include "analyze/workload.h"
+
+/* ---- binder ---- */
+
+typedef struct rk__binder {
+	size_t nf;         /* schema fields */
+	int src[64];       /* workload field index per schema field, or -1 */
+	rk_type type[64];
+	char buf[64][48];  /* text of numbers bound to str fields */
+	rk_value vals[64];
+	const char *design;
+	const rk__workload *w;
+} rk__binder;
+
+/* Maps the schema's fields onto the workload's by name. RK_EINVALID when
+ * a field the key needs is not a field of the workload (the message names
+ * it and lists the workload's fields), or the schema has over 64 fields. */
+int rk__bind_init(rk__binder *b, const rk_schema *s, const rk__workload *w, const char *design);
+
+/* Converts one record; returns the values (inside b) or NULL with an error
+ * (a value that does not fit the field's type). */
+const rk_value *rk__bind(rk__binder *b, const rk__wval *rec);
+
+/* ---- key ranges of a query ---- */
+
+/* The bucket prefixes of a design (sorted, distinct), found by encoding
+ * sampled records. */
+typedef struct rk__prefixes {
+	size_t n, len;    /* count, bytes each */
+	uint8_t *p;       /* n * len bytes */
+} rk__prefixes;
+
+typedef struct rk__range {
+	uint8_t *lo, *hi; /* inclusive key bounds, each up to cap bytes */
+	size_t lo_len, hi_len;
+} rk__range;
+
+typedef struct rk__ranger {
+	rk_schema_info info;
+	const rk__prefixes *pfx;
+	rk_encoder *enc;
+	rk__binder *bind;
+	size_t cap;
+	uint8_t *klo, *khi, *kt;
+	rk__wval tmp[64];
+	rk__range *r;     /* up to max(1, pfx->n) ranges */
+	size_t n;
+	int full;         /* 1: the query is a full scan */
+	int get;          /* 1: one key (lo == hi) */
+} rk__ranger;
+
+int rk__ranger_init(rk__ranger *g, const rk_schema *s, rk_encoder *enc, rk__binder *b,
+                    const rk__prefixes *pfx);
+void rk__ranger_fini(rk__ranger *g);
+
+/* The key ranges of the query whose bounds are lo / hi. */
+void rk__ranger_plan(rk__ranger *g, const rk__wval *lo, const rk__wval *hi);
+
+/* ---- the analysis ---- */
+
+typedef struct rk__region_row {
+	uint8_t *start, *end; /* end NULL: unbounded */
+	size_t start_len, end_len;
+	unsigned server;
+	uint64_t id, writes, reads;
+	uint32_t first, len;  /* time buckets of the series */
+	uint64_t *wr;         /* len pairs: writes, reads per time bucket */
+} rk__region_row;
+
+struct rk_analysis {
+	char *design, *workload, *schema_text;
+	rk_report rep;
+	double *share;           /* per server */
+	uint64_t *srv_writes;    /* per server totals */
+	rk_query_cost *queries;
+	char *verdict;
+	char lead[64];           /* the key's leading field from describe, or "" */
+	double mono;             /* fraction of writes whose key sorts after the previous */
+	double hot_load;         /* hottest server's work per operation, time-weighted */
+	/* heatmap (simulator only) */
+	size_t rows, cols;
+	uint64_t *hw, *hr;
+	uint8_t **row_key;
+	size_t *row_key_len;
+	double col_s;
+	/* per server and time bucket: writes and read visits (cols x servers) */
+	uint64_t *sw, *sr;
+	/* final regions */
+	rk__region_row *regions;
+	size_t nregions;
+	/* schema info */
+	rk_schema_info info;
+};
+
+/* Allocates an analysis with the common fields set. */
+rk_analysis *rk__analysis_new(const char *design, const char *workload, const char *engine,
+                              unsigned servers);
+
+/* Computes the derived metrics (shares, effective servers, ...) and the
+ * verdict from rep.writes, srv_writes, sw/sr, queries. */
+int rk__analysis_finish(rk_analysis *a, const rk_schema *schema);
+
+/* Validates options common to both engines. */
+int rk__check_options(const rk_analyze_options *o, unsigned max_servers);
+
+/* Samples the design's keys: the sorted distinct bucket prefixes (when the
+ * design has buckets) and, when want_keys, up to `max` sampled keys sorted
+ * (*keys, *key_len arrays, caller frees each and the arrays). */
+int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t *nkeys,
+                    size_t max, const rk_schema *s, rk__workload *w, rk__binder *b,
+                    uint64_t seed);
+
+/* The initial split points of a design: bucket prefixes, or for a hash
+ * prefix `servers` quantiles of the sampled keys cut to the prefix. Points
+ * point into pfx / keys (borrowed). */
+int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
+                       const rk__prefixes *pfx, uint8_t *const *keys, const size_t *key_len,
+                       size_t nkeys, unsigned servers, int presplit);
+
+/* ---- a growing string (report.c) ---- */
+
+typedef struct rk__sb {
+	char *p;
+	size_t len, cap;
+	int oom;
+} rk__sb;
+
+void rk__sb_printf(rk__sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rk__sb_put(rk__sb *b, const char *s, size_t n);
+/* s as a JSON string (quotes included); bytes >= 0x7f and controls as \u00XX */
+void rk__sb_json_str(rk__sb *b, const uint8_t *s, size_t n);
+/* Hands the string to *out (caller frees) or fails with RK_ENOMEM. */
+int rk__sb_done(char **out, rk__sb *b);
+
+/* Printable form of key bytes (\xNN for the others), NUL-terminated in buf. */
+const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n);
+
+/* The analysis as a JSON object appended to b. */
+void rk__analysis_json(rk__sb *b, const rk_analysis *a);
+
+#endif

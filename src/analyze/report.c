@@ -1,0 +1,514 @@
+/*
+ * Reports: the metrics derived from a run's counters, the verdict line, and
+ * the text, JSON and side-by-side forms.
+ *
+ * Metrics (issue 5):
+ *   share_s            writes on server s / all writes
+ *   hottest share      max_s share_s;  max/mean = hottest share x S
+ *   effective servers  1 / sum_s share_s^2 (1 when one server takes all,
+ *                      S when all take the same)
+ *   peak share         sum over time buckets of the busiest server's writes
+ *                      / all writes: the hottest server's share "at a time"
+ *   throughput         C / (sum over buckets of the busiest server's work
+ *                      (writes + region visits of reads) / operations): the
+ *                      rate at which the hottest server reaches C
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze_int.h"
+#include "key/error.h"
+
+/* ---- strings ---- */
+
+void rk__sb_put(rk__sb *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t c = b->cap ? b->cap : 1024;
+		while (c < b->len + n + 1)
+			c *= 2;
+		char *q = realloc(b->p, c);
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = c;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+void rk__sb_printf(rk__sb *b, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof tmp) {
+		rk__sb_put(b, tmp, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (!big) {
+		b->oom = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	rk__sb_put(b, big, (size_t)n);
+	free(big);
+}
+
+void rk__sb_json_str(rk__sb *b, const uint8_t *s, size_t n)
+{
+	rk__sb_put(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			rk__sb_put(b, e, 2);
+		} else if (c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&') {
+			rk__sb_printf(b, "\\u%04x", c);
+		} else {
+			rk__sb_put(b, (const char *)&c, 1);
+		}
+	}
+	rk__sb_put(b, "\"", 1);
+}
+
+int rk__sb_done(char **out, rk__sb *b)
+{
+	if (b->oom || !b->p) {
+		free(b->p);
+		*out = NULL;
+		return rk__err(RK_ENOMEM, "out of memory writing a report");
+	}
+	*out = b->p;
+	return 0;
+}
+
+const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 5 < cap; i++) {
+		if (k[i] >= 0x20 && k[i] < 0x7f && k[i] != '\\')
+			buf[o++] = (char)k[i];
+		else
+			o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", k[i]);
+	}
+	if (o + 4 < cap && o < 4 * n && n && o + 5 >= cap) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* ---- the analysis object ---- */
+
+rk_analysis *rk__analysis_new(const char *design, const char *workload, const char *engine,
+                              unsigned servers)
+{
+	rk_analysis *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->design = strdup(design);
+	a->workload = strdup(workload);
+	a->share = calloc(servers, sizeof *a->share);
+	a->srv_writes = calloc(servers, sizeof *a->srv_writes);
+	if (!a->design || !a->workload || !a->share || !a->srv_writes) {
+		rk_analysis_free(a);
+		return NULL;
+	}
+	a->rep.design = a->design;
+	a->rep.workload = a->workload;
+	a->rep.engine = engine;
+	a->rep.servers = servers;
+	a->rep.server_share = a->share;
+	return a;
+}
+
+void rk_analysis_free(rk_analysis *a)
+{
+	if (!a)
+		return;
+	free(a->design);
+	free(a->workload);
+	free(a->schema_text);
+	free(a->share);
+	free(a->srv_writes);
+	free(a->queries);
+	free(a->verdict);
+	free(a->hw);
+	free(a->hr);
+	for (size_t i = 0; a->row_key && i < a->rows; i++)
+		free(a->row_key[i]);
+	free(a->row_key);
+	free(a->row_key_len);
+	free(a->sw);
+	free(a->sr);
+	for (size_t i = 0; a->regions && i < a->nregions; i++) {
+		free(a->regions[i].start);
+		free(a->regions[i].end);
+		free(a->regions[i].wr);
+	}
+	free(a->regions);
+	free(a);
+}
+
+const rk_report *rk_analysis_report(const rk_analysis *a)
+{
+	return &a->rep;
+}
+
+int rk_analysis_heatmap(rk_heatmap *out, const rk_analysis *a)
+{
+	memset(out, 0, sizeof *out);
+	if (!a->hw)
+		return rk__err(RK_ENOTFOUND, "design %s: a %s run has no heatmap", a->design,
+		               a->rep.engine);
+	out->rows = a->rows;
+	out->cols = a->cols;
+	out->writes = a->hw;
+	out->reads = a->hr;
+	out->col_seconds = a->col_s;
+	return 0;
+}
+
+const uint8_t *rk_analysis_row_key(size_t *len, const rk_analysis *a, size_t row)
+{
+	if (!a->row_key || row >= a->rows) {
+		*len = 0;
+		return NULL;
+	}
+	*len = a->row_key_len[row];
+	return a->row_key[row];
+}
+
+/* the key's leading field, from the key library's describe text */
+static void find_lead(rk_analysis *a, const rk_schema *schema)
+{
+	char *d = NULL;
+	a->lead[0] = 0;
+	if (!schema || rk_schema_describe(&d, schema) != 0)
+		return;
+	const char *p = strstr(d, "leading field '");
+	if (p) {
+		p += strlen("leading field '");
+		size_t n = 0;
+		while (p[n] && p[n] != '\'' && n + 1 < sizeof a->lead)
+			n++;
+		memcpy(a->lead, p, n);
+		a->lead[n] = 0;
+	}
+	free(d);
+}
+
+int rk__analysis_finish(rk_analysis *a, const rk_schema *schema)
+{
+	rk_report *r = &a->rep;
+	unsigned S = r->servers;
+	uint64_t W = 0;
+	for (unsigned s = 0; s < S; s++)
+		W += a->srv_writes[s];
+	double sumsq = 0;
+	r->hottest_share = 0;
+	r->hottest_server = 0;
+	for (unsigned s = 0; s < S; s++) {
+		a->share[s] = W ? (double)a->srv_writes[s] / (double)W : 0;
+		sumsq += a->share[s] * a->share[s];
+		if (a->share[s] > r->hottest_share) {
+			r->hottest_share = a->share[s];
+			r->hottest_server = s;
+		}
+	}
+	r->effective_servers = sumsq > 0 ? 1.0 / sumsq : 0;
+	r->max_mean = r->hottest_share * S;
+	/* at a time: per time bucket (when the run kept buckets) */
+	if (a->sw) {
+		uint64_t peak = 0, ops = 0, load = 0;
+		for (size_t b = 0; b < a->cols; b++) {
+			uint64_t mw = 0, ml = 0;
+			for (unsigned s = 0; s < S; s++) {
+				uint64_t w = a->sw[b * S + s], rd = a->sr[b * S + s];
+				mw = w > mw ? w : mw;
+				ml = w + rd > ml ? w + rd : ml;
+			}
+			peak += mw;
+			load += ml;
+		}
+		ops = r->writes + r->reads;
+		r->peak_share = W ? (double)peak / (double)W : 0;
+		a->hot_load = ops ? (double)load / (double)ops : 0;
+	} else {
+		r->peak_share = r->hottest_share;
+		a->hot_load = r->hottest_share;
+	}
+	r->throughput = a->hot_load > 0 ? r->capacity / a->hot_load : 0;
+	r->queries = a->queries;
+	if (!a->queries)
+		r->nqueries = 0;
+	find_lead(a, schema);
+
+	/* the verdict */
+	rk__sb v = {0};
+	double ps = r->peak_share;
+	if (r->writes == 0) {
+		rk__sb_printf(&v, "no writes in this run");
+	} else if (S == 1) {
+		rk__sb_printf(&v, "one server takes every write: the cluster has 1 server");
+	} else if (ps >= 0.5) {
+		rk__sb_printf(&v, "%.0f%% of writes hit 1 of %u servers%s: ", ps * 100, S,
+		              r->hottest_share < ps - 0.05 ? " at a time" : "");
+		if (a->mono >= 0.9 && a->lead[0])
+			rk__sb_printf(&v, "the key leads with '%s', which grows over time", a->lead);
+		else if (a->mono >= 0.9)
+			rk__sb_printf(&v, "every new key sorts after the last one (a growing leading value)");
+		else if (r->regions < 2)
+			rk__sb_printf(&v, "the table never left its single region");
+		else
+			rk__sb_printf(&v, "a few hot keys take most writes (skewed key distribution)");
+	} else if (r->effective_servers < 0.6 * S) {
+		rk__sb_printf(&v, "writes use %.1f of %u servers effectively (hottest %.0f%%): ",
+		              r->effective_servers, S, r->hottest_share * 100);
+		if (r->regions < S)
+			rk__sb_printf(&v, "only %zu regions for %u servers", r->regions, S);
+		else if (a->mono >= 0.9)
+			rk__sb_printf(&v, "keys grow over time, so one region at a time takes the writes");
+		else
+			rk__sb_printf(&v, "keys are skewed: a few ranges take most writes");
+	} else {
+		rk__sb_printf(&v, "writes spread over %u servers (hottest %.0f%%, %.1f effective)", S,
+		              r->hottest_share * 100, r->effective_servers);
+	}
+	const rk_query_cost *worst = NULL;
+	for (size_t q = 0; q < r->nqueries; q++)
+		if (!worst || a->queries[q].regions > worst->regions)
+			worst = &a->queries[q];
+	if (worst && !strcmp(worst->plan, "full scan"))
+		rk__sb_printf(&v, "; '%s' is a full scan", worst->name);
+	else if (worst && worst->ranges > 1.5)
+		rk__sb_printf(&v, "; '%s' needs %.0f scans", worst->name, worst->ranges);
+	return rk__sb_done(&a->verdict, &v) ? RK_ENOMEM : (r->verdict = a->verdict, 0);
+}
+
+/* ---- text ---- */
+
+static void human_bytes(char *buf, size_t cap, double b)
+{
+	const char *u[] = {"B", "KB", "MB", "GB", "TB"};
+	int i = 0;
+	while (b >= 1000 && i < 4) {
+		b /= 1000;
+		i++;
+	}
+	snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+}
+
+int rk_analysis_text(char **out, const rk_analysis *a)
+{
+	const rk_report *r = &a->rep;
+	rk__sb b = {0};
+	char kb[32];
+	rk__sb_printf(&b, "design      %s (%s)\n", r->design, r->engine);
+	rk__sb_printf(&b, "workload    %s: %llu writes, %llu reads (%.0f ops/s offered)\n",
+	              r->workload, (unsigned long long)r->writes, (unsigned long long)r->reads,
+	              r->offered_rate);
+	rk__sb_printf(&b, "servers     %u x %.0f ops/s\n", r->servers, r->capacity);
+	rk__sb_printf(&b,
+	              "writes      hottest server %u takes %.1f%% (max/mean %.2f), effective servers "
+	              "%.2f of %u\n",
+	              r->hottest_server, r->hottest_share * 100, r->max_mean, r->effective_servers,
+	              r->servers);
+	if (a->sw)
+		rk__sb_printf(&b, "at a time   the hottest server takes %.1f%% of each time bucket's writes\n",
+		              r->peak_share * 100);
+	rk__sb_printf(&b, "throughput  %.0f ops/s before the hottest server saturates\n",
+	              r->throughput);
+	rk__sb_printf(&b, "regions     %zu at start, %zu at end (%llu splits, %llu moves)\n",
+	              r->regions_initial, r->regions, (unsigned long long)r->splits,
+	              (unsigned long long)r->moves);
+	human_bytes(kb, sizeof kb, (double)r->key_total);
+	rk__sb_printf(&b, "key bytes   mean %.1f, max %zu, total %s\n", r->key_mean, r->key_max, kb);
+	for (size_t q = 0; q < r->nqueries; q++)
+		rk__sb_printf(&b, "query       %s: %s, %.1f ranges, %.1f regions\n", r->queries[q].name,
+		              r->queries[q].plan, r->queries[q].ranges, r->queries[q].regions);
+	rk__sb_printf(&b, "verdict     %s\n", r->verdict ? r->verdict : "");
+	return rk__sb_done(out, &b);
+}
+
+/* ---- JSON ---- */
+
+static void jnum(rk__sb *b, double v)
+{
+	if (isfinite(v))
+		rk__sb_printf(b, "%.6g", v);
+	else
+		rk__sb_put(b, "null", 4);
+}
+
+void rk__analysis_json(rk__sb *b, const rk_analysis *a)
+{
+	const rk_report *r = &a->rep;
+	rk__sb_put(b, "{\"design\":", 10);
+	rk__sb_json_str(b, (const uint8_t *)r->design, strlen(r->design));
+	rk__sb_printf(b, ",\"engine\":\"%s\",\"workload\":", r->engine);
+	rk__sb_json_str(b, (const uint8_t *)r->workload, strlen(r->workload));
+	rk__sb_printf(b, ",\"servers\":%u,\"writes\":%llu,\"reads\":%llu,\"read_visits\":%llu",
+	              r->servers, (unsigned long long)r->writes, (unsigned long long)r->reads,
+	              (unsigned long long)r->read_visits);
+	rk__sb_put(b, ",\"offered_rate\":", 16);
+	jnum(b, r->offered_rate);
+	rk__sb_put(b, ",\"capacity\":", 12);
+	jnum(b, r->capacity);
+	rk__sb_put(b, ",\"hottest_share\":", 17);
+	jnum(b, r->hottest_share);
+	rk__sb_printf(b, ",\"hottest_server\":%u,\"max_mean\":", r->hottest_server);
+	jnum(b, r->max_mean);
+	rk__sb_put(b, ",\"effective_servers\":", 21);
+	jnum(b, r->effective_servers);
+	rk__sb_put(b, ",\"peak_share\":", 14);
+	jnum(b, r->peak_share);
+	rk__sb_put(b, ",\"throughput\":", 14);
+	jnum(b, r->throughput);
+	rk__sb_printf(b, ",\"regions_initial\":%zu,\"regions\":%zu,\"splits\":%llu,\"moves\":%llu",
+	              r->regions_initial, r->regions, (unsigned long long)r->splits,
+	              (unsigned long long)r->moves);
+	rk__sb_put(b, ",\"key_mean\":", 12);
+	jnum(b, r->key_mean);
+	rk__sb_printf(b, ",\"key_max\":%zu,\"key_total\":%llu,\"server_share\":[", r->key_max,
+	              (unsigned long long)r->key_total);
+	for (unsigned s = 0; s < r->servers; s++) {
+		if (s)
+			rk__sb_put(b, ",", 1);
+		jnum(b, r->server_share[s]);
+	}
+	rk__sb_put(b, "],\"queries\":[", 13);
+	for (size_t q = 0; q < r->nqueries; q++) {
+		rk__sb_printf(b, "%s{\"name\":", q ? "," : "");
+		rk__sb_json_str(b, (const uint8_t *)r->queries[q].name, strlen(r->queries[q].name));
+		rk__sb_printf(b, ",\"plan\":\"%s\",\"ranges\":", r->queries[q].plan);
+		jnum(b, r->queries[q].ranges);
+		rk__sb_put(b, ",\"regions\":", 11);
+		jnum(b, r->queries[q].regions);
+		rk__sb_put(b, "}", 1);
+	}
+	rk__sb_put(b, "],\"verdict\":", 12);
+	rk__sb_json_str(b, (const uint8_t *)(r->verdict ? r->verdict : ""),
+	                r->verdict ? strlen(r->verdict) : 0);
+	if (a->sw) {
+		rk__sb_printf(b, ",\"time_bucket_seconds\":");
+		jnum(b, a->col_s);
+		rk__sb_put(b, ",\"server_writes\":[", 18);
+		for (size_t t = 0; t < a->cols; t++) {
+			rk__sb_put(b, t ? ",[" : "[", t ? 2 : 1);
+			for (unsigned s = 0; s < r->servers; s++)
+				rk__sb_printf(b, "%s%llu", s ? "," : "",
+				              (unsigned long long)a->sw[t * r->servers + s]);
+			rk__sb_put(b, "]", 1);
+		}
+		rk__sb_put(b, "],\"server_read_visits\":[", 24);
+		for (size_t t = 0; t < a->cols; t++) {
+			rk__sb_put(b, t ? ",[" : "[", t ? 2 : 1);
+			for (unsigned s = 0; s < r->servers; s++)
+				rk__sb_printf(b, "%s%llu", s ? "," : "",
+				              (unsigned long long)a->sr[t * r->servers + s]);
+			rk__sb_put(b, "]", 1);
+		}
+		rk__sb_put(b, "]", 1);
+	}
+	rk__sb_put(b, ",\"region_list\":[", 16);
+	for (size_t i = 0; i < a->nregions; i++) {
+		const rk__region_row *x = &a->regions[i];
+		rk__sb_printf(b, "%s{\"id\":%llu,\"server\":%u,\"start\":", i ? "," : "",
+		              (unsigned long long)x->id, x->server);
+		rk__sb_json_str(b, x->start, x->start_len);
+		rk__sb_put(b, ",\"end\":", 7);
+		if (x->end)
+			rk__sb_json_str(b, x->end, x->end_len);
+		else
+			rk__sb_put(b, "null", 4);
+		rk__sb_printf(b, ",\"writes\":%llu,\"reads\":%llu", (unsigned long long)x->writes,
+		              (unsigned long long)x->reads);
+		if (x->wr) {
+			rk__sb_printf(b, ",\"first_bucket\":%u,\"series\":[", x->first);
+			for (uint32_t k = 0; k < x->len; k++)
+				rk__sb_printf(b, "%s[%llu,%llu]", k ? "," : "",
+				              (unsigned long long)x->wr[2 * k],
+				              (unsigned long long)x->wr[2 * k + 1]);
+			rk__sb_put(b, "]", 1);
+		}
+		rk__sb_put(b, "}", 1);
+	}
+	rk__sb_put(b, "]}", 2);
+}
+
+int rk_analysis_json(char **out, const rk_analysis *a)
+{
+	rk__sb b = {0};
+	rk__analysis_json(&b, a);
+	return rk__sb_done(out, &b);
+}
+
+int rk_analysis_compare_json(char **out, const rk_analysis *const *runs, size_t n)
+{
+	rk__sb b = {0};
+	rk__sb_put(&b, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rk__sb_put(&b, ",", 1);
+		rk__analysis_json(&b, runs[i]);
+	}
+	rk__sb_put(&b, "]", 1);
+	return rk__sb_done(out, &b);
+}
+
+int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t n)
+{
+	rk__sb b = {0};
+	size_t w = 6;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(runs[i]->design) > w)
+			w = strlen(runs[i]->design);
+	if (w > 40)
+		w = 40;
+	rk__sb_printf(&b, "%-*s  %-9s  %7s  %7s  %6s  %9s  %11s  %7s  %6s  %s\n", (int)w, "design",
+	              "engine", "hottest", "at-time", "eff", "max/mean", "throughput", "regions",
+	              "key B", "reads (regions/query)");
+	for (size_t i = 0; i < n; i++) {
+		const rk_report *r = &runs[i]->rep;
+		char q[256];
+		size_t o = 0;
+		q[0] = 0;
+		for (size_t k = 0; k < r->nqueries && o < sizeof q; k++)
+			o += (size_t)snprintf(q + o, sizeof q - o, "%s%s %.1f", k ? ", " : "",
+			                      !strcmp(r->queries[k].plan, "full scan") ? "full" :
+			                      r->queries[k].ranges > 1.5 ? "fan" : "ok",
+			                      r->queries[k].regions);
+		char at[16];
+		if (runs[i]->sw)
+			snprintf(at, sizeof at, "%6.1f%%", r->peak_share * 100);
+		else
+			snprintf(at, sizeof at, "%7s", "-");
+		rk__sb_printf(&b, "%-*.*s  %-9s  %6.1f%%  %7s  %6.2f  %9.2f  %11.0f  %7zu  %6.1f  %s\n",
+		              (int)w, (int)w, r->design, r->engine, r->hottest_share * 100, at,
+		              r->effective_servers, r->max_mean, r->throughput, r->regions, r->key_mean,
+		              r->nqueries ? q : "-");
+	}
+	rk__sb_put(&b, "\n", 1);
+	for (size_t i = 0; i < n; i++)
+		rk__sb_printf(&b, "%-*.*s  %s: %s\n", (int)w, (int)w, runs[i]->rep.design,
+		              runs[i]->rep.engine, runs[i]->rep.verdict ? runs[i]->rep.verdict : "");
+	return rk__sb_done(out, &b);
+}

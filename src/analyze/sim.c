@@ -1,0 +1,593 @@
+/*
+ * The simulator: a workload through a key design and an HBase-style cluster
+ * in virtual time, on the embedded store's own routing code.
+ *
+ * Regions live in the store's meta map (src/store/local/meta.h): lookups
+ * are rk_meta__lookup_index, splits replace a region with rk_meta__replace,
+ * the split policy is split.h's (rk_split__limit for when, rk_split__round
+ * for bucket-boundary rounding), the balancer's choice is sim_hooks.h's
+ * (the store's policy). What the simulator adds is an engine that only
+ * counts: a region's size grows by the bytes of the cell the store would
+ * write (cell.h's key length plus the value), and its middle key comes from
+ * a reservoir sample of the region's rows (the store reads its engine).
+ *
+ * Two passes over the seeded workload: the first samples keys (the heatmap's
+ * key ranges and the design's bucket prefixes), the second simulates. Memory
+ * is bounded by regions x time buckets and the heatmap, never by keys.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze_int.h"
+#include "key/error.h"
+#include "store/cell.h"
+#include "store/local/meta.h"
+#include "store/local/sim_hooks.h"
+#include "store/local/split.h"
+
+#define RESERVOIR 32
+#define SAMPLE_KEYS 8192
+
+typedef struct rstat {
+	uint32_t first, len, cap; /* time buckets [first, first + len) */
+	uint64_t *wr;              /* 2 per bucket: writes, reads */
+	uint64_t writes, reads;
+	uint64_t seen;             /* rows offered to the reservoir */
+	uint32_t ns;
+	uint8_t *samp[RESERVOIR];
+	uint16_t samp_len[RESERVOIR];
+} rstat;
+
+typedef struct sim {
+	const rk_analyze_options *o;
+	rk__meta meta;
+	rk__tmeta *t;
+	rstat *st;        /* by region id */
+	size_t nst;
+	size_t *on_server, *scratch;
+	rk__rng rng;
+	rk_analysis *a;
+	uint64_t splits, moves;
+	unsigned L;
+} sim;
+
+static rstat *stat_of(sim *s, uint64_t id)
+{
+	if (id >= s->nst) {
+		size_t n = s->nst ? s->nst : 64;
+		while (n <= id)
+			n *= 2;
+		rstat *q = realloc(s->st, n * sizeof *q);
+		if (!q)
+			return NULL;
+		memset(q + s->nst, 0, (n - s->nst) * sizeof *q);
+		s->st = q;
+		s->nst = n;
+	}
+	return &s->st[id];
+}
+
+static int count(sim *s, rk__region *r, uint32_t b, uint64_t w, uint64_t rd)
+{
+	rstat *x = stat_of(s, r->id);
+	if (!x)
+		return rk__err(RK_ENOMEM, "out of memory for region counters");
+	if (x->len == 0) {
+		x->first = b;
+	}
+	uint32_t need = b - x->first + 1;
+	if (need > x->cap) {
+		uint32_t n = x->cap ? x->cap * 2 : 8;
+		while (n < need)
+			n *= 2;
+		uint64_t *q = realloc(x->wr, (size_t)n * 2 * sizeof *q);
+		if (!q)
+			return rk__err(RK_ENOMEM, "out of memory for region counters");
+		memset(q + (size_t)x->cap * 2, 0, (size_t)(n - x->cap) * 2 * sizeof *q);
+		x->wr = q;
+		x->cap = n;
+	}
+	if (need > x->len)
+		x->len = need;
+	x->wr[(size_t)(b - x->first) * 2] += w;
+	x->wr[(size_t)(b - x->first) * 2 + 1] += rd;
+	x->writes += w;
+	x->reads += rd;
+	return 0;
+}
+
+static void sample_row(sim *s, rstat *x, const uint8_t *key, size_t kl)
+{
+	x->seen++;
+	size_t slot;
+	if (x->ns < RESERVOIR)
+		slot = x->ns;
+	else if ((slot = (size_t)(rk__rng_next(&s->rng) % x->seen)) >= RESERVOIR)
+		return;
+	uint8_t *c = realloc(slot < x->ns ? x->samp[slot] : NULL, kl ? kl : 1);
+	if (!c)
+		return; /* a smaller sample, not an error */
+	memcpy(c, key, kl);
+	x->samp[slot] = c;
+	x->samp_len[slot] = (uint16_t)(kl > UINT16_MAX ? UINT16_MAX : kl);
+	if (slot == x->ns)
+		x->ns++;
+}
+
+typedef struct sref {
+	uint8_t *k;
+	uint16_t n;
+} sref;
+
+static int sref_cmp(const void *a, const void *b)
+{
+	const sref *x = a, *y = b;
+	return rk_meta__row_cmp(x->k, x->n, y->k, y->n);
+}
+
+/* Splits region index i when it is past its limit (split.h's policy). */
+static int maybe_split(sim *s, size_t i)
+{
+	rk__region *r = s->t->regions[i];
+	uint64_t size = atomic_load_explicit(&r->size, memory_order_relaxed);
+	uint64_t lim = rk_split__limit(s->o->split_threshold, s->on_server[r->server]);
+	if (size <= lim) {
+		atomic_store_explicit(&r->split_at_size, lim, memory_order_relaxed);
+		return 0;
+	}
+	rstat *x = &s->st[r->id];
+	sref sr[RESERVOIR];
+	for (uint32_t k = 0; k < x->ns; k++) {
+		sr[k].k = x->samp[k];
+		sr[k].n = x->samp_len[k];
+	}
+	qsort(sr, x->ns, sizeof *sr, sref_cmp);
+	uint8_t point[RK_MAX_ROW_LEN];
+	size_t plen = 0;
+	int found = 0;
+	/* the middle sampled row, or the next one up that is strictly inside */
+	for (uint32_t k = x->ns / 2; k < x->ns && !found && x->ns >= 2; k++)
+		found = rk_split__round(point, &plen, sr[k].k, sr[k].n, r->start, r->start_len, r->end,
+		                        r->end_len, s->L);
+	for (uint32_t k = x->ns / 2; k-- > 0 && !found && x->ns >= 2;)
+		found = rk_split__round(point, &plen, sr[k].k, sr[k].n, r->start, r->start_len, r->end,
+		                        r->end_len, s->L);
+	if (!found) {
+		/* one row, or no bucket boundary inside: try again much later (store) */
+		atomic_store_explicit(&r->split_at_size, size * 2, memory_order_relaxed);
+		return 0;
+	}
+	unsigned srv = r->server;
+	rk__region *a = rk_meta__region_new(&s->meta, s->t, s->meta.next_region_id, r->start,
+	                                    r->start_len, point, plen, srv);
+	rk__region *b = a ? rk_meta__region_new(&s->meta, s->t, s->meta.next_region_id + 1, point,
+	                                        plen, r->end, r->end_len, srv)
+	                  : NULL;
+	rk__region *pair[2] = {a, b};
+	int rc;
+	if (!a || !b)
+		return RK_ENOMEM;
+	if ((rc = rk_meta__replace(s->t, i, pair, 2)) != 0)
+		return rc;
+	s->meta.next_region_id += 2;
+	atomic_store(&r->retired, 1);
+	s->on_server[srv]++;
+	s->splits++;
+	/* daughters: sizes and samples by the split point */
+	rstat *xa = stat_of(s, a->id), *xb = stat_of(s, b->id);
+	if (!xa || !xb)
+		return rk__err(RK_ENOMEM, "out of memory splitting");
+	x = &s->st[r->id]; /* stat_of may have moved the array */
+	uint32_t nl = 0;
+	for (uint32_t k = 0; k < x->ns; k++) {
+		int left = rk_meta__row_cmp(x->samp[k], x->samp_len[k], point, plen) < 0;
+		rstat *d = left ? xa : xb;
+		nl += left;
+		d->samp[d->ns] = x->samp[k];
+		d->samp_len[d->ns] = x->samp_len[k];
+		d->ns++;
+		x->samp[k] = NULL;
+	}
+	double fl = x->ns ? (double)nl / x->ns : 0.5;
+	xa->seen = (uint64_t)((double)x->seen * fl);
+	xb->seen = x->seen - xa->seen;
+	x->ns = 0;
+	uint64_t left = (uint64_t)((double)size * fl);
+	uint64_t lim2 = rk_split__limit(s->o->split_threshold, s->on_server[srv]);
+	atomic_store(&a->size, left);
+	atomic_store(&b->size, size - left);
+	atomic_store(&a->split_at_size, lim2);
+	atomic_store(&b->split_at_size, lim2);
+	return 0;
+}
+
+static void balance(sim *s)
+{
+	size_t idx;
+	unsigned to;
+	for (size_t guard = 0; guard < 100000; guard++) {
+		if (!rk_meta__balance_pick(&idx, &to, s->t, s->meta.n_servers, s->scratch))
+			break;
+		rk__region *r = s->t->regions[idx];
+		s->on_server[r->server]--;
+		s->on_server[to]++;
+		r->server = to;
+		s->moves++;
+	}
+}
+
+static size_t heat_row(const rk_analysis *a, const uint8_t *k, size_t kl)
+{
+	size_t lo = 0, hi = a->rows;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (rk_meta__row_cmp(a->row_key[mid], a->row_key_len[mid], k, kl) <= 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ---- setup of the meta map ---- */
+
+static int make_table(sim *s, const rk_bytes *sp, size_t nsp, unsigned L)
+{
+	rk__tmeta *t = calloc(1, sizeof *t);
+	if (!t || !(t->regions = calloc(nsp + 1, sizeof *t->regions))) {
+		free(t);
+		return rk__err(RK_ENOMEM, "out of memory for the simulated table");
+	}
+	t->id = s->meta.next_table_id++;
+	snprintf(t->name, sizeof t->name, "analyze");
+	t->bucket_prefix_len = L;
+	for (size_t i = 0; i <= nsp; i++) {
+		const rk_bytes *lo = i ? &sp[i - 1] : NULL, *hi = i < nsp ? &sp[i] : NULL;
+		unsigned server = (unsigned)((t->id - 1 + i) % s->meta.n_servers);
+		rk__region *r = rk_meta__region_new(&s->meta, t, s->meta.next_region_id++,
+		                                    lo ? lo->ptr : NULL, lo ? lo->len : 0,
+		                                    hi ? hi->ptr : NULL, hi ? hi->len : 0, server);
+		if (!r) {
+			free(t->regions);
+			free(t);
+			return RK_ENOMEM;
+		}
+		t->regions[i] = r;
+		t->nregions = i + 1;
+		s->on_server[server]++;
+	}
+	for (size_t i = 0; i < t->nregions; i++)
+		atomic_store(&t->regions[i]->split_at_size,
+		             rk_split__limit(s->o->split_threshold, s->on_server[t->regions[i]->server]));
+	int rc = rk_meta__table_add(&s->meta, t);
+	if (rc) {
+		free(t->regions);
+		free(t);
+		return rc;
+	}
+	s->t = t;
+	return 0;
+}
+
+/* ---- the run ---- */
+
+int rk__check_options(const rk_analyze_options *o, unsigned max_servers)
+{
+	if (!o)
+		return rk__err(RK_EINVALID, "no analyzer options");
+	if (o->servers == 0 || o->servers > max_servers)
+		return rk__err(RK_EINVALID, "servers: %u is not in 1..%u", o->servers, max_servers);
+	if (!(o->capacity > 0) || !isfinite(o->capacity))
+		return rk__err(RK_EINVALID, "capacity: must be > 0 operations per second");
+	if (o->time_buckets == 0 || o->time_buckets > 10000)
+		return rk__err(RK_EINVALID, "time buckets: %u is not in 1..10000", o->time_buckets);
+	if (o->key_buckets == 0 || o->key_buckets > 4096)
+		return rk__err(RK_EINVALID, "key buckets: %u is not in 1..4096", o->key_buckets);
+	if (o->balance_interval < 0 || !isfinite(o->balance_interval))
+		return rk__err(RK_EINVALID, "balance interval: must be >= 0 seconds");
+	if (o->value_len > RK_MAX_VALUE_LEN)
+		return rk__err(RK_EINVALID, "value length: %zu is over %u bytes", o->value_len,
+		               RK_MAX_VALUE_LEN);
+	return 0;
+}
+
+static void free_keys(uint8_t **keys, size_t *kl, size_t n)
+{
+	for (size_t i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+	free(kl);
+}
+
+int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *design,
+                   const rk_workload_options *wopts, const rk_analyze_options *o)
+{
+	rk__workload *w = NULL;
+	rk__binder *bind = NULL;
+	rk__prefixes pfx = {0, 0, NULL};
+	uint8_t **keys = NULL, *key = NULL;
+	size_t *key_len = NULL, nkeys = 0;
+	rk_bytes *sp = NULL;
+	size_t nsp = 0;
+	rk_encoder *enc = NULL;
+	rk__ranger rg;
+	int have_rg = 0, rc;
+	sim s;
+	memset(&s, 0, sizeof s);
+	*out = NULL;
+	design = design ? design : "design";
+	if ((rc = rk__check_options(o, 100000)) != 0)
+		return rc;
+	if ((rc = rk__workload_open(&w, wopts)) != 0)
+		return rc;
+	if (!(bind = malloc(sizeof *bind))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = rk__bind_init(bind, schema, w, design)) != 0)
+		goto fail;
+	s.o = o;
+	rk__rng_seed(&s.rng, wopts->seed ^ 0x2545F4914F6CDD1Dull);
+	rk_meta__init(&s.meta, o->servers);
+	if (!(s.a = rk__analysis_new(design, rk__workload_name(w), "simulator", o->servers)) ||
+	    !(s.on_server = calloc(o->servers, sizeof *s.on_server)) ||
+	    !(s.scratch = calloc(o->servers, sizeof *s.scratch))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto fail;
+	}
+	rk_analysis *a = s.a;
+	rk_schema_get_info(&a->info, schema);
+
+	/* pass 1: sample keys */
+	if ((rc = rk__sample_keys(&pfx, &keys, &key_len, &nkeys, SAMPLE_KEYS, schema, w, bind,
+	                          wopts->seed)) != 0)
+		goto fail;
+	s.L = a->info.buckets > 1 ? a->info.prefix_len : 0;
+	if ((rc = rk__initial_splits(&sp, &nsp, &a->info, &pfx, keys, key_len, nkeys, o->servers,
+	                             o->presplit)) != 0)
+		goto fail;
+	if ((rc = make_table(&s, sp, nsp, s.L)) != 0)
+		goto fail;
+	a->rep.regions_initial = s.t->nregions;
+
+	/* heatmap rows: quantiles of the sampled keys; row 0 starts at "" */
+	size_t rows = nkeys < o->key_buckets ? (nkeys ? nkeys : 1) : o->key_buckets;
+	a->cols = o->time_buckets;
+	if (!(a->row_key = calloc(rows, sizeof *a->row_key)) ||
+	    !(a->row_key_len = calloc(rows, sizeof *a->row_key_len))) {
+		rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
+		goto fail;
+	}
+	a->rows = 1;
+	a->row_key[0] = malloc(1);
+	if (!a->row_key[0]) {
+		rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
+		goto fail;
+	}
+	for (size_t r = 1; r < rows; r++) {
+		size_t j = (size_t)((double)r * (double)nkeys / (double)rows);
+		size_t pl = a->row_key_len[a->rows - 1];
+		if (rk_meta__row_cmp(keys[j], key_len[j], a->row_key[a->rows - 1], pl) <= 0)
+			continue;
+		if (!(a->row_key[a->rows] = malloc(key_len[j] ? key_len[j] : 1))) {
+			rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
+			goto fail;
+		}
+		memcpy(a->row_key[a->rows], keys[j], key_len[j]);
+		a->row_key_len[a->rows] = key_len[j];
+		a->rows++;
+	}
+	if (!(a->hw = calloc(a->rows * a->cols, sizeof *a->hw)) ||
+	    !(a->hr = calloc(a->rows * a->cols, sizeof *a->hr)) ||
+	    !(a->sw = calloc((size_t)a->cols * o->servers, sizeof *a->sw)) ||
+	    !(a->sr = calloc((size_t)a->cols * o->servers, sizeof *a->sr))) {
+		rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
+		goto fail;
+	}
+	int64_t dur = rk__workload_duration_ms(w);
+	a->col_s = (double)dur / 1000.0 / (double)a->cols;
+	a->rep.offered_rate = rk__workload_rate(w);
+	a->rep.capacity = o->capacity;
+
+	/* pass 2: simulate */
+	size_t cap = rk_schema_max_key_len(schema);
+	uint8_t *prev = NULL;
+	size_t prev_len = 0;
+	uint64_t mono = 0;
+	if (!(key = malloc(cap)) || !(prev = malloc(cap))) {
+		free(prev);
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0 ||
+	    (rc = rk__ranger_init(&rg, schema, enc, bind, &pfx)) != 0) {
+		free(prev);
+		goto fail;
+	}
+	have_rg = 1;
+	int64_t next_balance = o->balance_interval > 0 ? (int64_t)(o->balance_interval * 1000) : -1;
+	const size_t fam_q = rk_cell__key_len(0, 1, (const uint8_t *)"q", 1, 0);
+	uint64_t kbytes = 0;
+	size_t kmax = 0;
+	for (;;) {
+		int64_t t;
+		int shape;
+		rc = rk__workload_next(w, &t, &shape);
+		if (rc == RK_EITEROVER) {
+			rc = 0;
+			break;
+		}
+		if (rc)
+			break;
+		uint32_t b = (uint32_t)(t * (int64_t)a->cols / dur);
+		if (b >= a->cols)
+			b = (uint32_t)a->cols - 1;
+		while (next_balance >= 0 && t >= next_balance) {
+			balance(&s);
+			next_balance += (int64_t)(o->balance_interval * 1000);
+		}
+		if (shape < 0) {
+			const rk_value *v = rk__bind(bind, rk__workload_rec(w));
+			size_t kl;
+			if (!v) {
+				rc = RK_EINVALID;
+				break;
+			}
+			if ((rc = rk_key_encode(key, cap, &kl, enc, v)) != 0) {
+				rk__err_wrap(rc, "design %s", design);
+				break;
+			}
+			size_t idx = rk_meta__lookup_index(s.t, key, kl);
+			rk__region *r = s.t->regions[idx];
+			if ((rc = count(&s, r, b, 1, 0)) != 0)
+				break;
+			a->sw[(size_t)b * o->servers + r->server]++;
+			a->hw[heat_row(a, key, kl) * a->cols + b]++;
+			a->rep.writes++;
+			kbytes += kl;
+			if (kl > kmax)
+				kmax = kl;
+			if (a->rep.writes > 1 && rk_meta__row_cmp(key, kl, prev, prev_len) > 0)
+				mono++;
+			memcpy(prev, key, kl);
+			prev_len = kl;
+			sample_row(&s, &s.st[r->id], key, kl);
+			uint64_t cell = fam_q + rk_cell__esc_len(key, kl) + o->value_len;
+			uint64_t size = atomic_load_explicit(&r->size, memory_order_relaxed) + cell;
+			atomic_store_explicit(&r->size, size, memory_order_relaxed);
+			if (size > atomic_load_explicit(&r->split_at_size, memory_order_relaxed) &&
+			    (rc = maybe_split(&s, idx)) != 0)
+				break;
+		} else {
+			rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w));
+			a->rep.reads++;
+			size_t nr = rg.full ? 1 : rg.n;
+			for (size_t k = 0; k < nr; k++) {
+				size_t i0 = 0, i1 = s.t->nregions - 1, h0 = 0, h1 = a->rows - 1;
+				if (!rg.full) {
+					i0 = rk_meta__lookup_index(s.t, rg.r[k].lo, rg.r[k].lo_len);
+					i1 = rk_meta__lookup_index(s.t, rg.r[k].hi, rg.r[k].hi_len);
+					h0 = heat_row(a, rg.r[k].lo, rg.r[k].lo_len);
+					h1 = heat_row(a, rg.r[k].hi, rg.r[k].hi_len);
+				}
+				for (size_t i = i0; i <= i1; i++) {
+					rk__region *r = s.t->regions[i];
+					if ((rc = count(&s, r, b, 0, 1)) != 0)
+						break;
+					a->sr[(size_t)b * o->servers + r->server]++;
+					a->rep.read_visits++;
+				}
+				for (size_t h = h0; h <= h1; h++)
+					a->hr[h * a->cols + b]++;
+			}
+			if (rc)
+				break;
+		}
+	}
+	free(prev);
+	if (rc)
+		goto fail;
+	a->mono = a->rep.writes > 1 ? (double)mono / (double)(a->rep.writes - 1) : 0;
+	a->rep.key_total = kbytes;
+	a->rep.key_max = kmax;
+	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
+	a->rep.splits = s.splits;
+	a->rep.moves = s.moves;
+	a->rep.regions = s.t->nregions;
+
+	/* the query shapes, priced on the final region map */
+	size_t nq = rk__workload_nshapes(w);
+	if (nq && !(a->queries = calloc(nq, sizeof *a->queries))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto fail;
+	}
+	a->rep.nqueries = nq;
+	for (size_t q = 0; q < nq; q++) {
+		rk_query_cost *c = &a->queries[q];
+		int full = 0, gets = 0;
+		const int N = 64;
+		c->name = rk__workload_shape(w, q);
+		for (int k = 0; k < N; k++) {
+			int64_t t = dur / 2 + (int64_t)((double)(dur / 2) * (k + 1) / N) - 1;
+			rk__workload_query(w, (int)q, t);
+			rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w));
+			if (rg.full) {
+				full++;
+				c->ranges += 1;
+				c->regions += (double)s.t->nregions;
+				continue;
+			}
+			gets += rg.get;
+			c->ranges += (double)rg.n;
+			for (size_t j = 0; j < rg.n; j++) {
+				c->regions += (double)(rk_meta__lookup_index(s.t, rg.r[j].hi, rg.r[j].hi_len) -
+				                       rk_meta__lookup_index(s.t, rg.r[j].lo, rg.r[j].lo_len) + 1);
+			}
+		}
+		c->ranges /= N;
+		c->regions /= N;
+		c->plan = full > N / 2           ? "full scan"
+		          : c->ranges > 1.5      ? "one scan per bucket"
+		          : gets > N / 2         ? "get"
+		                                 : "scan";
+	}
+	a->nregions = s.t->nregions;
+	if (!(a->regions = calloc(a->nregions, sizeof *a->regions))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < a->nregions; i++) {
+		const rk__region *r = s.t->regions[i];
+		rk__region_row *x = &a->regions[i];
+		x->id = r->id;
+		x->server = r->server;
+		x->start_len = r->start_len;
+		x->end_len = r->end_len;
+		if (!(x->start = malloc(r->start_len + 1)) || (r->end && !(x->end = malloc(r->end_len + 1)))) {
+			rc = rk__err(RK_ENOMEM, "out of memory");
+			goto fail;
+		}
+		memcpy(x->start, r->start, r->start_len);
+		if (r->end)
+			memcpy(x->end, r->end, r->end_len);
+		if (r->id < s.nst) {
+			rstat *st = &s.st[r->id];
+			x->writes = st->writes;
+			x->reads = st->reads;
+			x->first = st->first;
+			x->len = st->len;
+			x->wr = st->wr; /* the series moves to the analysis */
+			st->wr = NULL;
+		}
+	}
+	for (unsigned k = 0; k < o->servers; k++)
+		for (size_t b = 0; b < a->cols; b++)
+			a->srv_writes[k] += a->sw[b * o->servers + k];
+	if ((rc = rk__analysis_finish(a, schema)) != 0)
+		goto fail;
+	*out = a;
+	s.a = NULL;
+fail:
+	if (have_rg)
+		rk__ranger_fini(&rg);
+	rk_encoder_free(enc);
+	free(key);
+	free(sp);
+	free_keys(keys, key_len, nkeys);
+	free(pfx.p);
+	for (size_t i = 0; i < s.nst; i++) {
+		free(s.st[i].wr);
+		for (uint32_t k = 0; k < s.st[i].ns; k++)
+			free(s.st[i].samp[k]);
+	}
+	free(s.st);
+	free(s.on_server);
+	free(s.scratch);
+	rk_meta__fini(&s.meta);
+	rk_analysis_free(s.a);
+	free(bind);
+	rk__workload_close(w);
+	return rc;
+}

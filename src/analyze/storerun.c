@@ -1,0 +1,228 @@
+/*
+ * The same workload on the embedded store, for real: a new store in a
+ * directory, a table created with the design's split points and bucket
+ * prefix (the ones the simulator starts from), the workload's writes
+ * encoded by the real encoder and applied in batches, the balancer run at
+ * the same virtual times as in the simulator. The report's per-server
+ * shares come from the store's own counters (rk_store_servers), the regions
+ * from rk_store_regions. Reads are not executed: the read side is priced by
+ * the simulator.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rowkey/store.h>
+
+#include "analyze/analyze_int.h"
+#include "key/error.h"
+
+#define BATCH 512
+
+int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
+                     const rk_workload_options *wopts, const rk_analyze_options *o,
+                     const char *dir)
+{
+	rk__workload *w = NULL;
+	rk__binder *bind = NULL;
+	rk__prefixes pfx = {0, 0, NULL};
+	uint8_t **keys = NULL, *kbuf = NULL, *val = NULL;
+	size_t *key_len = NULL, nkeys = 0, *klen = NULL;
+	rk_bytes *sp = NULL;
+	size_t nsp = 0;
+	rk_encoder *enc = NULL;
+	rk_store *st = NULL;
+	rk_table *tb = NULL;
+	rk_mutation *muts = NULL;
+	rk_analysis *a = NULL;
+	rk_server_info *srv = NULL;
+	rk_region_info *reg = NULL;
+	size_t nsrv = 0, nreg = 0;
+	int rc;
+	*out = NULL;
+	design = design ? design : "design";
+	if ((rc = rk__check_options(o, RK_MAX_SERVERS)) != 0)
+		return rc;
+	if (!dir)
+		return rk__err(RK_EINVALID, "no store directory given");
+	struct stat sb;
+	if (stat(dir, &sb) == 0) {
+		char meta[4096];
+		snprintf(meta, sizeof meta, "%s/META", dir);
+		if (stat(meta, &sb) == 0)
+			return rk__err(RK_EEXISTS, "%s already holds a store; give a new directory", dir);
+	}
+	if ((rc = rk__workload_open(&w, wopts)) != 0)
+		return rc;
+	if (!(bind = malloc(sizeof *bind))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = rk__bind_init(bind, schema, w, design)) != 0)
+		goto out;
+	if (!(a = rk__analysis_new(design, rk__workload_name(w), "store", o->servers))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	rk_schema_get_info(&a->info, schema);
+	/* the same initial regions as the simulator (the same sampling pass) */
+	if ((rc = rk__sample_keys(&pfx, &keys, &key_len, &nkeys, 8192, schema, w, bind,
+	                          wopts->seed)) != 0)
+		goto out;
+	if ((rc = rk__initial_splits(&sp, &nsp, &a->info, &pfx, keys, key_len, nkeys, o->servers,
+	                             o->presplit)) != 0)
+		goto out;
+
+	rk_store_options so = RK_STORE_OPTIONS_INIT;
+	so.durability = RK_DURABILITY_ASYNC;
+	so.n_servers = o->servers;
+	so.split_threshold = o->split_threshold;
+	so.create_if_missing = 1;
+	so.metrics_bucket_ms = 1000;
+	so.background_splits = o->split_threshold > 0;
+	if ((rc = rk_store_open(&st, dir, &so)) != 0)
+		goto out;
+	rk_family_def fam = {"f", 1};
+	rk_table_def def = {"analyze", &fam, 1, sp, nsp, a->info.buckets > 1 ? a->info.prefix_len : 0};
+	if ((rc = rk_table_create(st, &def)) != 0 || (rc = rk_table_open(&tb, st, "analyze")) != 0)
+		goto out;
+	a->rep.regions_initial = nsp + 1;
+
+	size_t cap = rk_schema_max_key_len(schema);
+	if (!(kbuf = malloc(BATCH * cap)) || !(klen = malloc(BATCH * sizeof *klen)) ||
+	    !(muts = calloc(BATCH, sizeof *muts)) || !(val = calloc(1, o->value_len + 1))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(val, 'v', o->value_len);
+	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0)
+		goto out;
+	int64_t next_balance = o->balance_interval > 0 ? (int64_t)(o->balance_interval * 1000) : -1;
+	size_t n = 0;
+	uint64_t kbytes = 0;
+	size_t kmax = 0;
+	for (;;) {
+		int64_t t;
+		int shape;
+		rc = rk__workload_next(w, &t, &shape);
+		int end = rc == RK_EITEROVER;
+		if (rc && !end)
+			goto out;
+		int balance_now = !end && next_balance >= 0 && t >= next_balance;
+		if ((end || balance_now || n == BATCH) && n) {
+			if ((rc = rk_table_apply(tb, muts, n, NULL)) != 0)
+				goto out;
+			n = 0;
+		}
+		if (end)
+			break;
+		while (next_balance >= 0 && t >= next_balance) {
+			size_t moved = 0;
+			if ((rc = rk_store_balance(&moved, st)) != 0)
+				goto out;
+			a->rep.moves += moved;
+			next_balance += (int64_t)(o->balance_interval * 1000);
+		}
+		if (shape >= 0) {
+			a->rep.reads++; /* not executed: see the file comment */
+			continue;
+		}
+		const rk_value *v = rk__bind(bind, rk__workload_rec(w));
+		if (!v) {
+			rc = RK_EINVALID;
+			goto out;
+		}
+		uint8_t *k = kbuf + n * cap;
+		if ((rc = rk_key_encode(k, cap, &klen[n], enc, v)) != 0) {
+			rk__err_wrap(rc, "design %s", design);
+			goto out;
+		}
+		kbytes += klen[n];
+		if (klen[n] > kmax)
+			kmax = klen[n];
+		rk_mutation *m = &muts[n];
+		m->type = RK_MUT_PUT;
+		m->row = k;
+		m->row_len = klen[n];
+		m->family = "f";
+		m->qualifier = (const uint8_t *)"q";
+		m->qualifier_len = 1;
+		m->ts = 1000 + (uint64_t)t * 1000;
+		m->value = val;
+		m->value_len = o->value_len;
+		n++;
+		a->rep.writes++;
+	}
+	rc = 0;
+	rk_table_close(tb);
+	tb = NULL;
+	if ((rc = rk_store_servers(&srv, &nsrv, st)) != 0 ||
+	    (rc = rk_store_regions(&reg, &nreg, st, "analyze")) != 0)
+		goto out;
+	for (size_t i = 0; i < nsrv && i < o->servers; i++)
+		a->srv_writes[i] = srv[i].writes;
+	a->rep.regions = nreg;
+	a->rep.splits = nreg > nsp + 1 ? (nreg - nsp - 1) : 0;
+	a->nregions = nreg;
+	if (!(a->regions = calloc(nreg ? nreg : 1, sizeof *a->regions))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nreg; i++) {
+		rk__region_row *x = &a->regions[i];
+		x->id = reg[i].id;
+		x->server = reg[i].server;
+		x->writes = reg[i].writes;
+		x->reads = reg[i].reads;
+		x->start_len = reg[i].start_len;
+		x->end_len = reg[i].end_len;
+		if (!(x->start = malloc(x->start_len + 1)) ||
+		    (reg[i].end && !(x->end = malloc(x->end_len + 1)))) {
+			rc = rk__err(RK_ENOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(x->start, reg[i].start, x->start_len);
+		if (reg[i].end)
+			memcpy(x->end, reg[i].end, x->end_len);
+	}
+	a->rep.offered_rate = rk__workload_rate(w);
+	a->rep.capacity = o->capacity;
+	a->rep.key_total = kbytes;
+	a->rep.key_max = kmax;
+	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
+	a->mono = -1; /* unknown: the store does not say */
+	if ((rc = rk__analysis_finish(a, schema)) != 0)
+		goto out;
+	*out = a;
+	a = NULL;
+out:
+	if (tb)
+		rk_table_close(tb);
+	if (st) {
+		int crc = rk_store_close(st);
+		if (!rc && crc)
+			rc = crc;
+		if (rc && *out) {
+			rk_analysis_free(*out);
+			*out = NULL;
+		}
+	}
+	free(srv);
+	rk_region_info_free(reg, nreg);
+	rk_encoder_free(enc);
+	free(muts);
+	free(kbuf);
+	free(klen);
+	free(val);
+	free(sp);
+	for (size_t i = 0; keys && i < nkeys; i++)
+		free(keys[i]);
+	free(keys);
+	free(key_len);
+	free(pfx.p);
+	rk_analysis_free(a);
+	free(bind);
+	rk__workload_close(w);
+	return rc;
+}

@@ -1,0 +1,134 @@
+/*
+ * rowkey analyze: where a workload lands under one key design. Runs the
+ * simulator (and with --store DIR, the embedded store for real) and prints
+ * the report as text or JSON; --png and --html write the heatmap.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rowkey/analyze.h>
+
+#include "cli/cli.h"
+
+static void help(FILE *f)
+{
+	fprintf(f,
+	        "usage: rowkey analyze -s SCHEMA -w WORKLOAD [options]\n\n"
+	        "Runs a workload through a key design on a simulated cluster and reports where\n"
+	        "the writes land: the hottest server's share, effective servers, throughput\n"
+	        "before saturation, regions, key bytes, read cost per query shape, a verdict.\n\n"
+	        "  -s, --schema SCHEMA        schema file or schema text\n"
+	        "  -w, --workload NAME        messages, keys, urls, trades, cars, users, file\n"
+	        "      --file PATH            records for the file workload (CSV with header, JSON lines)\n"
+	        "      --design LABEL         name of the design in reports\n"
+	        "      --seed N --rate OPS --duration SECONDS --read-fraction F\n"
+	        "      --cardinality N --zipf S   workload shape (rate x duration operations)\n"
+	        "      --servers S --capacity OPS --split-threshold BYTES --balance-interval SECONDS\n"
+	        "      --time-buckets N --key-buckets N --value-len BYTES --presplit 0|1\n"
+	        "      --store DIR            also load the writes into a new embedded store in DIR\n"
+	        "      --json                 one JSON object (with --store: an array of two)\n"
+	        "      --html FILE            write the HTML report with the heatmap\n"
+	        "      --png FILE             write the heatmap as a PNG\n"
+	        "  -h, --help                 this help\n");
+}
+
+int rk_cli_analyze(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"schema", required_argument, 0, 's'},  {"workload", required_argument, 0, 'w'},
+	    {"design", required_argument, 0, 'D'},  {"store", required_argument, 0, 'S'},
+	    {"json", no_argument, 0, 'j'},          {"html", required_argument, 0, 'H'},
+	    {"png", required_argument, 0, 'P'},     {"help", no_argument, 0, 'h'},
+	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
+	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
+	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
+	    {"zipf", required_argument, 0, 1},      {"servers", required_argument, 0, 1},
+	    {"capacity", required_argument, 0, 1},  {"split-threshold", required_argument, 0, 1},
+	    {"balance-interval", required_argument, 0, 1}, {"time-buckets", required_argument, 0, 1},
+	    {"key-buckets", required_argument, 0, 1}, {"value-len", required_argument, 0, 1},
+	    {"presplit", required_argument, 0, 1},  {0, 0, 0, 0}};
+	rk_workload_options wo = RK_WORKLOAD_OPTIONS_INIT;
+	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
+	const char *schema_arg = NULL, *design = NULL, *store = NULL, *html = NULL, *png = NULL;
+	int json = 0, c, idx;
+	wo.name = NULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:w:h", opts, &idx)) != -1) {
+		switch (c) {
+		case 's': schema_arg = optarg; break;
+		case 'w': wo.name = optarg; break;
+		case 'D': design = optarg; break;
+		case 'S': store = optarg; break;
+		case 'j': json = 1; break;
+		case 'H': html = optarg; break;
+		case 'P': png = optarg; break;
+		case 'h': help(stdout); return RK_EXIT_OK;
+		case 1:
+			if (rk_analyze_option(&wo, &ao, opts[idx].name, optarg) < 0)
+				return rk_cli_usage_error("analyze", "%s", rk_error_last());
+			break;
+		default: help(stderr); return RK_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return rk_cli_usage_error("analyze", "unexpected argument '%s'", argv[optind]);
+	if (!schema_arg)
+		return rk_cli_usage_error("analyze", "a schema is required (-s SCHEMA)");
+	if (!wo.name)
+		return rk_cli_usage_error("analyze", "a workload is required (-w NAME)");
+	rk_schema *s;
+	if (rk_schema_load(&s, schema_arg) < 0)
+		return rk_cli_fail("analyze", "schema");
+	rk_analysis *runs[2] = {NULL, NULL};
+	size_t n = 0;
+	int rc = RK_EXIT_OK;
+	design = design ? design : "design";
+	if (rk_analyze_run(&runs[0], s, design, &wo, &ao) < 0) {
+		rc = rk_cli_fail("analyze", "simulator");
+		goto out;
+	}
+	n = 1;
+	if (store) {
+		if (rk_analyze_store(&runs[1], s, design, &wo, &ao, store) < 0) {
+			rc = rk_cli_fail("analyze", "store");
+			goto out;
+		}
+		n = 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (rk_analysis_set_schema_text(runs[i], schema_arg) < 0) {
+			rc = rk_cli_fail("analyze", "report");
+			goto out;
+		}
+	char *text = NULL;
+	int r;
+	if (json)
+		r = n == 1 ? rk_analysis_json(&text, runs[0])
+		           : rk_analysis_compare_json(&text, (const rk_analysis *const *)runs, n);
+	else
+		r = n == 1 ? rk_analysis_text(&text, runs[0])
+		           : rk_analysis_compare_text(&text, (const rk_analysis *const *)runs, n);
+	if (r < 0) {
+		rc = rk_cli_fail("analyze", "report");
+		goto out;
+	}
+	fputs(text, stdout);
+	if (json)
+		putchar('\n');
+	free(text);
+	if (png && rk_analysis_write_png(runs[0], png) < 0) {
+		rc = rk_cli_fail("analyze", "png");
+		goto out;
+	}
+	if (html && rk_analysis_write_html(html, NULL, (const rk_analysis *const *)runs, n) < 0) {
+		rc = rk_cli_fail("analyze", "html");
+		goto out;
+	}
+out:
+	for (size_t i = 0; i < 2; i++)
+		rk_analysis_free(runs[i]);
+	rk_schema_free(s);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/*
+ * Helpers over the meta map for engine-less callers (see sim_hooks.h).
+ */
+#include "store/local/sim_hooks.h"
+
+#include <string.h>
+
+size_t rk_meta__regions_on_server(const rk__tmeta *t, unsigned server)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nregions; i++)
+		n += t->regions[i]->server == server;
+	return n;
+}
+
+int rk_meta__balance_pick(size_t *index, unsigned *to, const rk__tmeta *t, unsigned n_servers,
+                          size_t *count)
+{
+	memset(count, 0, n_servers * sizeof *count);
+	for (size_t i = 0; i < t->nregions; i++)
+		count[t->regions[i]->server]++;
+	unsigned hi = 0, lo = 0;
+	for (unsigned i = 1; i < n_servers; i++) {
+		if (count[i] > count[hi])
+			hi = i;
+		if (count[i] < count[lo])
+			lo = i;
+	}
+	if (count[hi] - count[lo] <= 1)
+		return 0;
+	for (size_t i = t->nregions; i-- > 0;)
+		if (t->regions[i]->server == hi) {
+			*index = i;
+			*to = lo;
+			return 1;
+		}
+	return 0;
+}
