@@ -57,7 +57,7 @@ static void die(const char *what)
 
 static void rmtree(const char *dir)
 {
-	char cmd[4200];
+	char cmd[4400];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "bench_store: could not remove %s\n", dir);

@@ -65,6 +65,14 @@ typedef struct rk__ltable {
 	struct rk_table base;
 	rk__local *st;
 	rk__tmeta *tm;
+	/* write scratch, reused across rk_table_apply calls (a handle belongs to
+	 * one thread at a time): per-server requests with their batches, the
+	 * server of each mutation, the cell key buffer */
+	rk__wreq *reqs;
+	unsigned *server_of;
+	size_t server_of_cap;
+	uint8_t *key;
+	size_t key_cap;
 } rk__ltable;
 
 static const struct rk_backend_ops local_ops;
@@ -740,6 +748,13 @@ static int local_table_open(rk_table **out, rk_store *st, const char *name)
 static void local_table_close(rk_table *tb)
 {
 	rk__ltable *lt = (rk__ltable *)tb;
+	for (unsigned k = 0; lt->reqs && k < lt->st->nservers; k++) {
+		rk_ebatch__free(lt->reqs[k].batch);
+		free(lt->reqs[k].acct);
+	}
+	free(lt->reqs);
+	free(lt->server_of);
+	free(lt->key);
 	atomic_fetch_sub(&lt->tm->handles, 1);
 	free(lt);
 }
@@ -760,17 +775,27 @@ static int local_apply(rk_table *tb, const rk_mutation *muts, size_t n, int *res
 	rk__local *s = lt->st;
 	rk__tmeta *t = lt->tm;
 	unsigned ns = s->nservers;
-	rk__wreq *reqs = calloc(ns, sizeof *reqs);
-	unsigned *server_of = malloc(n * sizeof *server_of);
-	uint8_t *key = NULL;
-	size_t key_cap = 0;
 	rk__wdone done;
 	int rc = 0;
-	rk_wdone__init(&done);
-	if (!reqs || !server_of) {
-		rc = rk__err(RK_ENOMEM, "table %s: out of memory for a batch of %zu", t->name, n);
-		goto out;
+	if (!lt->reqs && !(lt->reqs = calloc(ns, sizeof *lt->reqs)))
+		return rk__err(RK_ENOMEM, "table %s: out of memory for a batch", t->name);
+	if (n > lt->server_of_cap) {
+		unsigned *so = realloc(lt->server_of, n * sizeof *so);
+		if (!so)
+			return rk__err(RK_ENOMEM, "table %s: out of memory for a batch of %zu", t->name,
+			               n);
+		lt->server_of = so;
+		lt->server_of_cap = n;
 	}
+	rk__wreq *reqs = lt->reqs;
+	unsigned *server_of = lt->server_of;
+	for (unsigned k = 0; k < ns; k++) {
+		if (reqs[k].batch)
+			rk_ebatch__clear(reqs[k].batch);
+		reqs[k].nacct = 0;
+		reqs[k].status = 0;
+	}
+	rk_wdone__init(&done);
 retry:
 	pthread_rwlock_rdlock(&s->lock);
 	for (size_t i = 0; i < n; i++) {
@@ -805,14 +830,14 @@ retry:
 			               : m->type == RK_MUT_DELETE_CELL   ? RK_CELL_DELETE_CELL
 			                                                 : RK_CELL_DELETE_COLUMN;
 			size_t need = rk_cell__key_len(rowesc, fl, m->qualifier, m->qualifier_len, marker);
-			if ((rc = grow_buf(&key, &key_cap, need)) != 0) {
+			if ((rc = grow_buf(&lt->key, &lt->key_cap, need)) != 0) {
 				pthread_rwlock_unlock(&s->lock);
 				goto out;
 			}
-			size_t kl = rk_cell__encode(key, t->id, m->row, m->row_len, fam, fl, m->qualifier,
-			                            m->qualifier_len, marker, m->ts, type);
+			size_t kl = rk_cell__encode(lt->key, t->id, m->row, m->row_len, fam, fl,
+			                            m->qualifier, m->qualifier_len, marker, m->ts, type);
 			size_t vl = type == RK_CELL_PUT ? m->value_len : 0;
-			rk_ebatch__put(q->batch, key, kl, type == RK_CELL_PUT ? m->value : NULL, vl);
+			rk_ebatch__put(q->batch, lt->key, kl, type == RK_CELL_PUT ? m->value : NULL, vl);
 			cells++;
 			bytes += kl + vl;
 		}
@@ -841,18 +866,13 @@ retry:
 	if (results)
 		for (size_t i = 0; i < n; i++)
 			results[i] = reqs[server_of[i]].status;
+	rk_wdone__fini(&done);
+	return rc;
 out:
-	if (rc && results && !server_of)
+	if (results)
 		for (size_t i = 0; i < n; i++)
 			results[i] = rc;
-	for (unsigned k = 0; reqs && k < ns; k++) {
-		rk_ebatch__free(reqs[k].batch);
-		free(reqs[k].acct);
-	}
 	rk_wdone__fini(&done);
-	free(reqs);
-	free(server_of);
-	free(key);
 	return rc;
 }
 

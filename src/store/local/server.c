@@ -91,26 +91,27 @@ static void apply_group(rk__server *s, rk__wreq *list)
 		atomic_fetch_add(&s->batches, 1);
 	int64_t now = rk_metrics__now_ms();
 	uint64_t cells = 0, bytes = 0;
+	/* count first, acknowledge after: a client that sees its write done
+	 * also sees it in every counter */
+	for (rk__wreq *q = list; q && !status; q = q->next) {
+		for (size_t i = 0; i < q->nacct; i++) {
+			rk__racct *a = &q->acct[i];
+			atomic_fetch_add(&a->region->size, a->bytes);
+			rk_metrics__add(&a->region->metrics, now, s->bucket_ms, a->cells, 0, a->bytes, 0);
+			cells += a->cells;
+			bytes += a->bytes;
+			if (s->grew)
+				s->grew(s->payload, a->region);
+		}
+	}
+	if (cells)
+		rk_metrics__add(&s->metrics, now, s->bucket_ms, cells, 0, bytes, 0);
 	while (list) {
 		rk__wreq *q = list;
 		list = q->next;
 		q->status = status;
-		if (!status) {
-			for (size_t i = 0; i < q->nacct; i++) {
-				rk__racct *a = &q->acct[i];
-				atomic_fetch_add(&a->region->size, a->bytes);
-				rk_metrics__add(&a->region->metrics, now, s->bucket_ms, a->cells, 0, a->bytes,
-				                0);
-				cells += a->cells;
-				bytes += a->bytes;
-				if (s->grew)
-					s->grew(s->payload, a->region);
-			}
-		}
 		wdone_signal(q->done); /* q may be freed by its owner from here on */
 	}
-	if (cells)
-		rk_metrics__add(&s->metrics, now, s->bucket_ms, cells, 0, bytes, 0);
 }
 
 static void *writer_main(void *arg)
