@@ -215,6 +215,21 @@ static void find_lead(rk_analysis *a, const rk_schema *schema)
 	free(d);
 }
 
+/* servers holding at least one region at the end */
+static unsigned held_by(const rk_analysis *a)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < a->nregions; i++) {
+		size_t k = 0;
+		while (k < i && a->regions[k].server != a->regions[i].server)
+			k++;
+		n += k == i;
+		if (n > 1)
+			break;
+	}
+	return n;
+}
+
 int rk__analysis_finish(rk_analysis *a, const rk_schema *schema)
 {
 	rk_report *r = &a->rep;
@@ -277,6 +292,10 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema)
 			rk__sb_printf(&v, "every new key sorts after the last one (a growing leading value)");
 		else if (r->regions < 2)
 			rk__sb_printf(&v, "the table never left its single region");
+		else if (held_by(a) == 1)
+			rk__sb_printf(&v, "all %zu regions sit on one server (splits keep daughters on "
+			                  "their server until the balancer moves them)",
+			              r->regions);
 		else
 			rk__sb_printf(&v, "a few hot keys take most writes (skewed key distribution)");
 	} else if (r->effective_servers < 0.6 * S) {

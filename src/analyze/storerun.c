@@ -27,7 +27,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	rk__workload *w = NULL;
 	rk__binder *bind = NULL;
 	rk__prefixes pfx = {0, 0, NULL};
-	uint8_t **keys = NULL, *kbuf = NULL, *val = NULL;
+	uint8_t **keys = NULL, *kbuf = NULL, *val = NULL, *prev = NULL;
 	size_t *key_len = NULL, nkeys = 0, *klen = NULL;
 	rk_bytes *sp = NULL;
 	size_t nsp = 0;
@@ -91,7 +91,8 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 
 	size_t cap = rk_schema_max_key_len(schema);
 	if (!(kbuf = malloc(BATCH * cap)) || !(klen = malloc(BATCH * sizeof *klen)) ||
-	    !(muts = calloc(BATCH, sizeof *muts)) || !(val = calloc(1, o->value_len + 1))) {
+	    !(muts = calloc(BATCH, sizeof *muts)) || !(val = calloc(1, o->value_len + 1)) ||
+	    !(prev = malloc(cap))) {
 		rc = rk__err(RK_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -99,8 +100,8 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0)
 		goto out;
 	int64_t next_balance = o->balance_interval > 0 ? (int64_t)(o->balance_interval * 1000) : -1;
-	size_t n = 0;
-	uint64_t kbytes = 0;
+	size_t n = 0, prev_len = 0;
+	uint64_t kbytes = 0, mono = 0;
 	size_t kmax = 0;
 	for (;;) {
 		int64_t t;
@@ -113,6 +114,8 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 		if ((end || balance_now || n == BATCH) && n) {
 			if ((rc = rk_table_apply(tb, muts, n, NULL)) != 0)
 				goto out;
+			memcpy(prev, kbuf + (n - 1) * cap, klen[n - 1]);
+			prev_len = klen[n - 1];
 			n = 0;
 		}
 		if (end)
@@ -137,6 +140,13 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 		if ((rc = rk_key_encode(k, cap, &klen[n], enc, v)) != 0) {
 			rk__err_wrap(rc, "design %s", design);
 			goto out;
+		}
+		if (a->rep.writes > 0) {
+			const uint8_t *pk = n ? kbuf + (n - 1) * cap : prev;
+			size_t pl = n ? klen[n - 1] : prev_len;
+			size_t m = pl < klen[n] ? pl : klen[n];
+			int cmpv = m ? memcmp(k, pk, m) : 0;
+			mono += cmpv > 0 || (cmpv == 0 && klen[n] > pl);
 		}
 		kbytes += klen[n];
 		if (klen[n] > kmax)
@@ -191,7 +201,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	a->rep.key_total = kbytes;
 	a->rep.key_max = kmax;
 	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
-	a->mono = -1; /* unknown: the store does not say */
+	a->mono = a->rep.writes > 1 ? (double)mono / (double)(a->rep.writes - 1) : 0;
 	if ((rc = rk__analysis_finish(a, schema)) != 0)
 		goto out;
 	*out = a;
@@ -215,6 +225,7 @@ out:
 	free(kbuf);
 	free(klen);
 	free(val);
+	free(prev);
 	free(sp);
 	for (size_t i = 0; keys && i < nkeys; i++)
 		free(keys[i]);

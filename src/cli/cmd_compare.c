@@ -1,0 +1,164 @@
+/*
+ * rowkey compare: several key designs over the same workload, side by side
+ * (simulator, and with --store DIR the embedded store for real).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rowkey/analyze.h>
+
+#include "cli/cli.h"
+
+#define MAX_DESIGNS 32
+
+static void help(FILE *f)
+{
+	fprintf(f,
+	        "usage: rowkey compare -w WORKLOAD -d [LABEL=]SCHEMA -d [LABEL=]SCHEMA ... [options]\n\n"
+	        "Runs the same workload through several key designs and prints them side by side:\n"
+	        "hottest server share (whole run and at a time), effective servers, max/mean,\n"
+	        "throughput before the hottest server saturates, regions, key bytes, read cost.\n\n"
+	        "  -d, --design [LABEL=]SCHEMA   a design (schema file or text); repeat, up to 32\n"
+	        "  -w, --workload NAME           messages, keys, urls, trades, cars, users, file\n"
+	        "      --store DIR               also load each design into a new store DIR/<n>\n"
+	        "      --json                    a JSON array of the runs\n"
+	        "      --html FILE               one HTML page with every run and its heatmap\n"
+	        "      --png PREFIX              heatmaps as PREFIX<label>.png\n"
+	        "  workload and cluster options as in rowkey analyze --help\n"
+	        "  -h, --help                    this help\n");
+}
+
+static void file_label(char *out, size_t cap, const char *label)
+{
+	size_t o = 0;
+	for (const char *p = label; *p && o + 1 < cap; p++)
+		out[o++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		                   *p == '-' || *p == '_'
+		               ? *p
+		               : '_';
+	out[o] = 0;
+}
+
+int rk_cli_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"design", required_argument, 0, 'd'}, {"workload", required_argument, 0, 'w'},
+	    {"store", required_argument, 0, 'S'},  {"json", no_argument, 0, 'j'},
+	    {"html", required_argument, 0, 'H'},   {"png", required_argument, 0, 'P'},
+	    {"help", no_argument, 0, 'h'},
+	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
+	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
+	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
+	    {"zipf", required_argument, 0, 1},      {"servers", required_argument, 0, 1},
+	    {"capacity", required_argument, 0, 1},  {"split-threshold", required_argument, 0, 1},
+	    {"balance-interval", required_argument, 0, 1}, {"time-buckets", required_argument, 0, 1},
+	    {"key-buckets", required_argument, 0, 1}, {"value-len", required_argument, 0, 1},
+	    {"presplit", required_argument, 0, 1},  {0, 0, 0, 0}};
+	rk_workload_options wo = RK_WORKLOAD_OPTIONS_INIT;
+	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
+	const char *store = NULL, *html = NULL, *png = NULL, *designs[MAX_DESIGNS];
+	size_t nd = 0;
+	int json = 0, c, idx;
+	wo.name = NULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:w:h", opts, &idx)) != -1) {
+		switch (c) {
+		case 'd':
+			if (nd == MAX_DESIGNS)
+				return rk_cli_usage_error("compare", "at most %d designs", MAX_DESIGNS);
+			designs[nd++] = optarg;
+			break;
+		case 'w': wo.name = optarg; break;
+		case 'S': store = optarg; break;
+		case 'j': json = 1; break;
+		case 'H': html = optarg; break;
+		case 'P': png = optarg; break;
+		case 'h': help(stdout); return RK_EXIT_OK;
+		case 1:
+			if (rk_analyze_option(&wo, &ao, opts[idx].name, optarg) < 0)
+				return rk_cli_usage_error("compare", "%s", rk_error_last());
+			break;
+		default: help(stderr); return RK_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return rk_cli_usage_error("compare", "unexpected argument '%s'", argv[optind]);
+	if (nd == 0)
+		return rk_cli_usage_error("compare", "give at least one design (-d [LABEL=]SCHEMA)");
+	if (!wo.name)
+		return rk_cli_usage_error("compare", "a workload is required (-w NAME)");
+	if (store && mkdir(store, 0777) != 0 && errno != EEXIST)
+		return rk_cli_usage_error("compare", "cannot create %s: %s", store, strerror(errno));
+	rk_analysis *runs[2 * MAX_DESIGNS];
+	size_t n = 0;
+	int rc = RK_EXIT_OK;
+	for (size_t i = 0; i < nd; i++) {
+		char label[128];
+		const char *text = designs[i], *eq = strchr(designs[i], '=');
+		/* LABEL=SCHEMA, unless the '=' belongs to the schema (after a space) */
+		if (eq && (size_t)(eq - designs[i]) < sizeof label && !memchr(designs[i], ' ', (size_t)(eq - designs[i]))) {
+			memcpy(label, designs[i], (size_t)(eq - designs[i]));
+			label[eq - designs[i]] = 0;
+			text = eq + 1;
+		} else {
+			snprintf(label, sizeof label, "design %zu", i + 1);
+		}
+		rk_schema *s;
+		if (rk_schema_load(&s, text) < 0) {
+			rc = rk_cli_fail("compare", label);
+			goto out;
+		}
+		int r = rk_analyze_run(&runs[n], s, label, &wo, &ao);
+		if (r == 0) {
+			rk_analysis_set_schema_text(runs[n], text);
+			n++;
+		}
+		if (r == 0 && store) {
+			char dir[4096], fl[128];
+			file_label(fl, sizeof fl, label);
+			snprintf(dir, sizeof dir, "%s/%zu-%s", store, i + 1, fl);
+			r = rk_analyze_store(&runs[n], s, label, &wo, &ao, dir);
+			if (r == 0) {
+				rk_analysis_set_schema_text(runs[n], text);
+				n++;
+			}
+		}
+		rk_schema_free(s);
+		if (r < 0) {
+			rc = rk_cli_fail("compare", label);
+			goto out;
+		}
+	}
+	char *out = NULL;
+	if ((json ? rk_analysis_compare_json(&out, (const rk_analysis *const *)runs, n)
+	          : rk_analysis_compare_text(&out, (const rk_analysis *const *)runs, n)) < 0) {
+		rc = rk_cli_fail("compare", "report");
+		goto out;
+	}
+	fputs(out, stdout);
+	if (json)
+		putchar('\n');
+	free(out);
+	for (size_t i = 0; png && i < n; i++) {
+		char path[4096], fl[128];
+		rk_heatmap h;
+		if (rk_analysis_heatmap(&h, runs[i]) < 0)
+			continue; /* store runs have no heatmap */
+		file_label(fl, sizeof fl, rk_analysis_report(runs[i])->design);
+		snprintf(path, sizeof path, "%s%s.png", png, fl);
+		if (rk_analysis_write_png(runs[i], path) < 0) {
+			rc = rk_cli_fail("compare", "png");
+			goto out;
+		}
+	}
+	if (html && rk_analysis_write_html(html, NULL, (const rk_analysis *const *)runs, n) < 0)
+		rc = rk_cli_fail("compare", "html");
+out:
+	for (size_t i = 0; i < n; i++)
+		rk_analysis_free(runs[i]);
+	return rc;
+}
