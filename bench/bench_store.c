@@ -57,7 +57,7 @@ static void die(const char *what)
 
 static void rmtree(const char *dir)
 {
-	char cmd[4400];
+	char cmd[8300]; /* room for any path the callers build (up to 4200 bytes) */
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "bench_store: could not remove %s\n", dir);
