@@ -1071,7 +1071,8 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 				say(&pl, "%s bounds %s%s. ", has_prefix && !has_range ? "A string prefix" : "A range on",
 				    s->fname[p->field], p->vop == V_RTS || p->desc ? " (bounds inverted: the key stores it descending)" : "");
 			else if (p)
-				say(&pl, "Nothing binds %s: each range covers everything under its prefix. ", part_words(s, p, pw, sizeof pw));
+				say(&pl, "The bound fields fix a key prefix; nothing binds %s, so each range covers everything under "
+				         "its prefix. ", part_words(s, p, pw, sizeof pw));
 		}
 		merge_ranges(plan);
 		if (plan->kind == RK_PLAN_RANGES)
