@@ -192,7 +192,8 @@ static const char *const shapes_urls[] = {"one url", "a host's pages"};
 static const char *const shapes_trades[] = {"a seller's trades of the last hour",
                                             "a buyer's trades of the last hour", "an order"};
 static const char *const shapes_cars[] = {"a car's last hour"};
-static const char *const shapes_users[] = {"latest 10 for a user", "a user's rows in a time range"};
+static const char *const shapes_users[] = {"latest 10 for a user (last minute)",
+                                           "a user's rows in a time range (one hour)"};
 
 static void addf(rk__workload *w, const char *name, rk__wkind k)
 {
@@ -507,6 +508,12 @@ static int file_header(rk__workload *w)
 		memcpy(tmp, name[k], nl[k]);
 		tmp[nl[k]] = 0;
 		addf(w, tmp, RK__W_STR);
+	}
+	if (w->jsonl) {
+		/* JSON lines name their fields in every record: the first line is
+		 * data too */
+		rewind(w->in);
+		w->lineno = 0;
 	}
 	return 0;
 }
@@ -955,7 +962,7 @@ void rk__workload_query(rk__workload *w, int shape, int64_t t)
 		set_u(&lo[0], u);
 		set_u(&hi[0], u);
 		if (shape == 0) {
-			set_i(&lo[1], ts - hour);
+			set_i(&lo[1], ts - 60000);
 			set_i(&hi[1], ts);
 		} else {
 			int64_t back = t > 0 ? (int64_t)below(r, (uint64_t)t) : 0;
