@@ -1,7 +1,10 @@
 /*
  * rowkey create: make a table with column families and initial regions:
- * explicit split points, one region per salt bucket (--buckets), or
- * RegionSplitter-style uniform hex / decimal splits for hash-prefixed keys.
+ * explicit split points, one region per salt bucket (--buckets), uniform
+ * hex / decimal splits for hash-prefixed keys (HBase RegionSplitter), or
+ * split points derived from a schema (--schema): one region per bucket of a
+ * salted design, or N regions at quantiles of a hash prefix, found by
+ * encoding sample records, so any bucket or prefix form works.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -26,6 +29,11 @@ static void usage(FILE *f)
 	        "  --hex-splits N         N regions split uniformly over 8 hex digits\n"
 	        "                         (HBase HexStringSplit), for hex hash prefixes\n"
 	        "  --decimal-splits N     N regions split uniformly over 8 decimal digits\n"
+	        "  --schema S             derive the regions from a schema (file or text): one\n"
+	        "                         per salt bucket (splits then stay on bucket\n"
+	        "                         boundaries), or with --regions N, N regions at\n"
+	        "                         quantiles of a hash prefix\n"
+	        "  --regions N            regions for --schema designs with a hash prefix\n"
 	        "  --servers N            region servers when the store is new (default 4)\n"
 	        "  --split-threshold B    (new store) bytes before a region splits\n"
 	        "  -h, --help             this help\n");
@@ -41,6 +49,80 @@ static int add_split(rk_bytes **sp, size_t *n, uint8_t *p, size_t len)
 	q[*n].len = len;
 	++*n;
 	return 0;
+}
+
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static size_t sort_len; /* prefix length for prefix_cmp (the CLI is single-threaded) */
+
+static int prefix_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sort_len);
+}
+
+/* Encodes random records and returns their key prefixes (plen bytes each,
+ * *n of them, malloc'd). Records the design rejects are skipped. */
+static int sample_prefixes(uint8_t **out, size_t *n, const rk_schema *sc, size_t plen,
+                           size_t want, int distinct)
+{
+	size_t nf = rk_schema_nfields(sc), maxkey = rk_schema_max_key_len(sc), got = 0;
+	rk_encoder *enc = NULL;
+	rk_value *v = calloc(nf ? nf : 1, sizeof *v);
+	char (*str)[17] = calloc(nf ? nf : 1, sizeof *str);
+	uint8_t *key = malloc(maxkey ? maxkey : 1), *pre = malloc(want * plen + 1);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int rc = -1;
+	if (!v || !str || !key || !pre || rk_encoder_new(&enc, sc, 1))
+		goto out;
+	for (size_t attempt = 0; attempt < 200000 && got < want; attempt++) {
+		for (size_t i = 0; i < nf; i++) {
+			uint64_t r = rng_next(&x);
+			v[i].present = 1;
+			switch (rk_schema_field_type(sc, i)) {
+			case RK_T_U8: v[i].v.u = r & 0xFF; break;
+			case RK_T_U16: v[i].v.u = r & 0xFFFF; break;
+			case RK_T_U32: v[i].v.u = r & 0xFFFFFFFF; break;
+			case RK_T_U64: v[i].v.u = r >> 1; break;
+			case RK_T_I8: v[i].v.i = (int64_t)(r & 0x7F); break;
+			case RK_T_I16: v[i].v.i = (int64_t)(r & 0x7FFF); break;
+			case RK_T_I32: v[i].v.i = (int64_t)(r & 0x7FFFFFFF); break;
+			case RK_T_I64: v[i].v.i = (int64_t)(r >> 12); break;
+			case RK_T_F64: v[i].v.f = (double)(r >> 11) / 9007199254740992.0; break;
+			default:
+				snprintf(str[i], sizeof str[i], "%016llx", (unsigned long long)r);
+				v[i].v.s.ptr = (const uint8_t *)str[i];
+				v[i].v.s.len = 16;
+				break;
+			}
+		}
+		size_t klen;
+		if (rk_key_encode(key, maxkey, &klen, enc, v) || klen < plen)
+			continue;
+		int seen = 0;
+		for (size_t k = 0; distinct && k < got && !seen; k++)
+			seen = !memcmp(pre + k * plen, key, plen);
+		if (!seen)
+			memcpy(pre + got++ * plen, key, plen);
+	}
+	sort_len = plen;
+	qsort(pre, got, plen, prefix_cmp);
+	*out = pre;
+	*n = got;
+	pre = NULL;
+	rc = 0;
+out:
+	rk_encoder_free(enc);
+	free(v);
+	free(str);
+	free(key);
+	free(pre);
+	return rc;
 }
 
 static int digits(unsigned long long n)
@@ -63,6 +145,8 @@ int rk_cli_create(int argc, char **argv)
 		{"decimal-buckets", required_argument, NULL, 'B'},
 		{"hex-splits", required_argument, NULL, 'x'},
 		{"decimal-splits", required_argument, NULL, 'X'},
+		{"schema", required_argument, NULL, 'S'},
+		{"regions", required_argument, NULL, 'r'},
 		{"servers", required_argument, NULL, 'n'},
 		{"split-threshold", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
@@ -73,7 +157,8 @@ int rk_cli_create(int argc, char **argv)
 	char *fambuf[255];
 	size_t nf = 0, nsp = 0;
 	rk_bytes *sp = NULL;
-	uint64_t buckets = 0, dbuckets = 0, hex = 0, dec = 0, v;
+	uint64_t buckets = 0, dbuckets = 0, hex = 0, dec = 0, nregions = 0, v;
+	const char *schema_arg = NULL;
 	rk_store_options so = RK_STORE_OPTIONS_INIT;
 	int rc = RK_EXIT_USAGE, c;
 	while ((c = getopt_long(argc, argv, "d:f:h", lo, NULL)) != -1) {
@@ -125,6 +210,15 @@ int rk_cli_create(int argc, char **argv)
 			}
 			*(c == 'b' ? &buckets : c == 'B' ? &dbuckets : c == 'x' ? &hex : &dec) = v;
 			break;
+		case 'S':
+			schema_arg = optarg;
+			break;
+		case 'r':
+			if (rk_cli__parse_u64(&nregions, optarg) || nregions < 1 || nregions > 100000) {
+				rk_cli_usage_error(CMD, "bad region count '%s' (1..100000)", optarg);
+				goto out;
+			}
+			break;
 		case 'n':
 			if (rk_cli__parse_u64(&v, optarg) || v < 1 || v > RK_MAX_SERVERS) {
 				rk_cli_usage_error(CMD, "bad server count '%s' (1..%u)", optarg,
@@ -157,12 +251,79 @@ int rk_cli_create(int argc, char **argv)
 		rk_cli_usage_error(CMD, "a table needs at least one family (-f NAME)");
 		goto out;
 	}
-	if ((nsp != 0) + (buckets != 0) + (dbuckets != 0) + (hex != 0) + (dec != 0) > 1) {
+	if ((nsp != 0) + (buckets != 0) + (dbuckets != 0) + (hex != 0) + (dec != 0) +
+	        (schema_arg != NULL) >
+	    1) {
 		rk_cli_usage_error(CMD, "choose one of --split, --buckets, --decimal-buckets, "
-		                        "--hex-splits, --decimal-splits");
+		                        "--hex-splits, --decimal-splits, --schema");
+		goto out;
+	}
+	if (nregions && !schema_arg) {
+		rk_cli_usage_error(CMD, "--regions goes with --schema");
 		goto out;
 	}
 	unsigned bpl = 0;
+	if (schema_arg) {
+		rk_schema *sc;
+		rk_schema_info info;
+		uint8_t *pre = NULL;
+		size_t np = 0;
+		if (rk_schema_load(&sc, schema_arg)) {
+			rc = rk_cli_fail(CMD, "reading the schema");
+			goto out;
+		}
+		rk_schema_get_info(&info, sc);
+		size_t plen = info.prefix_len;
+		if (plen == 0) {
+			rk_schema_free(sc);
+			fprintf(stderr, "rowkey create: the schema has no salt or hash prefix to derive "
+			                "regions from; give --split points instead\n");
+			rc = RK_EXIT_FAIL;
+			goto out;
+		}
+		if (info.buckets > 1) {
+			if (plen > 8) {
+				rk_schema_free(sc);
+				fprintf(stderr, "rowkey create: bucket prefix of %zu bytes (the store keeps "
+				                "up to 8)\n", plen);
+				rc = RK_EXIT_FAIL;
+				goto out;
+			}
+			if (sample_prefixes(&pre, &np, sc, plen, info.buckets, 1) || np != info.buckets) {
+				rk_schema_free(sc);
+				free(pre);
+				fprintf(stderr, "rowkey create: found %zu of the schema's %u buckets by "
+				                "encoding sample records\n", np, info.buckets);
+				rc = RK_EXIT_FAIL;
+				goto out;
+			}
+			bpl = (unsigned)plen;
+			for (size_t i = 1; i < np; i++) {
+				uint8_t *p = malloc(plen);
+				memcpy(p, pre + i * plen, plen);
+				add_split(&sp, &nsp, p, plen);
+			}
+		} else {
+			size_t want = nregions ? nregions : 1;
+			if (want > 1 && (sample_prefixes(&pre, &np, sc, plen, 20000, 0) || np < want)) {
+				rk_schema_free(sc);
+				free(pre);
+				fprintf(stderr, "rowkey create: could not sample the schema's key prefix\n");
+				rc = RK_EXIT_FAIL;
+				goto out;
+			}
+			for (size_t i = 1; i < want; i++) {
+				const uint8_t *q = pre + (np * i / want) * plen;
+				if (nsp && sp[nsp - 1].len == plen && !memcmp(sp[nsp - 1].ptr, q, plen))
+					continue; /* a repeated quantile */
+				uint8_t *p = malloc(plen);
+				memcpy(p, q, plen);
+				add_split(&sp, &nsp, p, plen);
+			}
+		}
+		free(pre);
+		rk_schema_free(sc);
+	}
 	for (uint64_t i = 1; i < buckets; i++) {
 		uint8_t *p = malloc(1);
 		p[0] = (uint8_t)i;

@@ -22,6 +22,16 @@ code 2 create --db "$DB" t2; has "at least one family" err
 code 2 create --db "$DB" t2 -f f --split b --buckets 4; has "choose one" err
 code 1 create --db "$DB" t3 -f "bad fam"; has "bad fam" err
 
+# regions derived from a schema: one per bucket, or quantiles of a hash prefix
+ok create --db "$DB" salted -f d --schema 'fields user:str, ts:i64; key bucket(8, md5(user), dec) user ":" ts'
+has "8 regions" out
+ok regions --db "$DB" salted
+[ "$(awk 'NR==3 {print $3}' "$T/out")" = 1 ] || { cat "$T/out"; fail "second bucket region starts at 1"; }
+ok create --db "$DB" hashed -f d --regions 4 --schema 'fields id:u64; key hex(md5(id))[0:6] id'
+has "4 regions" out
+code 1 create --db "$DB" plain -f d --schema 'fields id:u64; key id'; has "no salt or hash prefix" err
+code 2 create --db "$DB" plain -f d --regions 3; has "with --schema" err
+
 ok put --db "$DB" users alice info:name Alice info:city Paris
 ok put --db "$DB" users bob info:name Bob
 ok put --db "$DB" users 'zed\x00\xff' info:name Zed
