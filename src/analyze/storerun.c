@@ -4,8 +4,9 @@
  * prefix (the ones the simulator starts from), the workload's writes
  * encoded by the real encoder and applied in batches, the balancer run at
  * the same virtual times as in the simulator. The report's per-server
- * shares come from the store's own counters (rk_store_servers), the regions
- * from rk_store_regions. Reads are not executed: the read side is priced by
+ * shares come from the store's own counters (rk_store_servers, read at every
+ * time-bucket boundary of the virtual clock, so the store run has per-bucket
+ * server loads too), the regions from rk_store_regions. Reads are not executed: the read side is priced by
  * the simulator.
  */
 #include <stdio.h>
@@ -37,6 +38,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	rk_mutation *muts = NULL;
 	rk_analysis *a = NULL;
 	rk_server_info *srv = NULL;
+	uint64_t *last = NULL;
 	rk_region_info *reg = NULL;
 	size_t nsrv = 0, nreg = 0;
 	int rc;
@@ -100,6 +102,16 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0)
 		goto out;
 	int64_t next_balance = o->balance_interval > 0 ? (int64_t)(o->balance_interval * 1000) : -1;
+	int64_t dur = rk__workload_duration_ms(w);
+	uint32_t cur_b = 0;
+	a->cols = o->time_buckets;
+	a->col_s = (double)dur / 1000.0 / (double)a->cols;
+	if (!(a->sw = calloc((size_t)a->cols * o->servers, sizeof *a->sw)) ||
+	    !(a->sr = calloc((size_t)a->cols * o->servers, sizeof *a->sr)) ||
+	    !(last = calloc(o->servers, sizeof *last))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto out;
+	}
 	size_t n = 0, prev_len = 0;
 	uint64_t kbytes = 0, mono = 0;
 	size_t kmax = 0;
@@ -111,12 +123,32 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 		if (rc && !end)
 			goto out;
 		int balance_now = !end && next_balance >= 0 && t >= next_balance;
-		if ((end || balance_now || n == BATCH) && n) {
+		uint32_t b = 0;
+		if (!end) {
+			b = (uint32_t)(t * (int64_t)a->cols / dur);
+			if (b >= a->cols)
+				b = (uint32_t)a->cols - 1;
+		}
+		int bucket_done = end || b != cur_b;
+		if ((end || balance_now || bucket_done || n == BATCH) && n) {
 			if ((rc = rk_table_apply(tb, muts, n, NULL)) != 0)
 				goto out;
 			memcpy(prev, kbuf + (n - 1) * cap, klen[n - 1]);
 			prev_len = klen[n - 1];
 			n = 0;
+		}
+		if (bucket_done) {
+			/* the store's own counters, per server, for the bucket that ended */
+			rk_server_info *now = NULL;
+			size_t nn = 0;
+			if ((rc = rk_store_servers(&now, &nn, st)) != 0)
+				goto out;
+			for (size_t k = 0; k < nn && k < o->servers; k++) {
+				a->sw[(size_t)cur_b * o->servers + k] = now[k].writes - last[k];
+				last[k] = now[k].writes;
+			}
+			free(now);
+			cur_b = b;
 		}
 		if (end)
 			break;
@@ -226,6 +258,7 @@ out:
 	free(klen);
 	free(val);
 	free(prev);
+	free(last);
 	free(sp);
 	for (size_t i = 0; keys && i < nkeys; i++)
 		free(keys[i]);
