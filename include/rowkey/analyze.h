@@ -166,8 +166,8 @@ int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t 
 /* The same as a JSON array of the runs' objects. */
 int rk_analysis_compare_json(char **out, const rk_analysis *const *runs, size_t n);
 
-/* Writes the heatmap of writes + reads as a PNG (x = time, y = key space,
- * lowest keys at the top; colour = operations, log scale). RK_EIO naming
+/* Writes the heatmap of writes as a PNG (x = time, y = key space, lowest
+ * keys at the top; colour = writes per cell, log scale). RK_EIO naming
  * the path on failure. */
 int rk_analysis_write_png(const rk_analysis *a, const char *path);
 

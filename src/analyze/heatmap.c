@@ -1,14 +1,14 @@
 /*
  * The key heatmap, as Bigtable's Key Visualizer draws it: x = time, y = key
  * space (ordered key ranges, lowest keys at the top), colour = operations on
- * a log scale. Two outputs: a PNG (libpng) of the cells alone, and one
+ * a log scale. Two outputs: a PNG (libpng) of the writes per cell, and one
  * self-contained HTML page (inline CSS, data and JS; no network resources)
  * with the comparison table, each run's summary, and a canvas per run with
- * hover details per cell.
+ * hover details per cell and a choice of writes, reads or both.
  *
  * The page supports a self-test used by tests/integration/test_analyze_html:
  * opened with "#selftest", it hovers the hottest cell of each map and copies
- * the tooltip into <pre id="selftest-N">, so a headless browser's DOM dump
+ * the tooltip into <pre id="selftest-N">; the maps start on writes, so a headless browser's DOM dump
  * shows what a user would see.
  */
 #include <errno.h>
@@ -57,8 +57,8 @@ int rk_analysis_write_png(const rk_analysis *a, const char *path)
 	size_t W = h.cols * cw, H = h.rows * ch;
 	uint64_t max = 0;
 	for (size_t i = 0; i < h.rows * h.cols; i++)
-		if (h.writes[i] + h.reads[i] > max)
-			max = h.writes[i] + h.reads[i];
+		if (h.writes[i] > max)
+			max = h.writes[i];
 	double logmax = log1p((double)max);
 	FILE *f = fopen(path, "wb");
 	if (!f)
@@ -82,7 +82,7 @@ int rk_analysis_write_png(const rk_analysis *a, const char *path)
 		size_t r = y / ch;
 		for (size_t x = 0; x < W; x++) {
 			size_t c = x / cw;
-			colour(row + 3 * x, h.writes[r * h.cols + c] + h.reads[r * h.cols + c], logmax);
+			colour(row + 3 * x, h.writes[r * h.cols + c], logmax);
 		}
 		png_write_row(png, row);
 	}
@@ -117,7 +117,7 @@ static const char page_css[] =
     "table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px 8px;"
     "text-align:right}td:first-child,th:first-child{text-align:left}th{background:#eee}"
     ".run{background:#fff;border:1px solid #ddd;padding:12px 16px;margin:16px 0}"
-    ".verdict{font-weight:600;color:#a12}pre{background:#f4f4f4;padding:8px;overflow:auto}"
+    ".verdict{font-weight:600;color:#a12}pre{background:#f4f4f4;padding:8px;white-space:pre-wrap}"
     ".map{position:relative;display:inline-block}canvas{border:1px solid #999;cursor:crosshair}"
     ".tip{position:absolute;pointer-events:none;background:rgba(0,0,0,.85);color:#fff;"
     "padding:4px 8px;font:12px monospace;white-space:pre;display:none;z-index:2}"
@@ -126,34 +126,35 @@ static const char page_css[] =
 static const char page_js[] =
     "function fmt(n){return n.toLocaleString('en-US');}\n"
     "function secs(s){return s<120?s.toFixed(1)+' s':(s/60).toFixed(1)+' min';}\n"
-    "function draw(run,i){\n"
-    " const cv=document.getElementById('map-'+i),tip=document.getElementById('tip-'+i);\n"
+    "const ST=[[14,14,30],[40,30,120],[150,30,130],[230,60,40],[250,170,30],[255,255,210]];\n"
+    "function setup(run,i){\n"
+    " const cv=document.getElementById('map-'+i),tip=document.getElementById('tip-'+i),\n"
+    "  sel=document.getElementById('metric-'+i);\n"
     " const R=run.rows,C=run.cols,cw=Math.max(1,Math.floor(900/C)),ch=Math.max(1,Math.floor(500/R));\n"
     " cv.width=C*cw;cv.height=R*ch;const g=cv.getContext('2d');\n"
-    " let max=0;for(let k=0;k<R*C;k++)max=Math.max(max,run.w[k]+run.r[k]);\n"
-    " const lm=Math.log1p(max);\n"
-    " const st=[[14,14,30],[40,30,120],[150,30,130],[230,60,40],[250,170,30],[255,255,210]];\n"
-    " function col(v){if(!v||lm<=0)return 'rgb(14,14,30)';let p=1+Math.log1p(v)/lm*4,j=Math.min(4,Math.floor(p));\n"
-    "  if(p>=5){j=4;p=5;}const f=p-j,c=st[j].map((x,q)=>Math.round(x+f*(st[j+1][q]-x)));return 'rgb('+c+')';}\n"
-    " for(let y=0;y<R;y++)for(let x=0;x<C;x++){const v=run.w[y*C+x]+run.r[y*C+x];if(!v)continue;\n"
-    "  g.fillStyle=col(v);g.fillRect(x*cw,y*ch,cw,ch);}\n"
-    " if(!max){g.fillStyle='rgb(14,14,30)';g.fillRect(0,0,cv.width,cv.height);}\n"
+    " function val(k){const m=sel.value;return m==='writes'?run.w[k]:m==='reads'?run.r[k]:run.w[k]+run.r[k];}\n"
+    " function draw(){let max=0;for(let k=0;k<R*C;k++)max=Math.max(max,val(k));const lm=Math.log1p(max);\n"
+    "  g.fillStyle='rgb(14,14,30)';g.fillRect(0,0,cv.width,cv.height);\n"
+    "  for(let y=0;y<R;y++)for(let x=0;x<C;x++){const v=val(y*C+x);if(!v||lm<=0)continue;\n"
+    "   let p=1+Math.log1p(v)/lm*4,j=Math.min(4,Math.floor(p));if(p>=5){j=4;p=5;}const f=p-j;\n"
+    "   g.fillStyle='rgb('+ST[j].map((a,q)=>Math.round(a+f*(ST[j+1][q]-a)))+')';g.fillRect(x*cw,y*ch,cw,ch);}\n"
+    "  cv.dataset.max=String(max);}\n"
     " function show(ev){const b=cv.getBoundingClientRect();const x=Math.floor((ev.clientX-b.left)/cw),\n"
     "  y=Math.floor((ev.clientY-b.top)/ch);if(x<0||y<0||x>=C||y>=R){tip.style.display='none';return null;}\n"
     "  const k=y*C+x,tot=run.colw[x]||0;\n"
     "  const t='time    '+secs(x*run.colS)+' .. '+secs((x+1)*run.colS)+'\\nkeys    '+run.keys[y]+' .. '+\n"
     "   (y+1<R?run.keys[y+1]:'(end)')+'\\nwrites  '+fmt(run.w[k])+(tot?' ('+(100*run.w[k]/tot).toFixed(1)+\n"
-    "   '% of this time bucket)':'')+'\\nreads   '+fmt(run.r[k]);\n"
+    "   '% of this time bucket)':'')+'\\nreads   '+fmt(run.r[k])+' (region visits)';\n"
     "  tip.textContent=t;tip.style.display='block';tip.style.left=(x*cw+12)+'px';tip.style.top=(y*ch+12)+'px';return t;}\n"
     " cv.addEventListener('mousemove',show);cv.addEventListener('mouseleave',()=>{tip.style.display='none';});\n"
-    " cv.dataset.cells=String(R*C);cv.dataset.max=String(max);\n"
-    " if(location.hash==='#selftest'){let best=0;for(let k=0;k<R*C;k++)if(run.w[k]+run.r[k]>run.w[best]+run.r[best])best=k;\n"
+    " sel.addEventListener('change',draw);draw();cv.dataset.cells=String(R*C);\n"
+    " if(location.hash==='#selftest'){let best=0;for(let k=0;k<R*C;k++)if(val(k)>val(best))best=k;\n"
     "  const b=cv.getBoundingClientRect(),x=best%C,y=Math.floor(best/C);\n"
     "  const t=show({clientX:b.left+x*cw+cw/2,clientY:b.top+y*ch+ch/2});\n"
     "  const pre=document.createElement('pre');pre.id='selftest-'+i;pre.textContent=t||'(no cell)';\n"
     "  document.body.appendChild(pre);}\n"
     "}\n"
-    "window.addEventListener('load',()=>{RUNS.forEach((r,i)=>{if(r.rows)draw(r,i);});\n"
+    "window.addEventListener('load',()=>{RUNS.forEach((r,i)=>{if(r.rows)setup(r,i);});\n"
     " document.body.dataset.rendered=String(RUNS.filter(r=>r.rows).length);});\n";
 
 int rk_analysis_write_html(const char *path, const char *title, const rk_analysis *const *runs,
@@ -211,10 +212,13 @@ int rk_analysis_write_html(const char *path, const char *title, const rk_analysi
 			free(text);
 		}
 		if (a->hw)
-			rk__sb_printf(&b, "<div class=\"axis\">key space (top: lowest keys) &darr; &nbsp; time "
-			              "&rarr; (%.1f s per column)</div><div class=\"map\"><canvas id=\"map-%zu\">"
-			              "</canvas><div class=\"tip\" id=\"tip-%zu\"></div></div>\n",
-			              a->col_s, i, i);
+			rk__sb_printf(&b, "<div class=\"axis\">colour: <select id=\"metric-%zu\"><option "
+			              "value=\"writes\">writes</option><option value=\"reads\">reads (region "
+			              "visits)</option><option value=\"all\">writes + reads</option></select> "
+			              "&nbsp; key space (top: lowest keys) &darr; &nbsp; time &rarr; (%.1f s per "
+			              "column)</div><div class=\"map\"><canvas id=\"map-%zu\"></canvas><div "
+			              "class=\"tip\" id=\"tip-%zu\"></div></div>\n",
+			              i, a->col_s, i, i);
 		rk__sb_put(&b, "</div>\n", 7);
 	}
 	/* the data */

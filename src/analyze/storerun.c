@@ -159,10 +159,8 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 			a->rep.moves += moved;
 			next_balance += (int64_t)(o->balance_interval * 1000);
 		}
-		if (shape >= 0) {
-			a->rep.reads++; /* not executed: see the file comment */
-			continue;
-		}
+		if (shape >= 0)
+			continue; /* reads are not executed: see the file comment */
 		const rk_value *v = rk__bind(bind, rk__workload_rec(w));
 		if (!v) {
 			rc = RK_EINVALID;

@@ -118,7 +118,7 @@ static void page_in_chromium(void **state)
 		assert_int_equal(rk_analysis_heatmap(&h, runs[i]), 0);
 		size_t best = 0;
 		for (size_t k = 0; k < h.rows * h.cols; k++)
-			if (h.writes[k] + h.reads[k] > h.writes[best] + h.reads[best])
+			if (h.writes[k] > h.writes[best]) /* the maps open on writes */
 				best = k;
 		char id[32], want[64], num[32];
 		snprintf(id, sizeof id, "id=\"selftest-%d\">", i);
