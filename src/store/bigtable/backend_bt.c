@@ -106,10 +106,26 @@ static int bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 
 /* ---- store ---- */
 
+/* A tuning knob from the environment: *out stays 0 when it is unset. */
+static int env_count(unsigned long *out, const char *name, unsigned long max)
+{
+	const char *v = getenv(name);
+	*out = 0;
+	if (!v || !*v)
+		return 0;
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+	if (*end || n < 1 || n > max)
+		return rk__err(RK_EINVALID, "%s=%s: want a whole number from 1 to %lu", name, v, max);
+	*out = n;
+	return 0;
+}
+
 int rk_bt__store_open(rk_store **out, const char *uri, const rk_store_options *opts)
 {
 	(void)opts;
 	*out = NULL;
+	int rc;
 	bt_store *s = calloc(1, sizeof *s);
 	if (!s)
 		return rk__err(RK_ENOMEM, "store %s: out of memory", uri);
@@ -123,7 +139,17 @@ int rk_bt__store_open(rk_store **out, const char *uri, const rk_store_options *o
 	/* a 1000-row apply goes out as 4 calls in flight (bench/RESULTS.md) */
 	o.batch_size = 250;
 	o.inflight = 4;
-	int rc = rk_bt__client_open(&s->c, uri, &o);
+	unsigned long rows, calls;
+	if ((rc = env_count(&rows, "RK_BIGTABLE_BATCH_ROWS", 100000)) < 0 ||
+	    (rc = env_count(&calls, "RK_BIGTABLE_INFLIGHT", 256)) < 0) {
+		free(s);
+		return rc;
+	}
+	if (rows)
+		o.batch_size = rows;
+	if (calls)
+		o.inflight = (unsigned)calls;
+	rc = rk_bt__client_open(&s->c, uri, &o);
 	if (rc < 0) {
 		free(s);
 		return rk__err_wrap(rc, "store %s", uri);
