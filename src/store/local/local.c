@@ -32,6 +32,7 @@
 #include "store/local/engine.h"
 #include "store/local/meta.h"
 #include "store/local/server.h"
+#include "store/local/sim_hooks.h"
 #include "store/local/split.h"
 #include "store/rowasm.h"
 
@@ -137,14 +138,6 @@ static int meta_persist(rk__local *s, uint8_t *buf, size_t len, uint64_t seq)
 	return rc;
 }
 
-static size_t regions_on_server(const rk__tmeta *t, unsigned server)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < t->nregions; i++)
-		n += t->regions[i]->server == server;
-	return n;
-}
-
 /* ---- splits ---- */
 
 /* Writer-thread hook: a region grew; queue it for a split check. */
@@ -243,7 +236,7 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 		                         (unsigned long long)r->id);
 	}
 	s->meta.next_region_id += 2;
-	uint64_t lim = rk_split__limit(s->opts.split_threshold, regions_on_server(t, srv));
+	uint64_t lim = rk_split__limit(s->opts.split_threshold, rk_meta__regions_on_server(t, srv));
 	atomic_store(&a->size, left);
 	atomic_store(&b->size, total > left ? total - left : 0);
 	atomic_store(&a->split_at_size, lim);
@@ -276,7 +269,7 @@ static void *splitter_main(void *arg)
 		int gone = atomic_load(&r->retired);
 		uint64_t lim = gone ? 0
 		                    : rk_split__limit(s->opts.split_threshold,
-		                                      regions_on_server(r->table, r->server));
+		                                      rk_meta__regions_on_server(r->table, r->server));
 		pthread_rwlock_unlock(&s->lock);
 		uint64_t size = atomic_load(&r->size);
 		if (!gone) {
@@ -491,7 +484,7 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 			                                               r->lo_len, r->hi, r->hi_len));
 			atomic_store(&r->split_at_size,
 			             rk_split__limit(opts->split_threshold,
-			                             regions_on_server(tm, r->server)));
+			                             rk_meta__regions_on_server(tm, r->server)));
 		}
 	}
 	if (opts->background_splits && opts->split_threshold) {
@@ -609,7 +602,7 @@ static int local_table_create(rk_store *st, const rk_table_def *def)
 	for (size_t i = 0; i < t->nregions; i++)
 		atomic_store(&t->regions[i]->split_at_size,
 		             rk_split__limit(s->opts.split_threshold,
-		                             regions_on_server(t, t->regions[i]->server)));
+		                             rk_meta__regions_on_server(t, t->regions[i]->server)));
 	if ((rc = rk_meta__table_add(&s->meta, t)) != 0)
 		goto fail;
 	s->meta.next_table_id++;
@@ -1363,7 +1356,7 @@ static int local_servers(rk_server_info **out, size_t *count, rk_store *st)
 		rk__server *v = &s->servers[i];
 		a[i].id = i;
 		for (size_t t = 0; t < s->meta.ntables; t++)
-			a[i].nregions += regions_on_server(s->meta.tables[t], i);
+			a[i].nregions += rk_meta__regions_on_server(s->meta.tables[t], i);
 		a[i].writes = atomic_load(&v->metrics.total[RK_M_WRITES]);
 		a[i].reads = atomic_load(&v->metrics.total[RK_M_READS]);
 		a[i].bytes_written = atomic_load(&v->metrics.total[RK_M_BWRITTEN]);
@@ -1500,25 +1493,11 @@ static int local_balance(size_t *out, rk_store *st)
 		unsigned to = 0;
 		pthread_rwlock_rdlock(&s->lock);
 		for (size_t t = 0; t < s->meta.ntables && !move_id; t++) {
+			/* the same pick the analyzer's simulator makes (sim_hooks.c) */
 			const rk__tmeta *tm = s->meta.tables[t];
-			memset(count, 0, s->nservers * sizeof *count);
-			for (size_t i = 0; i < tm->nregions; i++)
-				count[tm->regions[i]->server]++;
-			unsigned hi = 0, lo = 0;
-			for (unsigned i = 1; i < s->nservers; i++) {
-				if (count[i] > count[hi])
-					hi = i;
-				if (count[i] < count[lo])
-					lo = i;
-			}
-			if (count[hi] - count[lo] <= 1)
-				continue;
-			for (size_t i = tm->nregions; i-- > 0;)
-				if (tm->regions[i]->server == hi) {
-					move_id = tm->regions[i]->id;
-					to = lo;
-					break;
-				}
+			size_t idx;
+			if (rk_meta__balance_pick(&idx, &to, tm, s->nservers, count))
+				move_id = tm->regions[idx]->id;
 		}
 		pthread_rwlock_unlock(&s->lock);
 		if (!move_id)
