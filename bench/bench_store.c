@@ -223,11 +223,13 @@ static double raw_gets(raw *r, const uint8_t *keys, const uint64_t *ids, uint64_
 
 /* ---- the store ---- */
 
+static rk_durability durability = RK_DURABILITY_ASYNC;
+
 static rk_store *store_open(const char *dir, unsigned servers)
 {
 	rk_store_options o = RK_STORE_OPTIONS_INIT;
 	rk_store *s;
-	o.durability = RK_DURABILITY_ASYNC;
+	o.durability = durability;
 	o.n_servers = servers;
 	if (getenv("RK_BENCH_SPLIT"))
 		o.split_threshold = strtoull(getenv("RK_BENCH_SPLIT"), NULL, 10);
@@ -278,20 +280,26 @@ static void *store_load_job(void *arg)
 	return NULL;
 }
 
-static double store_load(rk_store *s, const char *table, const char *schema, int threads)
+static double store_load_n(rk_store *s, const char *table, const char *schema, int threads,
+                           uint64_t rows)
 {
 	pthread_t th[8];
 	loadjob j[8];
 	double t0 = now();
 	for (int i = 0; i < threads; i++) {
-		j[i] = (loadjob){s, table, schema, nrows * (uint64_t)i / (uint64_t)threads,
-		                 nrows * (uint64_t)(i + 1) / (uint64_t)threads};
+		j[i] = (loadjob){s, table, schema, rows * (uint64_t)i / (uint64_t)threads,
+		                 rows * (uint64_t)(i + 1) / (uint64_t)threads};
 		pthread_create(&th[i], NULL, store_load_job, &j[i]);
 	}
 	for (int i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
 	/* every batch was acknowledged when its apply returned: nothing is queued */
 	return now() - t0;
+}
+
+static double store_load(rk_store *s, const char *table, const char *schema, int threads)
+{
+	return store_load_n(s, table, schema, threads, nrows);
 }
 
 static double store_scan(rk_store *s, const char *table, uint64_t *rows)
@@ -396,6 +404,8 @@ int main(int argc, char **argv)
 	double raw_rand = 0, st_rand = 0, raw_ck = 0, st4_rand = 0, raw_seq = 0, st_seq = 0;
 	double raw_sc = 0, st_sc = 0, raw_g = 0, st_g = 0, salted = 0, seq2 = 0;
 	uint64_t salted_w0 = 0, salted_w1 = 0, seq_w0 = 0, seq_w1 = 0;
+	double salted_sync = 0, seq_sync = 0;
+	uint64_t sync_rows = nrows / 5;
 	for (int round = 0; round < rounds; round++) {
 		raw rw;
 		rk_store *s;
@@ -488,6 +498,24 @@ int main(int argc, char **argv)
 		free(si);
 		rk_store_close(s);
 		rmtree(path);
+
+		/* the same in sync mode, where a server's capacity is its log's fsyncs */
+		durability = RK_DURABILITY_SYNC;
+		snprintf(path, sizeof path, "%s/salted-sync", base);
+		s = store_open(path, 2);
+		table_create(s, "t", sp2, 1, 1);
+		v = (double)sync_rows / store_load_n(s, "t", SCHEMA_SALTED, 2, sync_rows);
+		salted_sync = v > salted_sync ? v : salted_sync;
+		rk_store_close(s);
+		rmtree(path);
+		snprintf(path, sizeof path, "%s/seq2-sync", base);
+		s = store_open(path, 2);
+		table_create(s, "t", NULL, 0, 0);
+		v = (double)sync_rows / store_load_n(s, "t", SCHEMA_SEQ, 2, sync_rows);
+		seq_sync = v > seq_sync ? v : seq_sync;
+		rk_store_close(s);
+		rmtree(path);
+		durability = RK_DURABILITY_ASYNC;
 	}
 
 	printf("rows %llu, 16-byte keys, 100-byte values, async, batches of %d, best of %d rounds\n",
@@ -509,14 +537,16 @@ int main(int argc, char **argv)
 	printf("  writes per server: salted %llu / %llu, sequential %llu / %llu\n",
 	       (unsigned long long)salted_w0, (unsigned long long)salted_w1,
 	       (unsigned long long)seq_w0, (unsigned long long)seq_w1);
+	printf("  in sync mode (%llu rows): %.0f vs %.0f rows/s, ratio %.2f\n",
+	       (unsigned long long)sync_rows, salted_sync, seq_sync, salted_sync / seq_sync);
 	printf("peak RSS of the store load (1 server, random keys): %.1f MiB\n", rss_kb / 1024.0);
 	printf("{\"bench\":\"store\",\"rows\":%llu,\"rounds\":%d,\"raw_load_random\":%.0f,"
 	       "\"store_load_random\":%.0f,\"raw_load_cellkeys\":%.0f,\"store4_load_random\":%.0f,"
 	       "\"raw_load_seq\":%.0f,\"store_load_seq\":%.0f,\"raw_scan\":%.0f,\"store_scan\":%.0f,"
 	       "\"raw_get\":%.0f,\"store_get\":%.0f,\"salted_2x2\":%.0f,\"sequential_2x2\":%.0f,"
-	       "\"peak_rss_kib\":%ld}\n",
+	       "\"salted_2x2_sync\":%.0f,\"sequential_2x2_sync\":%.0f,\"peak_rss_kib\":%ld}\n",
 	       (unsigned long long)nrows, rounds, raw_rand, st_rand, raw_ck, st4_rand, raw_seq, st_seq,
-	       raw_sc, st_sc, raw_g, st_g, salted, seq2, rss_kb);
+	       raw_sc, st_sc, raw_g, st_g, salted, seq2, salted_sync, seq_sync, rss_kb);
 	if (argc <= 1)
 		rmtree(base);
 	free(rkeys);
