@@ -20,6 +20,7 @@
 typedef struct rk__binder {
 	size_t nf;         /* schema fields */
 	int src[64];       /* workload field index per schema field, or -1 */
+	rk__wkind kind[64]; /* the workload field's kind */
 	rk_type type[64];
 	char buf[64][48];  /* text of numbers bound to str fields */
 	rk_value vals[64];
@@ -98,6 +99,8 @@ struct rk_analysis {
 	uint8_t **row_key;
 	size_t *row_key_len;
 	double col_s;
+	uint32_t *first2;        /* heat row of each 2-byte key prefix (65537 entries) */
+	size_t last_row;         /* the row found last (growing keys hit it again) */
 	/* per server and time bucket: writes and read visits (cols x servers) */
 	uint64_t *sw, *sr;
 	/* final regions */

@@ -35,8 +35,10 @@ int rk__bind_init(rk__binder *b, const rk_schema *s, const rk__workload *w, cons
 		b->type[i] = rk_schema_field_type(s, i);
 		b->src[i] = -1;
 		for (size_t k = 0; k < rk__workload_nfields(w); k++)
-			if (!strcmp(rk__workload_field(w, k)->name, name))
+			if (!strcmp(rk__workload_field(w, k)->name, name)) {
 				b->src[i] = (int)k;
+				b->kind[i] = rk__workload_field(w, k)->kind;
+			}
 		uint64_t bit = i < 64 ? 1ull << i : 0;
 		if (b->src[i] < 0 && ((info.point_get_mask | info.decodable_mask) & bit)) {
 			char have[512];
@@ -89,11 +91,16 @@ const rk_value *rk__bind(rk__binder *b, const rk__wval *rec)
 			continue;
 		}
 		const rk__wval *x = &rec[b->src[i]];
-		rk__wkind kind = rk__workload_field(b->w, (size_t)b->src[i])->kind;
+		rk__wkind kind = b->kind[i];
+		v->present = 1;
+		if (kind == RK__W_STR && !x->ext && (t == RK_T_STR || t == RK_T_BYTES)) {
+			v->v.s.ptr = (const uint8_t *)x->s; /* the common case first */
+			v->v.s.len = x->len;
+			continue;
+		}
 		int64_t lo;
 		uint64_t hi;
 		int_limits(t, &lo, &hi);
-		v->present = 1;
 		if (x->ext == 2) {
 			v->present = 0;
 			continue;

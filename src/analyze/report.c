@@ -156,6 +156,7 @@ void rk_analysis_free(rk_analysis *a)
 		free(a->row_key[i]);
 	free(a->row_key);
 	free(a->row_key_len);
+	free(a->first2);
 	free(a->sw);
 	free(a->sr);
 	for (size_t i = 0; a->regions && i < a->nregions; i++) {

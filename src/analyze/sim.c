@@ -218,9 +218,8 @@ static void balance(sim *s)
 	}
 }
 
-static size_t heat_row(const rk_analysis *a, const uint8_t *k, size_t kl)
+static size_t heat_search(const rk_analysis *a, const uint8_t *k, size_t kl, size_t lo, size_t hi)
 {
-	size_t lo = 0, hi = a->rows;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 		if (rk_meta__row_cmp(a->row_key[mid], a->row_key_len[mid], k, kl) <= 0)
@@ -229,6 +228,38 @@ static size_t heat_row(const rk_analysis *a, const uint8_t *k, size_t kl)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The heatmap row of a key: the last row starting at or before it. Growing
+ * keys hit the row they hit last; others narrow the search by their first
+ * two bytes. */
+static size_t heat_row(rk_analysis *a, const uint8_t *k, size_t kl)
+{
+	size_t r = a->last_row;
+	if (rk_meta__row_cmp(a->row_key[r], a->row_key_len[r], k, kl) <= 0 &&
+	    (r + 1 == a->rows || rk_meta__row_cmp(a->row_key[r + 1], a->row_key_len[r + 1], k, kl) > 0))
+		return r;
+	size_t lo = 0, hi = a->rows;
+	if (kl >= 2) {
+		unsigned v = (unsigned)k[0] << 8 | k[1];
+		lo = a->first2[v];
+		hi = a->first2[v + 1] + 1;
+	}
+	return a->last_row = heat_search(a, k, kl, lo, hi);
+}
+
+/* first2[v] = the row of the 2-byte key v (the row of every longer key with
+ * that prefix is at or after it, and at or before first2[v + 1]). */
+static int heat_index(rk_analysis *a)
+{
+	if (!(a->first2 = malloc(65537 * sizeof *a->first2)))
+		return rk__err(RK_ENOMEM, "out of memory for the heatmap");
+	for (unsigned v = 0; v < 65536; v++) {
+		uint8_t k[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+		a->first2[v] = (uint32_t)heat_search(a, k, 2, 0, a->rows);
+	}
+	a->first2[65536] = (uint32_t)(a->rows - 1);
+	return 0;
 }
 
 /* ---- setup of the meta map ---- */
@@ -379,6 +410,8 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 		a->row_key_len[a->rows] = key_len[j];
 		a->rows++;
 	}
+	if ((rc = heat_index(a)) != 0)
+		goto fail;
 	if (!(a->hw = calloc(a->rows * a->cols, sizeof *a->hw)) ||
 	    !(a->hr = calloc(a->rows * a->cols, sizeof *a->hr)) ||
 	    !(a->sw = calloc((size_t)a->cols * o->servers, sizeof *a->sw)) ||
@@ -451,10 +484,13 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 				kmax = kl;
 			if (a->rep.writes > 1 && rk_meta__row_cmp(key, kl, prev, prev_len) > 0)
 				mono++;
-			memcpy(prev, key, kl);
-			prev_len = kl;
 			sample_row(&s, &s.st[r->id], key, kl);
 			uint64_t cell = fam_q + rk_cell__esc_len(key, kl) + o->value_len;
+			/* this key is the next one's predecessor: swap the buffers */
+			uint8_t *tk = prev;
+			prev = key;
+			key = tk;
+			prev_len = kl;
 			uint64_t size = atomic_load_explicit(&r->size, memory_order_relaxed) + cell;
 			atomic_store_explicit(&r->size, size, memory_order_relaxed);
 			if (size > atomic_load_explicit(&r->split_at_size, memory_order_relaxed) &&

@@ -70,9 +70,10 @@ double rk__rng_unit(rk__rng *r)
 	return (double)(rk__rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* a draw in [0, n) by multiply-shift (Lemire): no division */
 static uint64_t below(rk__rng *r, uint64_t n)
 {
-	return n ? rk__rng_next(r) % n : 0;
+	return (uint64_t)(((unsigned __int128)rk__rng_next(r) * n) >> 64);
 }
 
 /* ---- Zipf: rejection-inversion (Hormann and Derflinger 1996), O(1) a draw ---- */
@@ -166,16 +167,16 @@ struct rk__workload {
 	char fields_text_buf[MAXF * 72];
 	uint64_t total, i, writes;
 	int64_t dur_ms;
-	double rate, read_fraction;
+	double rate, read_fraction, ms_per_op;
 	rk__rng rng, qrng;
 	zipf z1, z2;
 	uint64_t card;
 	unsigned key_width;
 	rk__wval rec[MAXF], lo[MAXF], hi[MAXF];
 	strbuf rs[MAXF], ls[MAXF], hs[MAXF];
-	/* messages: the date text of the current day */
-	int64_t day;
-	char date[8];
+	/* messages: the date text of the current day, the time of the second */
+	int64_t day, sec;
+	char date[8], tod[8];
 	/* file input */
 	FILE *in;
 	int jsonl;
@@ -246,6 +247,14 @@ static void set_s(rk__wval *v, strbuf *b, const char *s, size_t n)
 	v->len = n;
 }
 
+/* a string the workload keeps stable until the next call (no copy) */
+static void set_ref(rk__wval *v, const char *s, size_t n)
+{
+	v->ext = 0;
+	v->s = s;
+	v->len = n;
+}
+
 static void set_ext(rk__wval *lo, rk__wval *hi, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
@@ -275,22 +284,30 @@ static void yymmdd(char *out, int64_t days)
 /* date and time-of-day text of epoch ms into the two values */
 static void msg_datetime(rk__workload *w, rk__wval *vals, strbuf *bufs, int64_t ms)
 {
-	int64_t sec = ms / 1000, day = sec / 86400, tod = sec % 86400;
-	char d[6], t[6];
-	if (day != w->day) {
-		w->day = day;
-		yymmdd(w->date, day);
+	int64_t sec = ms / 1000;
+	if (sec != w->sec) {
+		int64_t day = sec / 86400, tod = sec % 86400;
+		if (day != w->day) {
+			w->day = day;
+			yymmdd(w->date, day);
+		}
+		w->sec = sec;
+		put_fixed(w->tod, (uint64_t)(tod / 3600), 2);
+		put_fixed(w->tod + 2, (uint64_t)(tod / 60 % 60), 2);
+		put_fixed(w->tod + 4, (uint64_t)(tod % 60), 2);
 	}
-	memcpy(d, w->date, 6);
-	put_fixed(t, (uint64_t)(tod / 3600), 2);
-	put_fixed(t + 2, (uint64_t)(tod / 60 % 60), 2);
-	put_fixed(t + 4, (uint64_t)(tod % 60), 2);
-	set_s(&vals[0], &bufs[0], d, 6);
-	set_s(&vals[1], &bufs[1], t, 6);
+	if (vals == w->rec) {
+		set_ref(&vals[0], w->date, 6);
+		set_ref(&vals[1], w->tod, 6);
+	} else {
+		set_s(&vals[0], &bufs[0], w->date, 6);
+		set_s(&vals[1], &bufs[1], w->tod, 6);
+	}
 }
 
 static const char *const domains[] = {"example.com", "shop.example.org", "news.example.net",
                                       "cdn.example.io", "mail.example.co.uk"};
+static const size_t domain_len[] = {11, 16, 16, 14, 18};
 
 static void url_fields(rk__wval *v, strbuf *b, uint64_t sub, unsigned dom,
                        uint64_t item)
@@ -670,6 +687,7 @@ int rk__workload_rewind(rk__workload *w)
 	w->i = 0;
 	w->writes = 0;
 	w->day = -1;
+	w->sec = INT64_MIN;
 	if (w->in) {
 		rewind(w->in);
 		w->lineno = 0;
@@ -716,6 +734,7 @@ int rk__workload_open(rk__workload **out, const rk_workload_options *o)
 	}
 	w->o.file = w->file;
 	w->rate = o->rate;
+	w->ms_per_op = 1000.0 / o->rate;
 	w->total = (uint64_t)total;
 	if ((rc = setup(w)) != 0)
 		goto fail;
@@ -845,8 +864,8 @@ static void gen_write(rk__workload *w, int64_t t)
 		set_u(&v[2], 1231231 + n);
 		set_u(&v[3], below(r, w->card));
 		{
-			const char *d = domains[below(r, 4)];
-			set_s(&v[4], &b[4], d, strlen(d));
+			unsigned d = (unsigned)below(r, 4);
+			set_ref(&v[4], domains[d], domain_len[d]);
 		}
 		set_i(&v[5], ts);
 		break;
@@ -980,7 +999,7 @@ int rk__workload_next(rk__workload *w, int64_t *t_ms, int *shape)
 {
 	if (w->i >= w->total)
 		return RK_EITEROVER;
-	int64_t t = (int64_t)((double)w->i * 1000.0 / w->rate);
+	int64_t t = (int64_t)((double)w->i * w->ms_per_op);
 	w->i++;
 	*t_ms = t;
 	if (w->nshapes && w->read_fraction > 0 && rk__rng_unit(&w->rng) < w->read_fraction) {
