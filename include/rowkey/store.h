@@ -11,8 +11,10 @@
  * Conventions are those of key.h: 0 or a negative RK_E* code, rk_error_last()
  * for the message, out-parameters first, byte strings as pointer + length.
  * All calls on one rk_store may be made from several threads at once, except
- * rk_store_close. An rk_table handle and an rk_scan belong to one thread at a
- * time.
+ * rk_store_close. Reads (get, scan_open) on one rk_table handle may run in
+ * several threads; writes (apply, put, delete) through one handle must not
+ * overlap, as they reuse the handle's buffers: give each writing thread its
+ * own handle. An rk_scan belongs to one thread at a time.
  *
  * Timestamps are microseconds since the Unix epoch. A timestamp of 0 in a
  * mutation means "assign one": the store hands out a strictly increasing
@@ -180,6 +182,10 @@ typedef struct rk_column {
 	size_t qualifier_len;
 } rk_column;
 
+/* Visibility: a version is hidden by a delete marker covering it, or when it
+ * is not among its column's newest `max_versions` (of its family) undeleted
+ * versions; the time range then filters what is left, and at most
+ * `max_versions` (of these options) come back per column. */
 typedef struct rk_read_options {
 	const rk_column *columns; /* NULL / 0: every column */
 	size_t ncolumns;
