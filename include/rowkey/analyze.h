@@ -64,10 +64,12 @@ typedef struct rk_analyze_options {
 
 #define RK_ANALYZE_OPTIONS_INIT { 16, 10000.0, 256ull << 20, 300.0, 120, 1000, 100, 1 }
 
-/* What one query shape of the workload costs under the design. */
+/* What one query shape of the workload costs under the design, from the
+ * key library's planner (rk_plan_build) over sampled queries of the shape,
+ * priced on the final region map. */
 typedef struct rk_query_cost {
-	const char *name;  /* "latest 10 for a user", ... (static) */
-	const char *plan;  /* "get", "scan", "N scans (one per bucket)", "full scan" (static) */
+	const char *name;  /* "latest 10 for a user (last minute)", ... (static) */
+	const char *plan;  /* "get", "gets", "scan", "one scan per bucket", "full scan" (static) */
 	double ranges;     /* mean key ranges per query (1 for a get) */
 	double regions;    /* mean regions touched per query, with the final region map */
 } rk_query_cost;

@@ -46,31 +46,32 @@ typedef struct rk__prefixes {
 	uint8_t *p;       /* n * len bytes */
 } rk__prefixes;
 
+enum { RK__HI_INCLUSIVE, RK__HI_EXCLUSIVE, RK__HI_NONE };
+
 typedef struct rk__range {
-	uint8_t *lo, *hi; /* inclusive key bounds, each up to cap bytes */
+	uint8_t *lo, *hi; /* lo inclusive; hi as hi_kind says (NONE: unbounded) */
 	size_t lo_len, hi_len;
+	int hi_kind;
 } rk__range;
 
+/* The key ranges a query reads, from the key library's planner
+ * (rk_plan_build): the query's bounds become a predicate ("=" for a bound
+ * field, BETWEEN for a range, nothing for an open field). */
 typedef struct rk__ranger {
-	rk_schema_info info;
-	const rk__prefixes *pfx;
-	rk_encoder *enc;
+	const rk_schema *schema;
 	rk__binder *bind;
-	size_t cap;
-	uint8_t *klo, *khi, *kt;
-	rk__wval tmp[64];
-	rk__range *r;     /* up to max(1, pfx->n) ranges */
-	size_t n;
-	int full;         /* 1: the query is a full scan */
-	int get;          /* 1: one key (lo == hi) */
+	rk__range *r;     /* n ranges (cap_r allocated) */
+	size_t n, cap_r;
+	int full;         /* 1: the plan is a full scan */
+	int get;          /* 1: point gets */
 } rk__ranger;
 
-int rk__ranger_init(rk__ranger *g, const rk_schema *s, rk_encoder *enc, rk__binder *b,
-                    const rk__prefixes *pfx);
+int rk__ranger_init(rk__ranger *g, const rk_schema *s, rk__binder *b);
 void rk__ranger_fini(rk__ranger *g);
 
-/* The key ranges of the query whose bounds are lo / hi. */
-void rk__ranger_plan(rk__ranger *g, const rk__wval *lo, const rk__wval *hi);
+/* Plans the query whose bounds are lo / hi. An error when the planner
+ * rejects it (message names the design and the predicate). */
+int rk__ranger_plan(rk__ranger *g, const rk__wval *lo, const rk__wval *hi);
 
 /* ---- the analysis ---- */
 

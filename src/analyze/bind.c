@@ -3,13 +3,11 @@
  * typed fields, sampling a design's keys (bucket prefixes, quantiles), the
  * initial split points, and the key ranges a query reads.
  *
- * Query ranges are found with the real encoder: the query's lower and upper
- * bound records are encoded; when their spread prefix (salt, bucket, hash)
- * agrees, the query reads one range; when it differs and the design has
- * buckets, one range per bucket; a differing hash prefix means a full scan.
- * This is the read cost rk_schema_get_info describes, made concrete with the
- * workload's own queries. (The lead's planner, src/key/plan.c, will replace
- * this when it lands.)
+ * Query ranges come from the key library's planner (rk_plan_build): a
+ * workload query's bounds become a predicate, "field = v" for a bound
+ * field, "field BETWEEN lo AND hi" for a range, no condition for a field the
+ * query leaves open; the plan's point gets, row ranges (one per bucket when
+ * the salt cannot be computed) or full scan is what the simulator routes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,156 +346,140 @@ int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
 	return 0;
 }
 
-/* ---- query ranges ---- */
+/* ---- query ranges: the key library's planner ---- */
 
-int rk__ranger_init(rk__ranger *g, const rk_schema *s, rk_encoder *enc, rk__binder *b,
-                    const rk__prefixes *pfx)
+int rk__ranger_init(rk__ranger *g, const rk_schema *s, rk__binder *b)
 {
 	memset(g, 0, sizeof *g);
-	rk_schema_get_info(&g->info, s);
-	g->pfx = pfx;
-	g->enc = enc;
+	g->schema = s;
 	g->bind = b;
-	g->cap = rk_schema_max_key_len(s);
-	size_t nr = pfx->n > 1 ? pfx->n : 1;
-	g->klo = malloc(g->cap);
-	g->khi = malloc(g->cap);
-	g->kt = malloc(g->cap + 16);
-	g->r = calloc(nr, sizeof *g->r);
-	if (!g->klo || !g->khi || !g->kt || !g->r)
-		goto nomem;
-	for (size_t i = 0; i < nr; i++) {
-		g->r[i].lo = malloc(g->cap);
-		g->r[i].hi = malloc(g->cap);
-		if (!g->r[i].lo || !g->r[i].hi)
-			goto nomem;
-	}
 	return 0;
-nomem:
-	rk__ranger_fini(g);
-	return rk__err(RK_ENOMEM, "out of memory for query ranges");
 }
 
 void rk__ranger_fini(rk__ranger *g)
 {
-	size_t nr = g->pfx && g->pfx->n > 1 ? g->pfx->n : 1;
-	for (size_t i = 0; g->r && i < nr; i++) {
+	for (size_t i = 0; i < g->cap_r; i++) {
 		free(g->r[i].lo);
 		free(g->r[i].hi);
 	}
 	free(g->r);
-	free(g->klo);
-	free(g->khi);
-	free(g->kt);
 	memset(g, 0, sizeof *g);
 }
 
-static void set_range(rk__range *r, const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+static int put_value(rk__sb *b, const rk__wval *v, rk__wkind kind)
 {
-	if (cmp_bytes(a, al, b, bl) > 0) {
-		const uint8_t *t = a;
-		size_t tl = al;
-		a = b;
-		al = bl;
-		b = t;
-		bl = tl;
+	if (kind == RK__W_U64) {
+		rk__sb_printf(b, "%llu", (unsigned long long)v->u);
+	} else if (kind == RK__W_I64) {
+		rk__sb_printf(b, "%lld", (long long)v->i);
+	} else {
+		char q = memchr(v->s, '\'', v->len) ? '"' : '\'';
+		if (q == '"' && memchr(v->s, '"', v->len))
+			return 0; /* not expressible: leave the condition out */
+		rk__sb_put(b, &q, 1);
+		rk__sb_put(b, v->s, v->len);
+		rk__sb_put(b, &q, 1);
 	}
-	memcpy(r->lo, a, al);
-	r->lo_len = al;
-	memcpy(r->hi, b, bl);
-	r->hi_len = bl;
+	return 1;
 }
 
-static size_t diff_at(const uint8_t *a, size_t al, const uint8_t *b, size_t bl, size_t from)
+static int same_value(const rk__wval *a, const rk__wval *b, rk__wkind kind)
 {
-	size_t m = al < bl ? al : bl, i = from;
-	while (i < m && a[i] == b[i])
-		i++;
-	return i;
+	if (kind == RK__W_U64)
+		return a->u == b->u;
+	if (kind == RK__W_I64)
+		return a->i == b->i;
+	return a->len == b->len && (!a->len || !memcmp(a->s, b->s, a->len));
 }
 
-/* A prefix scan: [p, p ff ff ...]. */
-static void prefix_range(rk__range *r, const uint8_t *p, size_t n)
+static int set_bytes(uint8_t **dst, size_t *len, const uint8_t *src, size_t n)
 {
-	memcpy(r->lo, p, n);
-	r->lo_len = n;
-	memcpy(r->hi, p, n);
-	memset(r->hi + n, 0xff, 8);
-	r->hi_len = n + 8;
+	uint8_t *p = realloc(*dst, n ? n : 1);
+	if (!p)
+		return rk__err(RK_ENOMEM, "out of memory for query ranges");
+	if (n)
+		memcpy(p, src, n);
+	*dst = p;
+	*len = n;
+	return 0;
 }
 
-void rk__ranger_plan(rk__ranger *g, const rk__wval *lo, const rk__wval *hi)
+int rk__ranger_plan(rk__ranger *g, const rk__wval *lo, const rk__wval *hi)
 {
-	size_t ll, hl, tl;
-	const rk_value *v;
-	size_t nwf = rk__workload_nfields(g->bind->w);
+	const rk__binder *b = g->bind;
+	rk__sb t = {0};
+	rk_predicate *pred = NULL;
+	rk_plan *plan = NULL;
+	int rc, first = 1;
 	g->n = 0;
 	g->full = 0;
 	g->get = 0;
-	if (!(v = rk__bind(g->bind, lo)) || rk_key_encode(g->klo, g->cap, &ll, g->enc, v) != 0 ||
-	    !(v = rk__bind(g->bind, hi)) || rk_key_encode(g->khi, g->cap, &hl, g->enc, v) != 0) {
-		g->full = 1; /* bounds the design cannot encode: read everything */
-		return;
-	}
-	size_t P = g->info.prefix_len;
-	if (ll < P || hl < P) {
-		g->full = 1;
-		return;
-	}
-	/* Where does the first field the query leaves open sit in the key? Flip
-	 * each open field from its smallest to its largest value and see which
-	 * byte changes first (after the spread prefix). Bytes before it are the
-	 * query's usable key prefix; an open field inside a hash or bucket
-	 * prefix changes the prefix itself. */
-	size_t pmin = SIZE_MAX;
-	int prefix_open = 0;
-	memcpy(g->tmp, lo, nwf * sizeof *lo);
-	for (size_t i = 0; i < nwf; i++) {
-		if (lo[i].ext != -1)
+	/* the query as a predicate over the schema's fields: equal bounds are
+	 * "=", different ones BETWEEN, open fields no condition */
+	for (size_t i = 0; i < b->nf; i++) {
+		int j = b->src[i];
+		if (j < 0 || lo[j].ext || hi[j].ext)
 			continue;
-		g->tmp[i].ext = 1;
-		v = rk__bind(g->bind, g->tmp);
-		int ok = v && rk_key_encode(g->kt, g->cap, &tl, g->enc, v) == 0;
-		g->tmp[i].ext = -1;
-		if (!ok || tl < P) {
-			g->full = 1;
-			return;
-		}
-		if (P && memcmp(g->kt, g->klo, P))
-			prefix_open = 1;
-		if (tl == ll && !memcmp(g->kt + P, g->klo + P, ll - P))
-			continue; /* the field is not in the key */
-		size_t d = diff_at(g->kt, tl, g->klo, ll, P);
-		if (d < pmin)
-			pmin = d;
-	}
-	size_t cp = diff_at(g->klo, ll, g->khi, hl, P);
-	int same_prefix = !memcmp(g->klo, g->khi, P) && !prefix_open;
-	size_t nr = 1;
-	if (!(same_prefix && g->info.deterministic)) {
-		if (g->pfx->n > 1 && g->pfx->len == P && P) {
-			nr = g->pfx->n;
+		size_t mark = t.len;
+		rk__sb_printf(&t, "%s%s ", first ? "" : " AND ",
+		              rk_schema_field_name(g->schema, i));
+		int ok;
+		if (same_value(&lo[j], &hi[j], b->kind[i])) {
+			rk__sb_put(&t, "= ", 2);
+			ok = put_value(&t, &lo[j], b->kind[i]);
 		} else {
-			g->full = 1;
-			return;
+			rk__sb_put(&t, "BETWEEN ", 8);
+			ok = put_value(&t, &lo[j], b->kind[i]);
+			rk__sb_put(&t, " AND ", 5);
+			ok = ok && put_value(&t, &hi[j], b->kind[i]);
 		}
+		if (!ok) {
+			t.len = mark;
+			if (t.p)
+				t.p[mark] = 0;
+			continue;
+		}
+		first = 0;
 	}
-	for (size_t i = 0; i < nr; i++) {
+	if (t.oom) {
+		free(t.p);
+		return rk__err(RK_ENOMEM, "out of memory planning a query");
+	}
+	rc = rk_predicate_parse(&pred, g->schema, t.p ? t.p : "", t.len);
+	if (rc == 0)
+		rc = rk_plan_build(&plan, g->schema, pred);
+	if (rc) {
+		rk__err_wrap(rc, "design %s: planning the query '%s'", b->design, t.p ? t.p : "");
+		goto out;
+	}
+	if (plan->nranges > g->cap_r) {
+		rk__range *r = realloc(g->r, plan->nranges * sizeof *r);
+		if (!r) {
+			rc = rk__err(RK_ENOMEM, "out of memory for query ranges");
+			goto out;
+		}
+		memset(r + g->cap_r, 0, (plan->nranges - g->cap_r) * sizeof *r);
+		g->r = r;
+		g->cap_r = plan->nranges;
+	}
+	g->full = plan->kind == RK_PLAN_FULL_SCAN;
+	g->get = plan->kind == RK_PLAN_GETS;
+	for (size_t i = 0; i < plan->nranges && !g->full; i++) {
+		const rk_key_range *k = &plan->ranges[i];
 		rk__range *r = &g->r[i];
-		if (nr > 1) {
-			memcpy(g->klo, g->pfx->p + i * P, P);
-			memcpy(g->khi, g->pfx->p + i * P, P);
+		if ((rc = set_bytes(&r->lo, &r->lo_len, k->start, k->start_len)) != 0)
+			goto out;
+		if (g->get || k->stop_len) {
+			if ((rc = set_bytes(&r->hi, &r->hi_len, g->get ? k->start : k->stop,
+			                    g->get ? k->start_len : k->stop_len)) != 0)
+				goto out;
 		}
-		if (pmin <= cp) {
-			if (pmin == 0) {
-				g->full = 1;
-				return;
-			}
-			prefix_range(r, g->klo, pmin);
-		} else {
-			set_range(r, g->klo, ll, g->khi, hl);
-		}
+		r->hi_kind = g->get ? RK__HI_INCLUSIVE : k->stop_len ? RK__HI_EXCLUSIVE : RK__HI_NONE;
 	}
-	g->n = nr;
-	g->get = nr == 1 && ll == hl && !memcmp(g->klo, g->khi, ll);
+	g->n = g->full ? 0 : plan->nranges;
+out:
+	rk_plan_free(plan);
+	rk_predicate_free(pred);
+	free(t.p);
+	return rc;
 }

@@ -313,8 +313,10 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema)
 		              r->hottest_share * 100, r->effective_servers);
 	}
 	const rk_query_cost *worst = NULL;
-	for (size_t q = 0; q < r->nqueries; q++)
-		if (!worst || a->queries[q].regions > worst->regions)
+	for (size_t q = 0; q < r->nqueries; q++) /* a full scan first, else the widest */
+		if (!worst || (!strcmp(a->queries[q].plan, "full scan") && strcmp(worst->plan, "full scan")) ||
+		    (a->queries[q].regions > worst->regions &&
+		     !strcmp(a->queries[q].plan, "full scan") == !strcmp(worst->plan, "full scan")))
 			worst = &a->queries[q];
 	if (worst && !strcmp(worst->plan, "full scan"))
 		rk__sb_printf(&v, "; '%s' is a full scan", worst->name);

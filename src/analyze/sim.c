@@ -262,6 +262,21 @@ static int heat_index(rk_analysis *a)
 	return 0;
 }
 
+/* The regions a planned range touches: [*i0, *i1] in the table's order. */
+static void range_regions(size_t *i0, size_t *i1, const rk__tmeta *t, const rk__range *r)
+{
+	*i0 = rk_meta__lookup_index(t, r->lo, r->lo_len);
+	if (r->hi_kind == RK__HI_NONE) {
+		*i1 = t->nregions - 1;
+		return;
+	}
+	*i1 = rk_meta__lookup_index(t, r->hi, r->hi_len);
+	/* an exclusive stop at a region's first row does not reach into it */
+	if (r->hi_kind == RK__HI_EXCLUSIVE && *i1 > *i0 &&
+	    !rk_meta__row_cmp(t->regions[*i1]->start, t->regions[*i1]->start_len, r->hi, r->hi_len))
+		(*i1)--;
+}
+
 /* ---- setup of the meta map ---- */
 
 static int make_table(sim *s, const rk_bytes *sp, size_t nsp, unsigned L)
@@ -435,7 +450,7 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 		goto fail;
 	}
 	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0 ||
-	    (rc = rk__ranger_init(&rg, schema, enc, bind, &pfx)) != 0) {
+	    (rc = rk__ranger_init(&rg, schema, bind)) != 0) {
 		free(prev);
 		goto fail;
 	}
@@ -497,16 +512,17 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 			    (rc = maybe_split(&s, idx)) != 0)
 				break;
 		} else {
-			rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w));
+			if ((rc = rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w))) != 0)
+				break;
 			a->rep.reads++;
 			size_t nr = rg.full ? 1 : rg.n;
-			for (size_t k = 0; k < nr; k++) {
+			for (size_t k = 0; k < nr && !rc; k++) {
 				size_t i0 = 0, i1 = s.t->nregions - 1, h0 = 0, h1 = a->rows - 1;
 				if (!rg.full) {
-					i0 = rk_meta__lookup_index(s.t, rg.r[k].lo, rg.r[k].lo_len);
-					i1 = rk_meta__lookup_index(s.t, rg.r[k].hi, rg.r[k].hi_len);
+					range_regions(&i0, &i1, s.t, &rg.r[k]);
 					h0 = heat_row(a, rg.r[k].lo, rg.r[k].lo_len);
-					h1 = heat_row(a, rg.r[k].hi, rg.r[k].hi_len);
+					if (rg.r[k].hi_kind != RK__HI_NONE)
+						h1 = heat_row(a, rg.r[k].hi, rg.r[k].hi_len);
 				}
 				for (size_t i = i0; i <= i1; i++) {
 					rk__region *r = s.t->regions[i];
@@ -548,7 +564,8 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 		for (int k = 0; k < N; k++) {
 			int64_t t = dur / 2 + (int64_t)((double)(dur / 2) * (k + 1) / N) - 1;
 			rk__workload_query(w, (int)q, t);
-			rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w));
+			if ((rc = rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w))) != 0)
+				goto fail;
 			if (rg.full) {
 				full++;
 				c->ranges += 1;
@@ -558,16 +575,18 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 			gets += rg.get;
 			c->ranges += (double)rg.n;
 			for (size_t j = 0; j < rg.n; j++) {
-				c->regions += (double)(rk_meta__lookup_index(s.t, rg.r[j].hi, rg.r[j].hi_len) -
-				                       rk_meta__lookup_index(s.t, rg.r[j].lo, rg.r[j].lo_len) + 1);
+				size_t i0, i1;
+				range_regions(&i0, &i1, s.t, &rg.r[j]);
+				c->regions += (double)(i1 - i0 + 1);
 			}
 		}
 		c->ranges /= N;
 		c->regions /= N;
-		c->plan = full > N / 2           ? "full scan"
-		          : c->ranges > 1.5      ? "one scan per bucket"
-		          : gets > N / 2         ? "get"
-		                                 : "scan";
+		c->plan = full > N / 2                   ? "full scan"
+		          : gets > N / 2 && c->ranges > 1.5 ? "gets"
+		          : gets > N / 2                 ? "get"
+		          : c->ranges > 1.5              ? "one scan per bucket"
+		                                         : "scan";
 	}
 	a->nregions = s.t->nregions;
 	if (!(a->regions = calloc(a->nregions, sizeof *a->regions))) {
