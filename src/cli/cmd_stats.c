@@ -93,13 +93,13 @@ int rk_cli_stats(int argc, char **argv)
 	}
 	printf("store %s: %zu region servers, %zu table%s, %zu region%s\n\n", db, ns, nt,
 	       nt == 1 ? "" : "s", nr, nr == 1 ? "" : "s");
-	printf("%-20s %9s %8s %14s  %s\n", "table", "regions", "buckets", "size", "families");
+	printf("%-20s %9s %10s %14s  %s\n", "table", "regions", "bucket_len", "size", "families");
 	for (size_t i = 0; i < nt; i++) {
 		unsigned long long size = 0;
 		for (size_t k = 0; k < nr; k++)
 			if (!strcmp(ri[k].table, ti[i].name))
 				size += ri[k].size_bytes;
-		printf("%-20s %9zu %8u %14llu  ", ti[i].name, ti[i].nregions, ti[i].bucket_prefix_len,
+		printf("%-20s %9zu %10u %14llu  ", ti[i].name, ti[i].nregions, ti[i].bucket_prefix_len,
 		       size);
 		for (size_t f = 0; f < ti[i].nfamilies; f++)
 			printf("%s%s(%u)", f ? " " : "", ti[i].families[f].name,
