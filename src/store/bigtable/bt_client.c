@@ -311,6 +311,8 @@ int rk_bt__client_open(rk_bt_client **out, const char *uri, const rk_bt_opts *op
 		grpc_channel_credentials *creds = grpc_google_default_credentials_create(NULL);
 		if (!creds) {
 			const char *gac = getenv("GOOGLE_APPLICATION_CREDENTIALS");
+			if (gac && !*gac)
+				gac = NULL; /* set but empty: not a source */
 			rc = rk__err(RK_EIO,
 			             "bigtable: no Google default credentials for %s: %s%s%s"
 			             "set GOOGLE_APPLICATION_CREDENTIALS to a service-account key file, "
