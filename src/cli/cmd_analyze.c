@@ -21,7 +21,11 @@ static void help(FILE *f)
 	        "before saturation, regions, key bytes, read cost per query shape, a verdict.\n\n"
 	        "  -s, --schema SCHEMA        schema file or schema text\n"
 	        "  -w, --workload NAME        messages, keys, urls, trades, cars, users, file\n"
-	        "      --file PATH            records for the file workload (CSV with header, JSON lines)\n"
+	        "      --file PATH            records for the file workload (CSV with a header line, or\n"
+	        "                             JSON lines), replayed in order at --rate until the file\n"
+	        "                             or --duration ends\n"
+	        "      --describe             print the workload's fields, query shapes and obvious key\n"
+	        "                             (no schema needed) and exit\n"
 	        "      --design LABEL         name of the design in reports\n"
 	        "      --seed N --rate OPS --duration SECONDS --read-fraction F\n"
 	        "      --cardinality N --zipf S   workload shape (rate x duration operations)\n"
@@ -41,6 +45,7 @@ int rk_cli_analyze(int argc, char **argv)
 	    {"design", required_argument, 0, 'D'},  {"store", required_argument, 0, 'S'},
 	    {"json", no_argument, 0, 'j'},          {"html", required_argument, 0, 'H'},
 	    {"png", required_argument, 0, 'P'},     {"help", no_argument, 0, 'h'},
+	    {"describe", no_argument, 0, 'W'},
 	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
 	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
 	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
@@ -52,7 +57,7 @@ int rk_cli_analyze(int argc, char **argv)
 	rk_workload_options wo = RK_WORKLOAD_OPTIONS_INIT;
 	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
 	const char *schema_arg = NULL, *design = NULL, *store = NULL, *html = NULL, *png = NULL;
-	int json = 0, c, idx;
+	int json = 0, describe = 0, c, idx;
 	wo.name = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:w:h", opts, &idx)) != -1) {
@@ -64,6 +69,7 @@ int rk_cli_analyze(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'H': html = optarg; break;
 		case 'P': png = optarg; break;
+		case 'W': describe = 1; break;
 		case 'h': help(stdout); return RK_EXIT_OK;
 		case 1:
 			if (rk_analyze_option(&wo, &ao, opts[idx].name, optarg) < 0)
@@ -74,10 +80,18 @@ int rk_cli_analyze(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("analyze", "unexpected argument '%s'", argv[optind]);
-	if (!schema_arg)
-		return rk_cli_usage_error("analyze", "a schema is required (-s SCHEMA)");
 	if (!wo.name)
 		return rk_cli_usage_error("analyze", "a workload is required (-w NAME)");
+	if (describe) {
+		char *d;
+		if (rk_workload_describe(&d, &wo) < 0)
+			return rk_cli_fail("analyze", "workload");
+		fputs(d, stdout);
+		free(d);
+		return RK_EXIT_OK;
+	}
+	if (!schema_arg)
+		return rk_cli_usage_error("analyze", "a schema is required (-s SCHEMA)");
 	rk_schema *s;
 	if (rk_schema_load(&s, schema_arg) < 0)
 		return rk_cli_fail("analyze", "schema");

@@ -17,8 +17,13 @@ SMALL=(--rate 1000 --duration 20 --servers 4 --split-threshold 256K --balance-in
 
 for c in analyze compare suggest; do ok $c --help; has "usage: rowkey $c" out; done
 
+# what a workload offers
+for w in messages keys urls trades cars users; do ok analyze -w $w --describe; has "^fields " out; has "natural key" out; done
+ok analyze -w users --describe; has "query       latest 10 for a user" out
+
 # usage errors: exit 2
 code 2 analyze -w messages; has "a schema is required" err
+code 1 analyze -w nope --describe; has "unknown workload 'nope'" err
 code 2 analyze -s "$S1"; has "a workload is required" err
 code 2 analyze -s "$S1" -w messages --servers 0; has "servers" err
 code 2 analyze -s "$S1" -w messages --rate abc; has "not a number" err
