@@ -419,11 +419,9 @@ static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t 
 		case P_BUCKET: {
 			const rk_part *hp = &p->sub[0];
 			rk_wbuf sw = {e->sub[depth + 1], 0, RK_SUB_MAX};
-			uint8_t d[RK_HASH_MAX_SIZE];
-			if ((rc = enc_template(e, &sw, hp->sub, hp->nsub, fields, depth + 1)) < 0 ||
-			    (rc = rk_hash__digest(d, hp->alg, sw.p, sw.len)) < 0)
+			if ((rc = enc_template(e, &sw, hp->sub, hp->nsub, fields, depth + 1)) < 0)
 				return rc;
-			rc = put_bucket(w, p, rk_hash__bucket(hp->alg, d, p->n));
+			rc = put_bucket(w, p, rk_hash__bucket_of(hp->alg, sw.p, sw.len, p->n));
 			break;
 		}
 		case P_SALT: {

@@ -48,9 +48,14 @@ const char *rk_hash__name(rk_hash_alg alg)
 
 size_t rk_hash__size(rk_hash_alg alg)
 {
-	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
-		if (algs[i].alg == alg)
-			return algs[i].size;
+	switch (alg) {
+	case RK_HASH_MD5: return 16;
+	case RK_HASH_SHA1: return 20;
+	case RK_HASH_SHA256: return 32;
+	case RK_HASH_XXH3: return 8;
+	case RK_HASH_MURMUR3: return 4;
+	case RK_HASH_PHOENIX: return 4;
+	}
 	return 0;
 }
 
@@ -132,6 +137,20 @@ int rk_hash__digest(uint8_t *out, rk_hash_alg alg, const uint8_t *in, size_t n)
 		return 0;
 	}
 	return rk__err(RK_EINVALID, "unknown hash algorithm %d", (int)alg);
+}
+
+unsigned rk_hash__bucket_of(rk_hash_alg alg, const uint8_t *in, size_t len, unsigned n)
+{
+	/* the 64-bit and 32-bit hashes straight from their value: no digest bytes */
+	switch (alg) {
+	case RK_HASH_XXH3: return (unsigned)(XXH3_64bits(in, len) % n);
+	case RK_HASH_MURMUR3: return rk_hash__murmur3_32(in, len, 0) % n;
+	default: {
+		uint8_t d[RK_HASH_MAX_SIZE];
+		rk_hash__digest(d, alg, in, len);
+		return rk_hash__bucket(alg, d, n);
+	}
+	}
 }
 
 unsigned rk_hash__bucket(rk_hash_alg alg, const uint8_t *digest, unsigned n)

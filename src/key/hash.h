@@ -34,6 +34,9 @@ int rk_hash__digest(uint8_t *out, rk_hash_alg alg, const uint8_t *in, size_t n);
 /* The bucket in [0, n) for a digest of alg (see docs/formats.md). */
 unsigned rk_hash__bucket(rk_hash_alg alg, const uint8_t *digest, unsigned n);
 
+/* The same bucket, hashing `in` directly (faster for xxh3 and murmur3). */
+unsigned rk_hash__bucket_of(rk_hash_alg alg, const uint8_t *in, size_t len, unsigned n);
+
 /* Phoenix's hash: h = 1; h = 31*h + (signed char)b, in 32-bit two's complement. */
 int32_t rk_hash__phoenix(const uint8_t *in, size_t n);
 
