@@ -153,7 +153,7 @@ static int perr(const plex *l, const char *fmt, ...)
 /* Copies a string value into the predicate's store; returns its offset. */
 static int store_add(rk_predicate *p, size_t *off, const char *s, size_t n)
 {
-	if (p->store_len + n > p->store_cap) {
+	if (!p->store || p->store_len + n > p->store_cap) { /* allocated even for '' */
 		size_t cap = (p->store_cap + n) * 2 + 64;
 		char *ns = realloc(p->store, cap);
 		if (!ns)

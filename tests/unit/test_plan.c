@@ -229,6 +229,16 @@ static void test_predicate_errors(void **state)
 	expect_pred_error("name = 'abc", "unterminated string");
 	expect_pred_error("uid PREFIX '1'", "PREFIX needs a str or bytes field");
 	expect_pred_error("uid = 1 AND", "expected a field name");
+	/* an empty string literal is a value like any other */
+	{
+		rk_schema *s0;
+		rk_predicate *p0;
+		const char *t0 = "fields name:str; key esc(name)";
+		assert_int_equal(rk_schema_parse(&s0, t0, strlen(t0), NULL), 0);
+		assert_int_equal(rk_predicate_parse(&p0, s0, "name = ''", 9), 0);
+		rk_predicate_free(p0);
+		rk_schema_free(s0);
+	}
 	/* = values outside a range on the same field cannot match */
 	rk_schema *s;
 	const char *t = "fields uid:u64; key u64(uid)";
