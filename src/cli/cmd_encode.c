@@ -93,6 +93,7 @@ int rk_cli_encode(int argc, char **argv)
 		rk_cli_fail("encode", in_path ? in_path : "<stdin>");
 		goto done;
 	}
+	rk_reader_note_ignored(&r, stderr, "encode");
 	for (;;) {
 		rc = rk_reader_next(&r, vals, s);
 		if (rc == RK_EITEROVER)

@@ -214,6 +214,7 @@ int rk_cli_load(int argc, char **argv)
 		rk_cli_fail(CMD, "reading the input");
 		goto out;
 	}
+	rk_reader_note_ignored(&rd, stderr, "load");
 	reader_open = 1;
 	for (;;) {
 		int e = rk_reader_next(&rd, values, schema);

@@ -359,11 +359,7 @@ int rk_reader_open(rk_reader *r, FILE *in, rk_rec_format fmt, const rk_schema *s
 	}
 	if (header_mode == 1 || all_names) {
 		r->header = 1;
-		if (header_mode == 1 && !all_names)
-			for (size_t i = 0; i < r->ncells; i++)
-				if (r->colfield[i] < 0)
-					fprintf(stderr, "rowkey: note: column %zu '%s' of the header is not a schema field; ignored\n",
-					        i + 1, r->cell[i]);
+		r->header_cells = r->ncells;
 		return 0;
 	}
 	/* not a header: rewind is impossible on a pipe, so keep the record for the first next() */
@@ -371,6 +367,15 @@ int rk_reader_open(rk_reader *r, FILE *in, rk_rec_format fmt, const rk_schema *s
 		r->colfield[i] = i < (int)rk_schema_nfields(s) ? i : -1;
 	r->header = -1; /* a pending record */
 	return 0;
+}
+
+void rk_reader_note_ignored(const rk_reader *r, FILE *out, const char *cmd)
+{
+	if (r->header != 1)
+		return;
+	for (size_t i = 0; i < r->header_cells; i++)
+		if (r->colfield[i] < 0)
+			fprintf(out, "rowkey %s: note: column %zu of the header is not a schema field; ignored\n", cmd, i + 1);
 }
 
 void rk_reader_close(rk_reader *r)

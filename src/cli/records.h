@@ -32,6 +32,7 @@ typedef struct rk_reader {
 	/* CSV/TSV header mapping: column -> field index, or -1 */
 	int header;     /* 1 when the first line named the fields */
 	int colfield[RK_REC_MAX_CELLS];
+	size_t header_cells;
 } rk_reader;
 
 int rk_rec_format_parse(rk_rec_format *out, const char *s);
@@ -41,6 +42,9 @@ int rk_rec_format_parse(rk_rec_format *out, const char *s);
  * name of the schema). Caller frees with rk_reader_close. */
 int rk_reader_open(rk_reader *r, FILE *in, rk_rec_format fmt, const rk_schema *s, int header_mode);
 void rk_reader_close(rk_reader *r);
+
+/* Writes one note per header column that names no schema field. */
+void rk_reader_note_ignored(const rk_reader *r, FILE *out, const char *cmd);
 
 /* Reads the next record into `values` (rk_schema_nfields() of them, missing
  * ones present = 0). Returns 0, RK_EITEROVER at the end, or RK_EINVALID with
