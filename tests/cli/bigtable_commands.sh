@@ -169,7 +169,8 @@ sleep 0.7
 wait "$LPID"
 [ $? = 1 ] || { cat "$T/out" "$T/err"; fail "a load into a stopped emulator must fail"; }
 has "writing a batch" err
-has "rows acknowledged" err
+has "rows acknowledged (this call)" err
+has "since the store was opened" err
 has "UNAVAILABLE" err
 cat "$T/err"
 

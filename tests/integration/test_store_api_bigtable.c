@@ -654,7 +654,8 @@ static void test_emulator_stopped_mid_write(void **state)
 	assert_int_equal(rc, RK_EIO);
 	const char *msg = rk_error_last();
 	printf("error after the emulator stopped: %s\n", msg);
-	assert_non_null(strstr(msg, "0 of 500 rows acknowledged"));
+	assert_non_null(strstr(msg, "0 of 500 rows acknowledged (this call), 500 since the store "
+	                            "was opened"));
 	assert_non_null(strstr(msg, "UNAVAILABLE"));
 	assert_non_null(strstr(msg, "table t"));
 	for (int i = 0; i < N; i++)

@@ -36,6 +36,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,8 @@ typedef struct bt_store {
 	struct rk_store base;
 	rk_bt_client *c;
 	char uri[256];
-	pthread_mutex_t mu; /* guards open[] */
+	_Atomic uint64_t acked; /* rows acknowledged since the store opened */
+	pthread_mutex_t mu;     /* guards open[] */
 	bt_open *open;
 	size_t nopen, capopen;
 } bt_store;
@@ -155,6 +157,7 @@ int rk_bt__store_open(rk_store **out, const char *uri, const rk_store_options *o
 		return rk__err_wrap(rc, "store %s", uri);
 	}
 	pthread_mutex_init(&s->mu, NULL);
+	atomic_init(&s->acked, 0);
 	s->base.ops = &bt_ops;
 	*out = &s->base;
 	return 0;
@@ -631,12 +634,17 @@ static int bt_apply(rk_table *tb, const rk_mutation *muts, size_t n, int *result
 	rc = rk_bt__writer_flush(w);
 	rk_bt_write_stats st;
 	rk_bt__writer_stats(&st, w);
+	/* a load is many applies: say how far it got, not only this call */
+	uint64_t total = atomic_fetch_add(&s->acked, st.rows_acked) + st.rows_acked;
 	if (rc < 0) {
-		rc = rk__err_wrap(rc, "table %s in %s: %llu of %zu rows acknowledged", tb->name, s->uri,
-		                  (unsigned long long)st.rows_acked, nrows);
+		rc = rk__err_wrap(rc, "table %s in %s: %llu of %zu rows acknowledged (this call), "
+		                  "%llu since the store was opened", tb->name, s->uri,
+		                  (unsigned long long)st.rows_acked, nrows, (unsigned long long)total);
 	} else if (add_err) {
-		rc = rk__err(add_err, "table %s in %s: %llu of %zu rows acknowledged; %s", tb->name,
-		             s->uri, (unsigned long long)st.rows_acked, nrows, firstmsg);
+		rc = rk__err(add_err, "table %s in %s: %llu of %zu rows acknowledged (this call), %llu "
+		             "since the store was opened; %s", tb->name, s->uri,
+		             (unsigned long long)st.rows_acked, nrows, (unsigned long long)total,
+		             firstmsg);
 	}
 	if (results)
 		for (size_t i = 0; i < n; i++)
