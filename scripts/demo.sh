@@ -42,7 +42,7 @@ echo "ops/s before the hottest server saturates; reads = regions one query touch
 echo "scan, fan: one scan per bucket, full: every region) for 'messages of the last minute'"
 echo "and 'a message by id'."
 echo
-echo "Heatmaps (x = time, y = key space, colour = operations):"
+echo "Heatmaps (x = time, y = key space, lowest keys on top, colour = writes):"
 for f in "$out"/heatmap-*.png; do echo "  $f"; done
 echo "Report with hover details per cell: $out/report.html"
 echo "Store directories (rowkey stats --db ...): $out/store/"
