@@ -122,10 +122,19 @@ static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t *
 		return 0;
 	}
 	while (i < len) {
-		const uint8_t *z = memchr(key + i, 0, len - i);
-		if (!z)
+		/* short fields (families, small qualifiers) are cheaper to walk than
+		 * to hand to memchr */
+		size_t stop = len - i > 24 ? i + 24 : len;
+		while (i < stop && key[i] != 0)
+			i++;
+		if (i == stop && i < len) {
+			const uint8_t *z = memchr(key + i, 0, len - i);
+			if (!z)
+				break;
+			i = (size_t)(z - key);
+		}
+		if (i >= len)
 			break;
-		i = (size_t)(z - key);
 		if (i + 1 >= len)
 			return rk__err(RK_ECORRUPT, "cell key: %s truncated at byte %zu", what, i);
 		if (key[i + 1] == 0x01) {

@@ -127,15 +127,18 @@ int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, siz
 	    memcmp(a->qual, ck->qual, ck->qual_len)) {
 		if ((rc = grow((void **)&a->qual, &a->qual_cap, ck->qual_len + 1, 1)) != 0)
 			return rc;
-		if ((rc = grow((void **)&a->tmp, &a->tmp_cap, ck->qual_len + 1, 1)) != 0)
-			return rc;
 		memcpy(a->qual, ck->qual, ck->qual_len);
 		a->qual_len = ck->qual_len;
 		a->col_valid = 1;
 		a->col_del_ts = a->cell_del_ts = 0;
 		a->rank = a->returned = 0;
-		size_t ql = rk_cell__unesc(a->tmp, ck->qual, ck->qual_len);
-		a->col_skip = !column_wanted(a, a->fam, a->tmp, ql);
+		a->col_skip = 0;
+		if (a->ro->ncolumns) {
+			if ((rc = grow((void **)&a->tmp, &a->tmp_cap, ck->qual_len + 1, 1)) != 0)
+				return rc;
+			size_t ql = rk_cell__unesc(a->tmp, ck->qual, ck->qual_len);
+			a->col_skip = !column_wanted(a, a->fam, a->tmp, ql);
+		}
 	}
 	if (a->col_skip)
 		return 0;
