@@ -79,7 +79,7 @@ typedef struct rk_report {
 	const char *engine;       /* "simulator" or "store" */
 	const char *workload;
 	unsigned servers;
-	uint64_t writes, reads;   /* operations */
+	uint64_t writes, reads;   /* operations (store runs execute no reads: 0) */
 	uint64_t read_visits;     /* region visits of all reads (fan-out included) */
 	double offered_rate;      /* operations per second the workload asked for */
 	double capacity;
@@ -88,10 +88,12 @@ typedef struct rk_report {
 	unsigned hottest_server;
 	double max_mean;          /* busiest server's writes / mean writes per server */
 	double effective_servers; /* 1 / sum(share^2) */
-	double peak_share;        /* the hottest server's share within a time bucket,
-	                             averaged over buckets weighted by operations */
-	double throughput;        /* capacity / peak_share: ops/s before the hottest
-	                             server saturates */
+	double peak_share;        /* "at a time": sum over time buckets of the busiest
+	                             server's writes / all writes */
+	double throughput;        /* ops/s before the hottest server reaches capacity:
+	                             capacity / (sum over buckets of the busiest
+	                             server's writes + read region visits / operations);
+	                             capacity / peak_share when there are no reads */
 	size_t regions_initial, regions; /* regions at the start and at the end */
 	uint64_t splits, moves;
 	double key_mean;          /* bytes per row key */
@@ -116,8 +118,8 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
  * `dir` (which must not hold a store yet) for real: the table is created with
  * the design's split points and bucket prefix, rows are applied in batches,
  * the balancer runs at the same virtual times as in the simulator. The report
- * comes from the store's own per-server and per-region counters (reads are
- * not executed). The store is closed before returning; `dir` is left behind.
+ * comes from the store's own per-server counters (read at every time-bucket
+ * boundary) and region list; reads are not executed. The store is closed before returning; `dir` is left behind.
  * The caller owns *out. */
 int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
                      const rk_workload_options *wopts, const rk_analyze_options *opts,
@@ -144,7 +146,7 @@ const rk_report *rk_analysis_report(const rk_analysis *a);
 
 /* The heatmap: rows x cols cells, row-major, row 0 = the lowest key range,
  * col 0 = the first time bucket; writes and reads per cell. Borrowed, valid
- * until rk_analysis_free. Stores runs have no heatmap (RK_ENOTFOUND). */
+ * until rk_analysis_free. Store runs have no heatmap (RK_ENOTFOUND). */
 typedef struct rk_heatmap {
 	size_t rows, cols;
 	const uint64_t *writes, *reads;
