@@ -439,10 +439,7 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 			rc = rk__err(RK_ENOTFOUND, "store %s: no META file (not a rowkey store)", dir);
 			goto fail;
 		}
-		fresh = 1;
-		if ((rc = rk_meta__encode(&buf, &len, &s->meta)) != 0 ||
-		    (rc = rk_meta__save(dir, buf, len)) != 0)
-			goto fail;
+		fresh = 1; /* META is written once the engines exist (below) */
 	} else if (rc) {
 		goto fail;
 	} else {
@@ -472,6 +469,15 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 		if ((rc = rk_engine__open(&s->servers[i].engine, path, &eo)) != 0)
 			goto fail;
 		s->servers[i].id = i;
+	}
+	if (fresh) {
+		/* only now: a crash before this leaves no META, and the next open
+		 * starts afresh over whatever empty engines exist */
+		if ((rc = rk_meta__encode(&buf, &len, &s->meta)) != 0 ||
+		    (rc = rk_meta__save(dir, buf, len)) != 0)
+			goto fail;
+		free(buf);
+		buf = NULL;
 	}
 	for (unsigned i = 0; i < s->nservers; i++)
 		if ((rc = remove_orphans(s, i)) != 0)
