@@ -100,6 +100,10 @@ printf 'garbage' >"$DB/META"
 code 1 check --db "$DB"; has "META" err
 cp "$T/META.bak" "$DB/META"
 ok check --db "$DB"
+# a lost META is not silently replaced by an empty one over existing data
+mv "$DB/META" "$T/META.lost"
+code 1 create --db "$DB" fresh -f f; has "no META file, but engine" err
+mv "$T/META.lost" "$DB/META"
 
 # damage: flip bytes inside an engine's sorted table file; check reports it
 # naming the engine, reads of the damaged block fail naming table, region and

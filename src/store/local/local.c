@@ -470,6 +470,21 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 			goto fail;
 		s->servers[i].id = i;
 	}
+	for (unsigned i = 0; fresh && i < s->nservers; i++) {
+		/* engines with data but no META: the meta map was lost; refuse
+		 * rather than reuse the data under new table ids */
+		rk__eiter *it = rk_eiter__new(s->servers[i].engine, 0);
+		rk_eiter__seek_first(it);
+		int has_data = rk_eiter__valid(it);
+		rk_eiter__free(it);
+		if (has_data) {
+			rc = rk__err(RK_ECORRUPT,
+			             "store %s: no META file, but engine %s holds data (the meta map "
+			             "was lost; restore META or move the directory away)",
+			             dir, rk_engine__path(s->servers[i].engine));
+			goto fail;
+		}
+	}
 	if (fresh) {
 		/* only now: a crash before this leaves no META, and the next open
 		 * starts afresh over whatever empty engines exist */
