@@ -19,8 +19,9 @@
  * - automatic splits on bucket boundaries, the metrics file and the local
  *   store's reopen-with-another-server-count do not exist on Bigtable.
  * Bigtable-only cases follow: deletes with an old timestamp, mutations of
- * one row spread over a batch, 4 KiB keys, and the emulator stopped while
- * writing (per-mutation results and the count of acknowledged rows).
+ * one row spread over a batch, threads sharing one store, 4 KiB keys, and
+ * the emulator stopped while writing (per-mutation results and the count of
+ * acknowledged rows).
  */
 #ifdef RK_WITH_BIGTABLE
 #include <setjmp.h>
@@ -622,6 +623,81 @@ static void test_rows_spread_over_a_batch(void **state)
 	ST_OK(rk_store_close(s));
 }
 
+/* Threads share one store (one client), each with its own table handle:
+ * every row lands, and the store's clock gives each apply its own, strictly
+ * increasing timestamp across threads. */
+enum { THREADS = 4, APPLIES = 10, PER_APPLY = 100 };
+
+typedef struct writer_arg {
+	rk_store *s;
+	int id;
+	int rc;
+} writer_arg;
+
+static void *writer_main(void *p)
+{
+	writer_arg *a = p;
+	rk_table *t;
+	if ((a->rc = rk_table_open(&t, a->s, "t")) != 0)
+		return NULL;
+	for (int k = 0; k < APPLIES && !a->rc; k++) {
+		rk_mutation m[PER_APPLY];
+		char keys[PER_APPLY][16];
+		for (int i = 0; i < PER_APPLY; i++) {
+			snprintf(keys[i], sizeof keys[i], "w%d-%02d-%03d", a->id, k, i);
+			m[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[i], strlen(keys[i]), "cf",
+			                     NULL, 0, 0, (const uint8_t *)"v", 1};
+		}
+		a->rc = rk_table_apply(t, m, PER_APPLY, NULL);
+	}
+	rk_table_close(t);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void test_threads_share_a_store(void **state)
+{
+	(void)state;
+	rk_store *s = open_store("threads");
+	create(s, "t", NULL, 0, 0);
+	pthread_t th[THREADS];
+	writer_arg args[THREADS];
+	for (int i = 0; i < THREADS; i++) {
+		args[i] = (writer_arg){s, i, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, writer_main, &args[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].rc, 0);
+	}
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	rk_scan *sc;
+	const rk_row *r;
+	static uint64_t ts[THREADS * APPLIES * PER_APPLY];
+	size_t n = 0;
+	ST_OK(rk_scan_open(&sc, t, &so));
+	while (rk_scan_next(&r, sc) == 0) {
+		assert_true(n < sizeof ts / sizeof ts[0]);
+		ts[n++] = r->cells[0].ts;
+	}
+	rk_scan_close(sc);
+	assert_int_equal(n, THREADS * APPLIES * PER_APPLY);
+	qsort(ts, n, sizeof ts[0], cmp_u64);
+	size_t distinct = 1;
+	for (size_t i = 1; i < n; i++)
+		distinct += ts[i] != ts[i - 1];
+	assert_int_equal(distinct, THREADS * APPLIES); /* one timestamp per apply */
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+}
+
 /* The emulator dies between two batches: the second fails as a whole with
  * a clear error naming how many rows were acknowledged, and every result
  * says so; the first batch stays counted. */
@@ -745,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_auto_split_salted),
 		cmocka_unit_test(test_delete_with_old_timestamp),
 		cmocka_unit_test(test_rows_spread_over_a_batch),
+		cmocka_unit_test(test_threads_share_a_store),
 		cmocka_unit_test(test_emulator_stopped_mid_write),
 		cmocka_unit_test(test_emulator_stopped_inside_an_apply),
 	};
