@@ -133,10 +133,8 @@ static int maybe_split(sim *s, size_t i)
 	rk__region *r = s->t->regions[i];
 	uint64_t size = atomic_load_explicit(&r->size, memory_order_relaxed);
 	uint64_t lim = rk_split__limit(s->o->split_threshold, s->on_server[r->server]);
-	if (size <= lim) {
-		atomic_store_explicit(&r->split_at_size, lim, memory_order_relaxed);
+	if (size <= lim)
 		return 0;
-	}
 	rstat *x = &s->st[r->id];
 	sref sr[RESERVOIR];
 	for (uint32_t k = 0; k < x->ns; k++) {
@@ -195,11 +193,8 @@ static int maybe_split(sim *s, size_t i)
 	xb->seen = x->seen - xa->seen;
 	x->ns = 0;
 	uint64_t left = (uint64_t)((double)size * fl);
-	uint64_t lim2 = rk_split__limit(s->o->split_threshold, s->on_server[srv]);
 	atomic_store(&a->size, left);
 	atomic_store(&b->size, size - left);
-	atomic_store(&a->split_at_size, lim2);
-	atomic_store(&b->split_at_size, lim2);
 	return 0;
 }
 
@@ -304,9 +299,6 @@ static int make_table(sim *s, const rk_bytes *sp, size_t nsp, unsigned L)
 		t->nregions = i + 1;
 		s->on_server[server]++;
 	}
-	for (size_t i = 0; i < t->nregions; i++)
-		atomic_store(&t->regions[i]->split_at_size,
-		             rk_split__limit(s->o->split_threshold, s->on_server[t->regions[i]->server]));
 	int rc = rk_meta__table_add(&s->meta, t);
 	if (rc) {
 		free(t->regions);
@@ -508,7 +500,10 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 			prev_len = kl;
 			uint64_t size = atomic_load_explicit(&r->size, memory_order_relaxed) + cell;
 			atomic_store_explicit(&r->size, size, memory_order_relaxed);
-			if (size > atomic_load_explicit(&r->split_at_size, memory_order_relaxed) &&
+			/* split.h's limit for the region's server now (a balancer move
+			 * changes it), unless an earlier try found no split point */
+			if (size > rk_split__limit(o->split_threshold, s.on_server[r->server]) &&
+			    size > atomic_load_explicit(&r->split_at_size, memory_order_relaxed) &&
 			    (rc = maybe_split(&s, idx)) != 0)
 				break;
 		} else {
