@@ -356,6 +356,23 @@ static void test_bad_input_writes_nothing(void **state)
 	assert_int_equal(rk_table_apply(t, &m[2], 1, NULL), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "millisecond"));
 
+	/* one row may carry at most 100000 mutations per request */
+	rk_mutation *many = calloc(100002, sizeof *many);
+	int *mres = calloc(100002, sizeof *mres);
+	assert_true(many && mres);
+	many[0] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0,
+	                        (const uint8_t *)"v", 1};
+	for (size_t i = 1; i < 100002; i++)
+		many[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"hot", 3, "cf", NULL, 0, 0,
+		                        (const uint8_t *)"v", 1};
+	assert_int_equal(rk_table_apply(t, many, 100002, mres), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "100001 mutations of row 'hot'"));
+	assert_int_equal(mres[0], 0);
+	assert_int_equal(mres[1], RK_EINVALID);
+	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"ok", 2, NULL), RK_ENOTFOUND);
+	free(many);
+	free(mres);
+
 	rk_mutation dc = {RK_MUT_DELETE_CELL, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, NULL, 0};
 	assert_int_equal(rk_table_apply(t, &dc, 1, NULL), RK_EINVALID);
 	rk_mutation empty = {RK_MUT_PUT, (const uint8_t *)"", 0, "cf", NULL, 0, 0, NULL, 0};
@@ -786,7 +803,7 @@ static void test_emulator_stopped_inside_an_apply(void **state)
 	big_apply a = {t, m, res, N, 0, ""};
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, apply_thread, &a), 0);
-	st_sleep_ms(60);
+	st_sleep_ms(150); /* the whole apply takes 0.5 s or more on the emulator */
 	emulator_stop(&e3);
 	pthread_join(th, NULL);
 	size_t zeros = 0;

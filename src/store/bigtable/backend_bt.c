@@ -48,6 +48,7 @@
 #define BT_MAX_QUALIFIER (16u << 10) /* Bigtable's limits */
 #define BT_MAX_VALUE (100u << 20)
 #define BT_MAX_KEY 4096u
+#define BT_MAX_ROW_MUTATIONS 100000u
 
 typedef struct bt_open {
 	char name[RK_MAX_TABLE_NAME_LEN + 1];
@@ -594,15 +595,21 @@ static int bt_apply(rk_table *tb, const rk_mutation *muts, size_t n, int *result
 		if (!skip[i])
 			ord[k++] = (sorted_mut){muts[i].row, muts[i].row_len, i};
 	qsort(ord, k, sizeof *ord, sorted_cmp);
-	if ((rc = rk_bt__writer_new(&w, s->c, tb->name)) < 0)
-		goto done;
-	apply_ctx ctx = {row_rc, 0, 0};
-	rk_bt__writer_on_done(w, row_done, &ctx);
 	size_t nrows = 0;
 	for (size_t i = 0; i < k;) {
 		size_t j = i;
 		while (j < k && !bytes_cmp(ord[j].row, ord[j].row_len, ord[i].row, ord[i].row_len))
 			j++;
+		if (j - i > BT_MAX_ROW_MUTATIONS) {
+			char kb[200];
+			for (size_t x = i; x < j && results; x++)
+				results[ord[x].idx] = RK_EINVALID;
+			rc = rk__err(RK_EINVALID, "table %s: %zu mutations of row '%s' in one call "
+			             "(Bigtable takes at most %u per row and request)", tb->name, j - i,
+			             rk__err_bytes(kb, sizeof kb, ord[i].row, ord[i].row_len),
+			             BT_MAX_ROW_MUTATIONS);
+			goto done;
+		}
 		for (size_t x = i; x < j; x++) {
 			rowm[x] = bm[ord[x].idx];
 			mut_row[ord[x].idx] = nrows;
@@ -610,7 +617,10 @@ static int bt_apply(rk_table *tb, const rk_mutation *muts, size_t n, int *result
 		nrows++;
 		i = j;
 	}
-	ctx.nrows = nrows;
+	if ((rc = rk_bt__writer_new(&w, s->c, tb->name)) < 0)
+		goto done;
+	apply_ctx ctx = {row_rc, 0, nrows};
+	rk_bt__writer_on_done(w, row_done, &ctx);
 	size_t row = 0;
 	int add_err = 0;
 	for (size_t i = 0; i < k; row++) {
