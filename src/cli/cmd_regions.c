@@ -18,8 +18,9 @@ static void usage(FILE *f)
 	           "       rowkey regions [options] split REGION [ROW]\n"
 	           "       rowkey regions [options] balance\n\n"
 	           "Lists the regions of every table (or TABLE): id, table, start, end, server,\n"
-	           "estimated size, and the writes and reads they served while this process had\n"
-	           "the store open (history is in DIR/metrics.tsv). move copies a region to\n"
+	           "estimated size, and the cells written to and read from each, as recorded in\n"
+	           "DIR/metrics.tsv over every run (a region made by a split starts at zero; its\n"
+	           "parent keeps the history). move copies a region to\n"
 	           "another server; split cuts one at ROW or its middle key; balance evens\n"
 	           "region counts across servers.\n\n"
 	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
@@ -27,12 +28,60 @@ static void usage(FILE *f)
 	           "  -h, --help   this help\n");
 }
 
-static int list(rk_store *s, const char *table, int json)
+typedef struct idx {
+	uint64_t id;
+	size_t i;
+} idx;
+
+static int idx_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const idx *)a)->id, y = ((const idx *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* Adds the writes and reads recorded in DIR/metrics.tsv (earlier runs) to
+ * the listed regions' in-process counters. */
+static void add_history(rk_region_info *ri, size_t n, const char *db)
+{
+	char path[4200], line[1024];
+	snprintf(path, sizeof path, "%s/metrics.tsv", db);
+	FILE *f = fopen(path, "r");
+	idx *x = n ? malloc(n * sizeof *x) : NULL;
+	if (!f || !x) {
+		if (f)
+			fclose(f);
+		free(x);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		x[i] = (idx){ri[i].id, i};
+	qsort(x, n, sizeof *x, idx_cmp);
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long id, w, r, bw, br;
+		long long ts;
+		if (sscanf(line, "r\t%llu\t%lld\t%llu\t%llu\t%llu\t%llu", &id, &ts, &w, &r, &bw, &br) !=
+		    6)
+			continue;
+		idx key = {id, 0};
+		idx *hit = bsearch(&key, x, n, sizeof *x, idx_cmp);
+		if (hit) {
+			ri[hit->i].writes += w;
+			ri[hit->i].reads += r;
+			ri[hit->i].bytes_written += bw;
+			ri[hit->i].bytes_read += br;
+		}
+	}
+	fclose(f);
+	free(x);
+}
+
+static int list(rk_store *s, const char *table, int json, const char *db)
 {
 	rk_region_info *ri;
 	size_t n;
 	if (rk_store_regions(&ri, &n, s, table))
 		return rk_cli_fail(CMD, "listing regions");
+	add_history(ri, n, db);
 	if (!json)
 		printf("%-8s %-16s %-20s %-20s %6s %12s %10s %10s\n", "id", "table", "start", "end",
 		       "server", "size", "writes", "reads");
@@ -147,7 +196,7 @@ int rk_cli_regions(int argc, char **argv)
 		else
 			printf("moved %zu region%s\n", moved, moved == 1 ? "" : "s");
 	} else {
-		rc = list(s, sub, json);
+		rc = list(s, sub, json, db);
 	}
 	return rk_cli__close_store(CMD, s, rc);
 }

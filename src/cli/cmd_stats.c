@@ -16,8 +16,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rowkey stats [options]\n\n"
 	           "Prints the store's tables and, per region server, its regions, their\n"
-	           "estimated size, and the writes and reads recorded in the metrics file of the\n"
-	           "last run that wrote it.\n\n"
+	           "estimated size, and the writes and reads recorded in the metrics file over\n"
+	           "every run of the store.\n\n"
 	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
 	           "  -h, --help   this help\n");
 }
@@ -47,7 +47,7 @@ int rk_cli_stats(int argc, char **argv)
 	if (optind != argc)
 		return rk_cli_usage_error(CMD, "no arguments expected");
 
-	/* read the previous run's metrics before opening rewrites the file on close */
+	/* the metrics file accumulates every run's buckets (read before this run adds its own) */
 	char path[4200];
 	snprintf(path, sizeof path, "%s/metrics.tsv", db);
 	unsigned long long sw[RK_MAX_SERVERS] = {0}, sr[RK_MAX_SERVERS] = {0};

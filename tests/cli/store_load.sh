@@ -22,6 +22,9 @@ grep -q "rejected 1" "$T/out" || fail "rejected count"
 grep -q "line 502" "$T/err" || { cat "$T/err"; fail "rejected record names its line"; }
 
 [ "$("$ROWKEY" scan --db "$DB" ev --count)" = 500 ] || fail "500 rows expected"
+# the load's writes are recorded per region across runs: 500 rows x 3 fields
+W=$("$ROWKEY" regions --db "$DB" --json ev | awk -F'"writes":' '{ split($2, a, ","); s += a[1] } END { print s }')
+[ "$W" = 1500 ] || fail "regions record $W writes, expected 1500"
 # every bucket got rows, each region holds only its bucket's rows
 "$ROWKEY" regions --db "$DB" --json ev >"$T/regions" || fail "regions"
 [ "$(grep -c '"table":"ev"' "$T/regions")" = 4 ] || fail "4 regions"

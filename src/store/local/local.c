@@ -60,6 +60,10 @@ typedef struct rk__local {
 	int split_stop, split_busy;
 	_Atomic uint64_t clock;
 	int lock_fd;
+	/* records of earlier runs from metrics.tsv, carried into the file this
+	 * run writes (the file accumulates across runs) */
+	char *metrics_base;
+	size_t metrics_base_len;
 } rk__local;
 
 typedef struct rk__ltable {
@@ -390,8 +394,44 @@ static void local_free(rk__local *s)
 	pthread_cond_destroy(&s->split_cv);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
+	free(s->metrics_base);
 	free(s->dir);
 	free(s);
+}
+
+/* Loads the records of earlier runs from DIR/metrics.tsv: only lines that
+ * start with a known tag are kept (the file is ours, but is read as text
+ * that may be damaged); a file over 64 MiB is not carried over. */
+static void load_metrics_base(rk__local *s)
+{
+	char path[4200], line[1024];
+	snprintf(path, sizeof path, "%s/metrics.tsv", s->dir);
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	if (!f)
+		return;
+	if (fstat(fileno(f), &st) || st.st_size > (64 << 20)) {
+		fclose(f);
+		return;
+	}
+	size_t cap = (size_t)st.st_size + 1, len = 0;
+	char *b = malloc(cap);
+	while (b && fgets(line, sizeof line, f)) {
+		size_t n = strlen(line);
+		if (n == 0 || line[n - 1] != '\n')
+			continue; /* over-long or unterminated: not a record of ours */
+		if (strncmp(line, "region\t", 7) && strncmp(line, "r\t", 2) && strncmp(line, "s\t", 2))
+			continue;
+		if (len + n + 1 > cap)
+			break;
+		memcpy(b + len, line, n);
+		len += n;
+	}
+	fclose(f);
+	if (b)
+		b[len] = 0;
+	s->metrics_base = b;
+	s->metrics_base_len = b ? len : 0;
 }
 
 int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts)
@@ -485,6 +525,7 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 			goto fail;
 		}
 	}
+	load_metrics_base(s);
 	if (fresh) {
 		/* only now: a crash before this leaves no META, and the next open
 		 * starts afresh over whatever empty engines exist */
@@ -1632,9 +1673,17 @@ static void hex(FILE *f, const uint8_t *p, size_t n)
 		fprintf(f, "%02x", p[i]);
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int write_metrics_file(rk__local *s, const char *path)
 {
 	char def[4200], tmp[4300];
+	uint64_t *ids = NULL;
+	size_t nids = 0, capids = 0;
 	if (!path) {
 		snprintf(def, sizeof def, "%s/metrics.tsv", s->dir);
 		path = def;
@@ -1647,6 +1696,34 @@ static int write_metrics_file(rk__local *s, const char *path)
 	pthread_rwlock_rdlock(&s->lock);
 	fprintf(f, "# rowkey metrics v1 bucket_ms=%u servers=%u\n", s->opts.metrics_bucket_ms,
 	        s->nservers);
+	for (rk__region *r = s->meta.all_regions; r; r = r->next_all) {
+		if (nids == capids) {
+			size_t c = capids ? capids * 2 : 64;
+			uint64_t *q = realloc(ids, c * sizeof *q);
+			if (!q) {
+				rc = rk__err(RK_ENOMEM, "out of memory writing metrics");
+				goto out;
+			}
+			ids = q;
+			capids = c;
+		}
+		ids[nids++] = r->id;
+	}
+	if (nids)
+		qsort(ids, nids, sizeof *ids, id_cmp);
+	/* earlier runs: their buckets, and the region lines this run does not supersede */
+	for (const char *p = s->metrics_base, *e = p ? p + s->metrics_base_len : NULL; p && p < e;) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(e - p);
+		int keep = 1;
+		if (!strncmp(p, "region\t", 7)) {
+			uint64_t id = strtoull(p + 7, NULL, 10);
+			keep = !nids || !bsearch(&id, ids, nids, sizeof *ids, id_cmp);
+		}
+		if (keep)
+			fwrite(p, 1, n, f);
+		p += n;
+	}
 	for (rk__region *r = s->meta.all_regions; r; r = r->next_all) {
 		fprintf(f, "region\t%" PRIu64 "\t%s\t%u\t", r->id, r->table->name, r->server);
 		hex(f, r->start, r->start_len);
@@ -1661,7 +1738,9 @@ static int write_metrics_file(rk__local *s, const char *path)
 		rc = rk_metrics__dump(&r->metrics, f, "r", r->id);
 	for (unsigned i = 0; i < s->nservers && !rc; i++)
 		rc = rk_metrics__dump(&s->servers[i].metrics, f, "s", i);
+out:
 	pthread_rwlock_unlock(&s->lock);
+	free(ids);
 	if (fclose(f) && !rc)
 		rc = rk__err(RK_EIO, "metrics file %s: %s", tmp, strerror(errno));
 	if (!rc && rename(tmp, path))
