@@ -10,6 +10,8 @@
  * counts: a region's size grows by the bytes of the cell the store would
  * write (cell.h's key length plus the value), and its middle key comes from
  * a reservoir sample of the region's rows (the store reads its engine).
+ * A region that grows is checked against rk_split__limit for its server's
+ * region count at that moment (a balancer move can lower it).
  *
  * Two passes over the seeded workload: the first samples keys (the heatmap's
  * key ranges and the design's bucket prefixes), the second simulates. Memory
