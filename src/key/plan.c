@@ -661,7 +661,7 @@ static size_t prefix_end(uint8_t *out, const uint8_t *p, size_t n)
 		n--;
 	if (n == 0)
 		return 0;
-	memcpy(out, p, n);
+	memmove(out, p, n); /* out may be p */
 	out[n - 1]++;
 	return n;
 }
@@ -703,6 +703,42 @@ static int range_capable(const rk_part *p, int is_prefix)
 	default:
 		return 0;
 	}
+}
+
+/* Bounds for a range on a text string followed by a literal separator L.
+ * Lower: prefix + lo (any value >= lo gives a key >= that, whatever follows).
+ * Upper: a value v <= hi is hi itself or smaller at its first difference,
+ * unless v is a proper prefix of hi: then its key continues with L, which may
+ * sort above hi's next byte. So the stop is the successor of prefix +
+ * hi[0..k) + L[0] for the first k where L[0] >= hi[k], else of prefix + hi. */
+static void text_bounds(uint8_t *a, size_t *al, uint8_t *b, size_t *bl, int *bounded, const state *st,
+                        const rk_part *p, const fcons *f, const rk_part *lit)
+{
+	memcpy(a, st->bytes, st->len);
+	*al = st->len;
+	if (f->lo) {
+		memcpy(a + *al, f->lo->v.s.ptr, f->lo->v.s.len);
+		*al += f->lo->v.s.len;
+	}
+	uint8_t *tmp = b; /* build the candidate in b, then take its successor in place */
+	size_t n = st->len;
+	memcpy(tmp, st->bytes, st->len);
+	if (!f->hi) {
+		*bl = prefix_end(b, tmp, n);
+		*bounded = *bl > 0;
+		return;
+	}
+	const uint8_t *hi = f->hi->v.s.ptr;
+	size_t hl = f->hi->v.s.len, k = 0;
+	while (k < hl && lit->lit[0] < hi[k])
+		k++;
+	memcpy(tmp + n, hi, k);
+	n += k;
+	if (k < hl)
+		tmp[n++] = lit->lit[0];
+	*bl = prefix_end(b, tmp, n);
+	*bounded = *bl > 0;
+	(void)p;
 }
 
 /* Encodes the part for one bound value into out (appended after the prefix). */
@@ -945,6 +981,10 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 		const fcons *f = p && p->kind == P_VAL ? &fc[p->field] : NULL;
 		int has_range = f && (f->lo || f->hi) && range_capable(p, 0);
 		int has_prefix = f && f->prefix && range_capable(p, 1);
+		/* a text string before a separator: the separator may sort above the
+		   string's own bytes, so only loose bounds exist (see text_bounds) */
+		int loose = f && (f->lo || f->hi) && !has_range && !has_prefix && p->vop == V_FIELD &&
+		            p->enc == E_TEXT && p->next_is_lit && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES);
 		uint8_t *a = malloc(s->max_key_len + 1), *b = malloc(s->max_key_len + 1);
 		if (!a || !b) {
 			free(a);
@@ -975,6 +1015,8 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 				}
 				bl = prefix_end(b, a, al);
 				bounded_b = bl > 0;
+			} else if (loose) {
+				text_bounds(a, &al, b, &bl, &bounded_b, st, p, f, &s->parts[(size_t)(p - s->parts) + 1]);
 			} else if (has_range) {
 				/* direction: rts inverts, desc inverts */
 				int inv = (p->vop == V_RTS) ^ p->desc;
@@ -1043,6 +1085,10 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 		free(b);
 		if (rc < 0)
 			goto fail;
+		if (loose)
+			say(&pl, "A range on %s, a text field before a separator: the range is loose (a shorter value "
+			         "followed by the separator can sort above the bound), the filter checks it. ",
+			    s->fname[p->field]);
 		if (has_range || has_prefix) {
 			/* a text prefix may run into the separator after it: keep the filter */
 			if (p->vop == V_TBUCKET || (has_range && has_prefix) || (has_prefix && p->enc == E_TEXT))
@@ -1057,7 +1103,7 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 		if (!bound_prefix && !has_range && !has_prefix && fanned) {
 			plan->kind = RK_PLAN_FULL_SCAN;
 			say(&pl, "Nothing binds %s: a full scan, read as one stream per bucket. ", part_words(s, p, pw, sizeof pw));
-		} else if (!bound_prefix && !has_range && !has_prefix) {
+		} else if (!bound_prefix && !has_range && !has_prefix && !loose) {
 			plan->kind = RK_PLAN_FULL_SCAN;
 			if (p && p->kind == P_VAL)
 				say(&pl, "The key leads with %s and nothing binds it: a full scan of the table, every row checked. ",

@@ -138,6 +138,20 @@ static void test_ranges_are_tight(void **state)
 	assert_int_equal(f.plan->residual, 0);
 	fx_free(&f);
 
+	/* a range on a text field before a separator: loose bounds, filtered.
+	   a shorter time followed by ":" sorts above "063059": the stop is after "230611::" */
+	plan_of(&f, "fields date:str, time:str, id:u64; key date \":\" time \":\" id",
+	        "date = '230611' AND time BETWEEN '063000' AND '063059'");
+	assert_int_equal(f.plan->kind, RK_PLAN_RANGES);
+	expect_range(f.plan, 0, "3233303631313a303633303030", "3233303631313a3b");
+	assert_int_equal(f.plan->residual, 1);
+	fx_free(&f);
+	/* with a separator that sorts below the digits the upper bound is tight */
+	plan_of(&f, "fields date:str, time:str, id:u64; key date \"#\" time \"#\" id",
+	        "date = '230611' AND time <= '063059'");
+	expect_range(f.plan, 0, "32333036313123", "32333036313123" "3036333035" "3a"); /* after "230611#063059" */
+	fx_free(&f);
+
 	/* text prefix before a separator keeps a residual filter */
 	plan_of(&f, "fields s:str, n:u8; key s \":\" n", "s PREFIX 'ab'");
 	expect_range(f.plan, 0, "6162", "6163");
