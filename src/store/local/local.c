@@ -253,7 +253,13 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 	pthread_rwlock_unlock(&s->lock);
 	if (rc)
 		return rc;
-	return meta_persist(s, buf, len, seq);
+	if ((rc = meta_persist(s, buf, len, seq)) != 0)
+		return rc;
+	/* a half still over its limit splits again, as in HBase, without waiting
+	   for another write to notice (a load that stops would leave it too big) */
+	region_grew(s, a);
+	region_grew(s, b);
+	return 0;
 }
 
 static void *splitter_main(void *arg)
