@@ -25,8 +25,9 @@
  *   delete removes cells at once: a later put with an older timestamp shows
  *   (the local store's markers would hide it).
  * - reads: ReadRows with a row set (the key, or the scan's range), a row
- *   limit and filters for columns, time range and versions. The version
- *   limit is also applied here per family (GC is lazy on Bigtable).
+ *   limit and filters for columns, time range and versions. GC is lazy on
+ *   Bigtable, so each family's version limit is applied here, before the
+ *   time range, as store.h defines visibility (see map_read).
  *   Reverse scans are RK_EINVALID: ReadRowsRequest.reversed is not in the
  *   subset rowkey speaks (docs/formats-bigtable.md).
  * - regions: the tablets SampleRowKeys reports; servers, splits, moves and
@@ -81,11 +82,19 @@ typedef struct bt_rowconv {
 	rk_row row;
 } bt_rowconv;
 
+/* What the client still does to a row the server sent (see map_read). */
+typedef struct bt_spec {
+	unsigned want;  /* versions per column asked for */
+	int local_time; /* 1: the time range is applied here, after the family limit */
+	uint64_t lo, hi; /* the time range [lo, hi), hi 0: no end */
+} bt_spec;
+
 typedef struct bt_scan {
 	struct rk_scan base;
 	bt_table *t;
 	rk_bt_scan *sc; /* NULL: an empty scan */
-	unsigned want;  /* versions per column asked for */
+	bt_spec spec;
+	uint64_t limit, rows; /* rows to hand out (0: all), rows handed out */
 	bt_rowconv conv;
 } bt_scan;
 
@@ -674,21 +683,34 @@ done:
 
 /* Fills the filter part of a Bigtable read from store read options. *cols
  * (caller frees) holds the columns, without overlaps. *empty: no cell can
- * match (a time range with no whole millisecond in it). */
-static int map_read(rk_bt_read *q, rk_bt_column **cols, unsigned *want, int *empty,
+ * match (a time range with no whole millisecond in it).
+ *
+ * store.h's visibility: a version counts only if it is among its column's
+ * newest max_versions of its family; the time range filters what is left;
+ * then the newest `want` come back. Bigtable's GC is lazy, so versions past
+ * the family limit may still be stored: when any family has a limit, the
+ * server is asked for the newest versions up to the largest limit (no time
+ * filter) and the rest is done here; when none has, the time range and
+ * `want` go to the server. */
+static int map_read(rk_bt_read *q, rk_bt_column **cols, bt_spec *spec, int *empty,
                     const bt_table *t, const rk_read_options *ro)
 {
 	*cols = NULL;
 	*empty = 0;
-	*want = ro->max_versions ? ro->max_versions : 1;
+	memset(spec, 0, sizeof *spec);
+	spec->want = ro->max_versions ? ro->max_versions : 1;
 	unsigned cap = 0;
-	for (size_t i = 0; i < t->base.nfamilies; i++)
-		if (t->base.families[i].max_versions > cap)
-			cap = t->base.families[i].max_versions;
-	unsigned v = *want < cap ? *want : cap;
-	q->versions = v > INT32_MAX ? INT32_MAX : (int32_t)v;
-	if (q->versions == 0)
-		q->versions = 1;
+	int limited = 0, unlimited = 0;
+	for (size_t i = 0; i < t->base.nfamilies; i++) {
+		unsigned v = t->base.families[i].max_versions;
+		if (v == UINT_MAX) {
+			unlimited = 1;
+		} else {
+			limited = 1;
+			if (v > cap)
+				cap = v;
+		}
+	}
 	/* cells sit on whole milliseconds: [min, max) holds the same cells as
 	 * [ceil_ms(min), ceil_ms(max)) */
 	uint64_t lo = ro->min_ts, hi = ro->max_ts;
@@ -706,8 +728,18 @@ static int map_read(rk_bt_read *q, rk_bt_column **cols, unsigned *want, int *emp
 		*empty = 1;
 		return 0;
 	}
-	q->ts_start_micros = (int64_t)lo;
-	q->ts_end_micros = (int64_t)hi;
+	int ranged = lo || hi;
+	if (ranged && limited) {
+		spec->local_time = 1;
+		spec->lo = lo;
+		spec->hi = hi;
+		q->versions = unlimited ? 0 : (cap > INT32_MAX ? INT32_MAX : (int32_t)cap);
+	} else {
+		q->ts_start_micros = (int64_t)lo;
+		q->ts_end_micros = (int64_t)hi;
+		unsigned v = limited && !unlimited && cap < spec->want ? cap : spec->want;
+		q->versions = v > INT32_MAX ? INT32_MAX : (int32_t)v;
+	}
 	if (ro->ncolumns) {
 		rk_bt_column *c = calloc(ro->ncolumns, sizeof *c);
 		size_t nc = 0;
@@ -745,9 +777,10 @@ static void conv_free(bt_rowconv *c)
 }
 
 /* Makes the store's view of a Bigtable row: family names NUL-terminated,
- * each column cut to the versions asked for and its family's limit. Values
- * and qualifiers stay borrowed from `in`. */
-static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, unsigned want)
+ * each column cut to its family's limit, then (spec->local_time) to the time
+ * range, then to the versions asked for. Values and qualifiers stay
+ * borrowed from `in`. A row may come out with no cell. */
+static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, const bt_spec *spec)
 {
 	size_t names = 0;
 	if (in->ncells > c->cap) {
@@ -767,7 +800,7 @@ static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, unsign
 		c->names_cap = names;
 	}
 	size_t n = 0, np = 0;
-	unsigned rank = 0, limit = want;
+	unsigned rank = 0, kept = 0, limit = UINT_MAX;
 	const char *fam = NULL;
 	for (size_t i = 0; i < in->ncells; i++) {
 		const rk_bt_cell *x = &in->cells[i];
@@ -779,7 +812,7 @@ static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, unsign
 		                              (const uint8_t *)x->family, x->family_len);
 		if (new_fam) {
 			const rk__family *f = rk_store__family(&t->base, x->family, x->family_len);
-			limit = f && f->max_versions < want ? f->max_versions : want;
+			limit = f ? f->max_versions : UINT_MAX;
 			if (f) {
 				fam = f->name;
 			} else {
@@ -789,14 +822,20 @@ static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, unsign
 				np += x->family_len + 1;
 			}
 		}
-		if (new_fam || bytes_cmp(p->qualifier, p->qualifier_len, x->qualifier, x->qualifier_len))
+		if (new_fam || bytes_cmp(p->qualifier, p->qualifier_len, x->qualifier, x->qualifier_len)) {
 			rank = 0;
-		else
+			kept = 0;
+		} else {
 			rank++;
-		if (rank >= limit)
+		}
+		uint64_t ts = (uint64_t)x->ts_micros;
+		if (rank >= limit || kept >= spec->want)
 			continue;
-		c->cells[n++] = (rk_cell){fam, x->qualifier, x->qualifier_len, (uint64_t)x->ts_micros,
-		                          x->value, x->value_len};
+		if (spec->local_time && (ts < spec->lo || (spec->hi && ts >= spec->hi)))
+			continue;
+		kept++;
+		c->cells[n++] = (rk_cell){fam, x->qualifier, x->qualifier_len, ts, x->value,
+		                          x->value_len};
 	}
 	c->row = (rk_row){in->key, in->key_len, c->cells, n};
 	return 0;
@@ -809,12 +848,12 @@ static int bt_get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	char kb[200];
 	rk_bt_read q = RK_BT_READ_INIT;
 	rk_bt_column *cols;
-	unsigned want;
+	bt_spec spec;
 	int empty;
 	if (len > BT_MAX_KEY)
 		return rk__err(RK_ETOOLONG, "table %s: row key of %zu bytes (Bigtable row keys are at "
 		               "most %u)", tb->name, len, BT_MAX_KEY);
-	int rc = map_read(&q, &cols, &want, &empty, t, ro);
+	int rc = map_read(&q, &cols, &spec, &empty, t, ro);
 	if (rc < 0)
 		return rc;
 	if (empty) {
@@ -848,8 +887,14 @@ static int bt_get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 		             tb->name, rk__err_bytes(kb, sizeof kb, row, len));
 		goto done;
 	}
-	if ((rc = convert(&conv, r, t, want)) == 0)
-		rc = rk_rowbuf__copy(out, &conv.row);
+	if ((rc = convert(&conv, r, t, &spec)) < 0)
+		goto done;
+	if (conv.row.ncells == 0) {
+		rc = rk__err(RK_ENOTFOUND, "table %s: row '%s' not found (no visible cell in the time "
+		             "range)", tb->name, rk__err_bytes(kb, sizeof kb, row, len));
+		goto done;
+	}
+	rc = rk_rowbuf__copy(out, &conv.row);
 done:
 	if (rc < 0 && rc != RK_ENOTFOUND)
 		rc = rk__err_wrap(rc, "%s", t->s->uri);
@@ -877,7 +922,7 @@ static int bt_scan_open(rk_scan **out, rk_table *tb, const rk_scan_options *so)
 	rk_bt_read q = RK_BT_READ_INIT;
 	rk_bt_column *cols;
 	int empty;
-	int rc = map_read(&q, &cols, &sc->want, &empty, t, &so->read);
+	int rc = map_read(&q, &cols, &sc->spec, &empty, t, &so->read);
 	if (rc < 0) {
 		free(sc);
 		return rc;
@@ -889,7 +934,11 @@ static int bt_scan_open(rk_scan **out, rk_table *tb, const rk_scan_options *so)
 		q.ranges = &range;
 		q.nranges = 1;
 	}
-	q.rows_limit = so->limit > (uint64_t)INT64_MAX ? 0 : (int64_t)so->limit;
+	/* with the time range applied here a row may come out empty: then the
+	 * limit is counted here, not by the server */
+	sc->limit = so->limit;
+	if (!sc->spec.local_time)
+		q.rows_limit = so->limit > (uint64_t)INT64_MAX ? 0 : (int64_t)so->limit;
 	if (!empty && (rc = rk_bt__scan_open(&sc->sc, t->s->c, tb->name, &q)) < 0) {
 		free(cols);
 		free(sc);
@@ -904,18 +953,23 @@ static int bt_scan_next(const rk_row **out, rk_scan *base)
 {
 	bt_scan *sc = (bt_scan *)base;
 	const rk_bt_row *r;
-	if (!sc->sc)
+	if (!sc->sc || (sc->limit && sc->rows >= sc->limit))
 		return RK_EITEROVER;
-	int rc = rk_bt__scan_next(&r, sc->sc);
-	if (rc == RK_EITEROVER)
-		return rc;
-	if (rc == RK_ENOTFOUND)
-		return rk__err(RK_ENOTFOUND, "table %s does not exist in %s", base->table->name,
-		               sc->t->s->uri);
-	if (rc < 0)
-		return rk__err_wrap(rc, "%s", sc->t->s->uri);
-	if ((rc = convert(&sc->conv, r, sc->t, sc->want)) < 0)
-		return rc;
+	for (;;) {
+		int rc = rk_bt__scan_next(&r, sc->sc);
+		if (rc == RK_EITEROVER)
+			return rc;
+		if (rc == RK_ENOTFOUND)
+			return rk__err(RK_ENOTFOUND, "table %s does not exist in %s", base->table->name,
+			               sc->t->s->uri);
+		if (rc < 0)
+			return rk__err_wrap(rc, "%s", sc->t->s->uri);
+		if ((rc = convert(&sc->conv, r, sc->t, &sc->spec)) < 0)
+			return rc;
+		if (sc->conv.row.ncells)
+			break;
+	}
+	sc->rows++;
 	*out = &sc->conv.row;
 	return 0;
 }
