@@ -1,5 +1,5 @@
 /*
- * Cell key encoding and strict decoding (docs/formats-store.md section 1).
+ * Cell key encoding and strict decoding (docs/formats.md B.1).
  * Row, family and qualifier are escaped so that a string's end sorts before
  * any continuation: 00 -> 00 FF, end -> 00 01. The family-wide delete marker
  * uses 00 00 in place of the qualifier so it sorts first in its family.

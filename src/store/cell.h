@@ -1,7 +1,7 @@
 /*
  * Cell keys: the byte encoding of (table, row, family, qualifier, timestamp,
  * type) that sorts in data-model order under plain bytewise comparison. The
- * grammar is in docs/formats-store.md section 1; this file is its only
+ * grammar is in docs/formats.md B.1; this file is its only
  * implementation. Decoding treats its input as hostile.
  */
 #ifndef RK_STORE_CELL_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Cell types: stored on disk, frozen (docs/formats-store.md). */
+/* Cell types: stored on disk, frozen (docs/formats.md (part B)). */
 enum {
 	RK_CELL_DELETE_FAMILY = 0x01,
 	RK_CELL_DELETE_COLUMN = 0x02,

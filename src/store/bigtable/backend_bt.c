@@ -3,7 +3,7 @@
  * Bigtable client (bt_client.h). `rk_store_open("bigtable://P/I")` lands
  * here; every store.h call then works on Bigtable tables.
  *
- * The mapping (docs/formats-bigtable.md has the wire side):
+ * The mapping (docs/formats.md (part C) has the wire side):
  * - tables: CreateTable with one family per rowkey family (GC rule
  *   max_num_versions) and the split points as initial splits; DeleteTable;
  *   ListTables + GetTable for the families. bucket_prefix_len is not kept:
@@ -29,7 +29,7 @@
  *   Bigtable, so each family's version limit is applied here, before the
  *   time range, as store.h defines visibility (see map_read).
  *   Reverse scans are RK_EINVALID: ReadRowsRequest.reversed is not in the
- *   subset rowkey speaks (docs/formats-bigtable.md).
+ *   subset rowkey speaks (docs/formats.md (part C)).
  * - regions: the tablets SampleRowKeys reports; servers, splits, moves and
  *   balancing are the service's business (RK_EINVALID, or no servers).
  */

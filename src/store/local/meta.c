@@ -1,5 +1,5 @@
 /*
- * The meta map in memory and on disk (see meta.h and docs/formats-store.md
+ * The meta map in memory and on disk (see meta.h and docs/formats.md (part B)
  * section 2). Decoding is strict and bounds-checked: every length is checked
  * against the end of the buffer before it is used.
  */

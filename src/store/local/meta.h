@@ -1,7 +1,7 @@
 /*
  * The meta map: tables, their families and their regions (contiguous row
  * ranges, each held by one region server), plus its persisted form (the META
- * file, docs/formats-store.md section 2). This file knows nothing of threads
+ * file, docs/formats.md B.2). This file knows nothing of threads
  * or engines: the caller (local.c) holds the meta lock around lookups and
  * changes. Region objects are never freed while the store is open (a split
  * or drop retires them), so a pointer taken under the lock stays valid.
@@ -95,7 +95,7 @@ int rk_meta__encode(uint8_t **out, size_t *len, const rk__meta *m);
  * input: RK_ECORRUPT naming `file`, the table/region and the offset. */
 int rk_meta__decode(rk__meta *m, const uint8_t *buf, size_t len, const char *file);
 
-/* Checks the invariants of docs/formats-store.md section 2 for a table:
+/* Checks the invariants of docs/formats.md B.2 for a table:
  * regions cover the key space in order without gap or overlap, servers in
  * range. Returns 0 or RK_ECORRUPT with a message naming table and region. */
 int rk_meta__validate_table(const rk__meta *m, const rk__tmeta *t);

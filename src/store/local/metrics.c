@@ -1,6 +1,6 @@
 /*
  * Bucketed load counters (see metrics.h). The analyzer and the heatmap read
- * the file these buckets are dumped to (docs/formats-store.md section 3).
+ * the file these buckets are dumped to (docs/formats.md B.3).
  */
 #include "store/local/metrics.h"
 
