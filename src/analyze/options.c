@@ -47,7 +47,7 @@ static int uint(uint64_t *out, const char *name, const char *v, int suffixes)
 int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char *name,
                       const char *v)
 {
-	double d;
+	double d = 0;
 	uint64_t u;
 	int rc;
 	if (!name || !v)

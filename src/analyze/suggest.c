@@ -18,7 +18,7 @@
 #include "key/error.h"
 
 typedef struct cand {
-	char label[160];
+	char label[256]; /* callers build labels in 200-byte buffers */
 	char key[1200];
 } cand;
 
