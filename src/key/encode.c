@@ -34,7 +34,10 @@ struct rk_encoder {
 	size_t dec_len, dec_cap;
 	uint8_t *verify;
 	size_t *off; /* decode: where each top-level part starts in the key */
+	char hex2[2][512]; /* byte -> two hex digits, lower and upper case */
 };
+
+static const char hexdig[2][17] = {"0123456789abcdef", "0123456789ABCDEF"};
 
 int rk_encoder_new(rk_encoder **out, const rk_schema *s, uint64_t seed)
 {
@@ -44,6 +47,11 @@ int rk_encoder_new(rk_encoder **out, const rk_schema *s, uint64_t seed)
 	e->s = s;
 	e->rng = seed ? seed : 0x2545f4914f6cdd1dULL;
 	e->forced_salt = -1;
+	for (int u = 0; u < 2; u++)
+		for (int b = 0; b < 256; b++) {
+			e->hex2[u][2 * b] = hexdig[u][b >> 4];
+			e->hex2[u][2 * b + 1] = hexdig[u][b & 15];
+		}
 	for (int d = 1; d <= s->depth && d <= RK_MAX_DEPTH + 1; d++)
 		if (!(e->sub[d] = malloc(RK_SUB_MAX)))
 			goto nomem;
@@ -349,8 +357,6 @@ static int put_bucket(rk_wbuf *w, const rk_part *p, unsigned b)
 	}
 }
 
-static const char hexdig[2][17] = {"0123456789abcdef", "0123456789ABCDEF"};
-
 static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t n, const rk_value *fields,
                         int depth)
 {
@@ -402,11 +408,9 @@ static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t 
 					return rk_wbuf__overflow(w, 2 * sw.len);
 				/* a local cursor: stores through w->p would make the compiler reload w->len */
 				uint8_t *o = w->p + w->len;
-				const char *dig = hexdig[p->upper];
-				for (size_t i = 0; i < sw.len; i++) {
-					o[2 * i] = (uint8_t)dig[sw.p[i] >> 4];
-					o[2 * i + 1] = (uint8_t)dig[sw.p[i] & 15];
-				}
+				const char *pairs = e->hex2[p->upper];
+				for (size_t i = 0; i < sw.len; i++)
+					memcpy(o + 2 * i, pairs + 2 * sw.p[i], 2);
 				w->len += 2 * sw.len;
 			} else {
 				if ((size_t)p->sb > sw.len)
