@@ -27,28 +27,6 @@ static void help(FILE *f)
 	        "Fields a key does not carry (only hashed, or time-bucketed) are empty in TSV, null in JSON.\n");
 }
 
-static void print_field(rk_type t, const rk_value *v, int json)
-{
-	if (!v->present) {
-		if (json)
-			fputs("null", stdout);
-		return;
-	}
-	if (t == RK_T_STR || t == RK_T_BYTES) {
-		if (json)
-			rk_write_json_string(stdout, v->v.s.ptr, v->v.s.len);
-		else
-			rk_write_escaped(stdout, v->v.s.ptr, v->v.s.len);
-		return;
-	}
-	char buf[64];
-	rk_value_format(buf, sizeof buf, t, v);
-	if (json && t == RK_T_F64 && (strstr(buf, "inf") || strstr(buf, "nan")))
-		printf("\"%s\"", buf); /* JSON has no inf or NaN */
-	else
-		fputs(buf, stdout);
-}
-
 int rk_cli_decode(int argc, char **argv)
 {
 	const char *schema_arg = NULL, *in_path = NULL, *fmt_arg = "tsv", *form_arg = "text", *onerr = "stop";
@@ -141,7 +119,7 @@ int rk_cli_decode(int argc, char **argv)
 			} else if (i) {
 				putchar('\t');
 			}
-			print_field(rk_schema_field_type(s, i), &vals[i], json);
+			rk_write_value(stdout, rk_schema_field_type(s, i), &vals[i], json);
 		}
 		puts(json ? "}" : "");
 	}

@@ -30,25 +30,6 @@ static void help(FILE *f)
 	           "  -h, --help            this help\n");
 }
 
-static void print_value(rk_type t, const rk_value *v, int json)
-{
-	if (!v->present) {
-		if (json)
-			fputs("null", stdout);
-		return;
-	}
-	if (t == RK_T_STR || t == RK_T_BYTES) {
-		if (json)
-			rk_write_json_string(stdout, v->v.s.ptr, v->v.s.len);
-		else
-			rk_write_escaped(stdout, v->v.s.ptr, v->v.s.len);
-		return;
-	}
-	char buf[64];
-	rk_value_format(buf, sizeof buf, t, v);
-	fputs(buf, stdout);
-}
-
 int rk_cli_query(int argc, char **argv)
 {
 	const char *schema_arg = NULL, *db = "./rowkey-data", *table_name = NULL, *where = "", *cols = NULL,
@@ -164,7 +145,7 @@ int rk_cli_query(int argc, char **argv)
 		for (size_t i = 0; i < nf; i++) {
 			if (json)
 				printf("%s\"%s\":", i ? "," : "", rk_schema_field_name(s, i));
-			print_value(rk_schema_field_type(s, i), &r.fields[i], json);
+			rk_write_value(stdout, rk_schema_field_type(s, i), &r.fields[i], json);
 			if (!json)
 				putchar('\t');
 		}

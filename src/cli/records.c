@@ -488,3 +488,25 @@ void rk_write_json_string(FILE *out, const uint8_t *p, size_t n)
 	}
 	fputc('"', out);
 }
+
+void rk_write_value(FILE *out, rk_type t, const rk_value *v, int json)
+{
+	if (!v->present) {
+		if (json)
+			fputs("null", out);
+		return;
+	}
+	if (t == RK_T_STR || t == RK_T_BYTES) {
+		if (json)
+			rk_write_json_string(out, v->v.s.ptr, v->v.s.len);
+		else
+			rk_write_escaped(out, v->v.s.ptr, v->v.s.len);
+		return;
+	}
+	char buf[64];
+	rk_value_format(buf, sizeof buf, t, v);
+	if (json && t == RK_T_F64 && (strstr(buf, "inf") || strstr(buf, "nan")))
+		fprintf(out, "\"%s\"", buf); /* JSON has no inf or NaN */
+	else
+		fputs(buf, out);
+}
