@@ -293,35 +293,44 @@ static int encode_val(rk_wbuf *w, const rk_part *p, const tval *v, const char *f
 	return rk__err(RK_EINVALID, "bad encoding");
 }
 
-/* The hot path: a plain field in the common encodings, straight from the
- * caller's value. Returns 1 when the part needs the general path. */
-static int put_field(rk_wbuf *w, const rk_part *p, const rk_value *f, rk_type ft)
+/* The hot path (rk_part.fast, chosen at parse time): a plain field in a
+ * common encoding, straight from the caller's value. Returns 1 when the part
+ * needs the general path (a missing value, a value out of the width's range:
+ * the general path reports those). */
+static inline int put_field(rk_wbuf *w, const rk_part *p, const rk_value *f)
 {
 	if (!f->present)
-		return 1; /* the general path reports it */
-	switch (p->enc) {
-	case E_TEXT:
-		if (ft == RK_T_STR || ft == RK_T_BYTES) {
-			if (f->v.s.len == 1)
-				return rk_w_byte(w, f->v.s.ptr[0]);
-			return rk_w_put(w, f->v.s.ptr, f->v.s.len);
-		}
-		if (rk_type__is_signed(ft))
-			return rk_codec__put_text_i(w, f->v.i);
-		if (rk_type__is_int(ft))
-			return rk_codec__put_text_u(w, f->v.u);
 		return 1;
-	case E_UINT:
-		if (!rk_type__is_int(ft) || (rk_type__is_signed(ft) && f->v.i < 0) ||
-		    (p->width < 8 && f->v.u >> (p->width * 8)))
+	switch (p->fast) {
+	case FAST_TEXT_STR:
+	{
+		size_t n = f->v.s.len;
+		if (n > w->cap - w->len)
+			return 1;
+		/* short strings: no memcpy call; locals, or every store reloads w */
+		uint8_t *dst = w->p + w->len;
+		const uint8_t *src = f->v.s.ptr;
+		if (n > 32)
+			memcpy(dst, src, n);
+		else
+			for (size_t i = 0; i < n; i++)
+				dst[i] = src[i];
+		w->len += n;
+		return 0;
+	}
+	case FAST_TEXT_U:
+		return rk_codec__put_text_u(w, f->v.u);
+	case FAST_TEXT_I:
+		return rk_codec__put_text_i(w, f->v.i);
+	case FAST_UINT:
+		if (p->width < 8 && f->v.u >> (p->width * 8))
 			return 1;
 		return rk_codec__put_uint(w, f->v.u, p->width);
-	case E_INT:
-		if (!rk_type__is_signed(ft) ||
-		    (p->width < 8 && (f->v.i < -(1LL << (p->width * 8 - 1)) || f->v.i >= (1LL << (p->width * 8 - 1)))))
+	case FAST_INT:
+		if (p->width < 8 && (f->v.i < -(1LL << (p->width * 8 - 1)) || f->v.i >= (1LL << (p->width * 8 - 1))))
 			return 1;
 		return rk_codec__put_int(w, f->v.i, p->width);
-	case E_ESC:
+	case FAST_ESC:
 		return rk_codec__put_esc(w, f->v.s.ptr, f->v.s.len);
 	default:
 		return 1;
@@ -332,6 +341,12 @@ static int put_field(rk_wbuf *w, const rk_part *p, const rk_value *f, rk_type ft
  * decoder would cut the field short: the value contains its own separator. */
 static int lit_inside(const uint8_t *part, size_t n, const uint8_t *lit, size_t ln)
 {
+	if (ln == 1 && n < 32) { /* the common case: a one-byte separator after a short value */
+		for (size_t i = 0; i < n; i++)
+			if (part[i] == lit[0])
+				return 1;
+		return 0;
+	}
 	const uint8_t *at = part, *end = part + n;
 	while (at < end && (at = memchr(at, lit[0], (size_t)(end - at))) != NULL) {
 		size_t j = (size_t)(at - part), k = 1;
@@ -371,20 +386,20 @@ static int enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t 
 			rc = p->litlen == 1 ? rk_w_byte(w, p->lit[0]) : rk_w_put(w, p->lit, p->litlen);
 			break;
 		case P_VAL: {
-			if (p->vop == V_FIELD && (rc = put_field(w, p, &fields[p->field], e->s->ftype[p->field])) != 1) {
-				if (rc < 0)
-					return rc == RK_EINVALID ? rk__err_wrap(rc, "field '%s'", e->s->fname[p->field]) : rc;
-			} else {
+			rc = p->fast ? put_field(w, p, &fields[p->field]) : 1;
+			if (rc == 1) {
 				tval v = {0};
 				if ((rc = eval(&v, e, p, fields)) < 0 || (rc = encode_val(w, p, &v, e->s->fname[p->field])) < 0)
 					return rc;
+			} else if (rc < 0) {
+				return rc == RK_EINVALID ? rk__err_wrap(rc, "field '%s'", e->s->fname[p->field]) : rc;
 			}
-			const char *fname = e->s->fname[p->field];
-			/* Phoenix strings place their own separator after inverting */
-			if (p->desc && !(p->enc == E_PHX && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES)))
+			if (!p->post)
+				break;
+			if (p->post & POST_INVERT)
 				rk_codec__invert(w, start);
-			if (depth == 0 && p->enc == E_TEXT && p->fixed < 0 && p->next_is_lit &&
-			    lit_inside(w->p + start, w->len - start, parts[k + 1].lit, parts[k + 1].litlen)) {
+			if ((p->post & POST_SEPCHECK) && lit_inside(w->p + start, w->len - start, parts[k + 1].lit, parts[k + 1].litlen)) {
+				const char *fname = e->s->fname[p->field];
 				char b1[160], b2[40];
 				return rk__err(RK_EINVALID, "field '%s' value '%s' contains the separator \"%s\" that follows it",
 				               fname, rk__err_bytes(b1, sizeof b1, w->p + start, w->len - start),

@@ -755,6 +755,28 @@ static int derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int depth)
 		p->next_is_lit = k + 1 < n && parts[k + 1].kind == P_LIT;
 		tail = (tail < 0 || p->fixed < 0) ? -1 : tail + p->fixed;
 	}
+	/* the encoder's hot path */
+	for (size_t k = 0; k < n; k++) {
+		rk_part *p = &parts[k];
+		if (p->kind != P_VAL)
+			continue;
+		rk_type t = p->vtype;
+		int str = t == RK_T_STR || t == RK_T_BYTES;
+		if (p->vop == V_FIELD) {
+			if (p->enc == E_TEXT)
+				p->fast = str ? FAST_TEXT_STR : rk_type__is_signed(t) ? FAST_TEXT_I : rk_type__is_int(t) ? FAST_TEXT_U : 0;
+			else if (p->enc == E_UINT && rk_type__is_int(t) && !rk_type__is_signed(t))
+				p->fast = FAST_UINT;
+			else if (p->enc == E_INT && rk_type__is_signed(t))
+				p->fast = FAST_INT;
+			else if (p->enc == E_ESC)
+				p->fast = FAST_ESC;
+		}
+		if (p->desc && !(p->enc == E_PHX && str))
+			p->post |= POST_INVERT; /* Phoenix strings place their own separator after inverting */
+		if (depth == 0 && p->enc == E_TEXT && p->fixed < 0 && p->next_is_lit)
+			p->post |= POST_SEPCHECK;
+	}
 	if (depth > 0)
 		return 0; /* sub-templates are hashed, never decoded */
 	int spread = 0, seen_field = 0;

@@ -48,6 +48,10 @@ typedef enum {
 } rk_val_op;
 
 typedef enum { F_BIN = 1, F_DEC, F_ALPHA } rk_bucket_form;
+
+/* The encoder's hot path, decided once per part when the schema is parsed. */
+enum { FAST_TEXT_STR = 1, FAST_TEXT_U, FAST_TEXT_I, FAST_UINT, FAST_INT, FAST_ESC };
+enum { POST_INVERT = 1, POST_SEPCHECK = 2 };
 typedef enum { SALT_RANDOM = 1, SALT_ROUNDROBIN } rk_salt_kind;
 
 typedef struct rk_part rk_part;
@@ -83,6 +87,8 @@ struct rk_part {
 	char alpha[257];
 
 	/* derived */
+	uint8_t fast;     /* P_VAL of a plain field in a common encoding: FAST_* (0: general path) */
+	uint8_t post;     /* P_VAL: POST_* work after the bytes are written */
 	long fixed;       /* bytes this part always takes, or -1 when variable */
 	long tail_fixed;  /* bytes of all following parts at this level, -1 if any is variable */
 	int next_is_lit;  /* the next part at this level is a literal */
