@@ -3,7 +3,7 @@
  * open a store named `bigtable://PROJECT/INSTANCE` (backend_bt.c). The rest
  * of the store API reaches it through the ops table of src/store/backend.h.
  *
- * Without RK_WITH_BIGTABLE the opener is a stub that says so, so that a
+ * Without RK_WITH_BIGTABLE the opener fails with a message that says so, so that a
  * Bigtable URI is never mistaken for a directory name.
  */
 #ifndef RK_STORE_BACKEND_BT_H
