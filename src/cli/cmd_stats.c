@@ -120,7 +120,9 @@ int rk_cli_stats(int argc, char **argv)
 		printf("\nload from %s over %.1f s of recorded buckets\n", path,
 		       (double)(last - first) / 1000.0 + 1.0);
 	else
-		printf("\n(no metrics recorded yet: %s is written when a store closes)\n", path);
+		printf(strncmp(db, "bigtable://", 11) ? "\n(no metrics recorded yet: %s is written when a store closes)\n"
+		                                       : "\n(Bigtable keeps no per-server metrics here; see the Cloud console)%.0s\n",
+		       path);
 out:
 	rk_table_info_free(ti, nt);
 	rk_region_info_free(ri, nr);
