@@ -51,21 +51,10 @@ int rk_cli_get(int argc, char **argv)
 			db = optarg;
 			break;
 		case 'c':
-			if (nc == 64 || rk_cli__parse_column(&cols[nc], &colbufs[nc], optarg)) {
-				rk_cli_usage_error(CMD, "bad column '%s'", optarg);
+			if (rk_cli__add_column(cols, colbufs, qbufs, &nc, 64, optarg)) {
+				rk_cli_usage_error(CMD, "bad column '%s' (FAMILY or FAMILY:QUALIFIER, at most 64)", optarg);
 				goto out;
 			}
-			qbufs[nc] = NULL;
-			if (cols[nc].qualifier &&
-			    rk_cli__unescape(&qbufs[nc], &cols[nc].qualifier_len,
-			                     (const char *)cols[nc].qualifier)) {
-				nc++;
-				rk_cli_usage_error(CMD, "bad escape in column '%s'", optarg);
-				goto out;
-			}
-			if (qbufs[nc])
-				cols[nc].qualifier = qbufs[nc];
-			nc++;
 			break;
 		case 'v':
 		case 'm':

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/records.h"
+#include "cli/store_cli.h"
 
 static void help(FILE *f)
 {
@@ -79,29 +80,20 @@ int rk_cli_query(int argc, char **argv)
 	rk_store *store = NULL;
 	rk_table *table = NULL;
 	rk_query *q = NULL;
-	char *colbuf = NULL;
 	rk_column columns[64];
+	char *colbufs[64];
+	uint8_t *qbufs[64];
 	size_t ncols = 0;
-	if (cols) {
-		if (!(colbuf = strdup(cols)))
+	char *list = cols ? strdup(cols) : NULL; /* the columns copy what they keep */
+	for (char *tok = list ? strtok(list, ",") : NULL; tok; tok = strtok(NULL, ",")) {
+		if (rk_cli__add_column(columns, colbufs, qbufs, &ncols, 64, tok)) {
+			status = rk_cli_usage_error("query", "bad column '%s' (FAMILY or FAMILY:QUALIFIER, at most 64)", tok);
+			free(list);
 			goto done;
-		for (char *tok = strtok(colbuf, ","); tok; tok = strtok(NULL, ",")) {
-			if (ncols == 64) {
-				rk_cli_usage_error("query", "more than 64 columns");
-				status = RK_EXIT_USAGE;
-				goto done;
-			}
-			char *colon = strchr(tok, ':');
-			columns[ncols].family = tok;
-			columns[ncols].qualifier = NULL;
-			columns[ncols].qualifier_len = 0;
-			if (colon) {
-				*colon = 0;
-				columns[ncols].qualifier = (const uint8_t *)colon + 1;
-				columns[ncols].qualifier_len = strlen(colon + 1);
-			}
-			ncols++;
 		}
+	}
+	free(list);
+	if (ncols) {
 		qo.read.columns = columns;
 		qo.read.ncolumns = ncols;
 	}
@@ -189,6 +181,9 @@ done:
 	rk_plan_free(plan);
 	rk_predicate_free(pred);
 	rk_schema_free(s);
-	free(colbuf);
+	for (size_t i = 0; i < ncols; i++) {
+		free(colbufs[i]);
+		free(qbufs[i]);
+	}
 	return status;
 }

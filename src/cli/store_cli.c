@@ -5,6 +5,8 @@
  */
 #include "cli/store_cli.h"
 
+#include "cli/records.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,57 +35,22 @@ int rk_cli__close_store(const char *cmd, rk_store *s, int rc)
 	return rc;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int rk_cli__unescape(uint8_t **out, size_t *len, const char *text)
 {
-	size_t n = strlen(text), o = 0;
+	/* one escape dialect for every command: records.c's */
+	size_t n = strlen(text);
 	uint8_t *b = malloc(n + 1);
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (text[i] != '\\') {
-			b[o++] = (uint8_t)text[i];
-			continue;
-		}
-		if (i + 1 < n && text[i + 1] == '\\') {
-			b[o++] = '\\';
-			i++;
-			continue;
-		}
-		if (i + 3 < n && text[i + 1] == 'x' && hexval(text[i + 2]) >= 0 &&
-		    hexval(text[i + 3]) >= 0) {
-			b[o++] = (uint8_t)(hexval(text[i + 2]) << 4 | hexval(text[i + 3]));
-			i += 3;
-			continue;
-		}
+	if (!b || rk_parse_escaped(b, len, text, n) < 0) {
 		free(b);
 		return -1;
 	}
 	*out = b;
-	*len = o;
 	return 0;
 }
 
 void rk_cli__print_bytes(FILE *f, const uint8_t *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] == '\\')
-			fputs("\\\\", f);
-		else if (p[i] >= 0x20 && p[i] < 0x7f)
-			fputc(p[i], f);
-		else
-			fprintf(f, "\\x%02x", p[i]);
-	}
+	rk_write_escaped(f, p, n);
 }
 
 void rk_cli__print_json_bytes(FILE *f, const uint8_t *p, size_t n)
@@ -164,5 +131,20 @@ int rk_cli__parse_u64(uint64_t *out, const char *text)
 	if (errno || *end)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int rk_cli__add_column(rk_column *cols, char **colbufs, uint8_t **qbufs, size_t *nc, size_t max,
+                       const char *text)
+{
+	if (*nc == max || rk_cli__parse_column(&cols[*nc], &colbufs[*nc], text))
+		return -1;
+	qbufs[*nc] = NULL;
+	size_t i = (*nc)++; /* counted now, so the caller frees its buffers either way */
+	if (cols[i].qualifier &&
+	    rk_cli__unescape(&qbufs[i], &cols[i].qualifier_len, (const char *)cols[i].qualifier))
+		return -1;
+	if (qbufs[i])
+		cols[i].qualifier = qbufs[i];
 	return 0;
 }

@@ -36,6 +36,12 @@ void rk_cli__print_json_bytes(FILE *f, const uint8_t *p, size_t n);
  * caller frees through *buf). Returns 0 or -1 when empty. */
 int rk_cli__parse_column(rk_column *c, char **buf, const char *text);
 
+/* Appends column `text` ("family[:qualifier]", \xNN escapes in the
+ * qualifier) to cols[*nc], keeping its buffers in colbufs / qbufs for the
+ * caller to free (entries below *nc). -1 when full or malformed. */
+int rk_cli__add_column(rk_column *cols, char **colbufs, uint8_t **qbufs, size_t *nc, size_t max,
+                       const char *text);
+
 /* Prints a row: one line per cell, "row<TAB>family:qualifier<TAB>ts<TAB>value",
  * or one JSON object per row when json. */
 void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only);

@@ -45,6 +45,14 @@ expect_eq reverse "$got" $'5\t10'
 got=$("$R" query -s "$S" --db "$D" -t ev --unordered | tail -n +2 | wc -l)
 expect_eq unordered_count "$got" "30"
 
+# one escape dialect everywhere: a qualifier written with \xNN by put is selected
+# the same way by get and query, and a backslash prints as \x5c
+"$R" put --db "$D" ev "$(printf '3,60\n' | "$R" encode -s "$S" --no-header)" 'd:q\x01' 'v\\w' > /dev/null || bad "put escaped"
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid = 3 AND ts = 60' --columns 'd:q\x01' | tail -n +2 | cut -f3)
+expect_eq escaped_column "$got" 'd:q\x01=v\x5cw'
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid = 3' --columns 'd:\xZZ' 2>&1 >/dev/null; echo "rc=$?")
+expect_grep bad_column "rc=2" "$got"
+
 # bad predicates name the token; exit 2
 "$R" query -s "$S" --db "$D" -t ev -w 'nope = 1' > /dev/null 2> "$T/err"; rc=$?
 expect_eq bad_field_rc $rc 2
