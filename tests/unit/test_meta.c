@@ -156,6 +156,12 @@ static void bad_name(rk__meta *m)
 	rk_meta__table(m, "events")->families[0].name[0] = ' ';
 }
 
+/* "a\0" on disk: a C string would read "a", and re-encode to other bytes */
+static void nul_in_name(rk__meta *m)
+{
+	rk_meta__table(m, "events")->families[0].name_len = 2;
+}
+
 static void first_not_empty(rk__meta *m)
 {
 	rk__tmeta *t = rk_meta__table(m, "events");
@@ -176,6 +182,7 @@ static void test_invariants(void **state)
 	expect_rejected(overlap, "overlap");
 	expect_rejected(bad_server, "server 7");
 	expect_rejected(bad_name, "family");
+	expect_rejected(nul_in_name, "bad family 0");
 	expect_rejected(first_not_empty, "events");
 	expect_rejected(dup_region_id, "region id");
 }

@@ -400,7 +400,8 @@ static int rbytes16(rbuf *r, const uint8_t **p, size_t *n, const char *what)
 static int valid_name_bytes(const uint8_t *p, size_t n, size_t max)
 {
 	char buf[RK_MAX_TABLE_NAME_LEN + 1];
-	if (n == 0 || n > max || n > RK_MAX_TABLE_NAME_LEN)
+	/* a NUL inside would make the C string shorter than the bytes on disk */
+	if (n == 0 || n > max || n > RK_MAX_TABLE_NAME_LEN || memchr(p, 0, n))
 		return 0;
 	memcpy(buf, p, n);
 	buf[n] = 0;
