@@ -9,8 +9,11 @@ if ! command -v clang >/dev/null; then
   echo "fuzz: clang not found; the plain replay drivers still run in make check" >&2
   exit 1
 fi
+# The library too is built with coverage (fuzzer-no-link) and ASan+UBSan, so
+# libFuzzer is guided by the decoders' branches, not only the harness's.
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DRK_BUILD_FUZZERS=ON -DRK_BUILD_BENCH=OFF >/dev/null
+  -DRK_BUILD_FUZZERS=ON -DRK_BUILD_BENCH=OFF \
+  -DRK_SANITIZE=fuzzer-no-link,address,undefined >/dev/null
 cmake --build build-fuzz -j "$(nproc)"
 shopt -s nullglob
 for src in tests/fuzz/fuzz_*.c; do

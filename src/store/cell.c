@@ -115,6 +115,27 @@ size_t rk_cell__encode(uint8_t *dst, uint32_t table_id, const uint8_t *row, size
 	return (size_t)(p + 9 - dst);
 }
 
+/* Index of the first 00 byte in key[i, len), or len: eight bytes a step
+ * (a word holds a zero byte iff (w - 0x01..01) & ~w & 0x80..80 is non-zero,
+ * and its lowest set bit marks the first one exactly). */
+static inline size_t find_zero(const uint8_t *key, size_t i, size_t len)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, key + i, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		uint64_t m = (w - ones) & ~w & highs;
+		if (m)
+			return i + (size_t)(__builtin_ctzll(m) >> 3);
+	}
+	while (i < len && key[i] != 0)
+		i++;
+	return i;
+}
+
 /* Scans one escaped string starting at *pos. On success sets body/len and
  * moves *pos past the terminator. `allow_marker`: 00 00 right at the start
  * is accepted and reported through *marker. */
@@ -131,18 +152,8 @@ static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t *
 		*pos = i + 2;
 		return 0;
 	}
-	while (i < len) {
-		/* short fields (families, small qualifiers) are cheaper to walk than
-		 * to hand to memchr */
-		size_t stop = len - i > 24 ? i + 24 : len;
-		while (i < stop && key[i] != 0)
-			i++;
-		if (i == stop && i < len) {
-			const uint8_t *z = memchr(key + i, 0, len - i);
-			if (!z)
-				break;
-			i = (size_t)(z - key);
-		}
+	for (;;) {
+		i = find_zero(key, i, len);
 		if (i >= len)
 			break;
 		if (i + 1 >= len)
@@ -159,6 +170,60 @@ static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t *
 		i += 2;
 	}
 	return rk__err(RK_ECORRUPT, "cell key: %s has no terminator (key of %zu bytes)", what, len);
+}
+
+int rk_cell__decode_row_unesc(rk__cellkey *out, const uint8_t *key, size_t len, uint8_t *dst,
+                              size_t *dst_len)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 4, o = 0;
+	if (len < 4)
+		return rk__err(RK_ECORRUPT, "cell key: %zu bytes, shorter than a table id", len);
+	out->table_id = rk_cell__get_u32(key);
+	for (;;) {
+		/* copy up to the next 00 byte, eight bytes a step (dst has 8 spare) */
+		for (;;) {
+			if (i + 8 > len) {
+				while (i < len && key[i] != 0)
+					dst[o++] = key[i++];
+				break;
+			}
+			uint64_t w, x;
+			memcpy(&w, key + i, 8);
+			memcpy(dst + o, &w, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			x = __builtin_bswap64(w);
+#else
+			x = w;
+#endif
+			uint64_t m = (x - ones) & ~x & highs;
+			if (m) {
+				size_t n = (size_t)(__builtin_ctzll(m) >> 3);
+				i += n;
+				o += n;
+				break;
+			}
+			i += 8;
+			o += 8;
+		}
+		if (i >= len)
+			return rk__err(RK_ECORRUPT, "cell key: row has no terminator (key of %zu bytes)",
+			               len);
+		if (i + 1 >= len)
+			return rk__err(RK_ECORRUPT, "cell key: row truncated at byte %zu", i);
+		if (key[i + 1] == 0x01) {
+			out->row = key + 4;
+			out->row_len = i - 4;
+			out->row_part_end = i + 2;
+			*dst_len = o;
+			return 0;
+		}
+		if (key[i + 1] != 0xFF)
+			return rk__err(RK_ECORRUPT, "cell key: bad escape 00 %02x in row at byte %zu",
+			               key[i + 1], i);
+		dst[o++] = 0;
+		i += 2;
+	}
 }
 
 int rk_cell__decode_row(rk__cellkey *out, const uint8_t *key, size_t len)
@@ -182,20 +247,11 @@ int rk_cell__decode(rk__cellkey *out, const uint8_t *key, size_t len)
 	return rk_cell__decode_rest(out, key, len);
 }
 
-int rk_cell__decode_rest(rk__cellkey *out, const uint8_t *key, size_t len)
+/* The qualifier, timestamp and type, from byte pos on. */
+static int decode_tail(rk__cellkey *out, const uint8_t *key, size_t len, size_t pos)
 {
-	int rc;
-	size_t pos = out->row_part_end;
-	size_t fstart = pos;
-	rc = scan_esc(key, len, &pos, &out->family, &out->family_len, 0, NULL, "family");
-	if (rc)
-		return rc;
-	if (out->family_len == 0)
-		return rk__err(RK_ECORRUPT, "cell key: empty family at byte %zu", fstart);
-	if (memchr(out->family, 0, out->family_len))
-		return rk__err(RK_ECORRUPT, "cell key: NUL byte in family at byte %zu", fstart);
-	rc = scan_esc(key, len, &pos, &out->qual, &out->qual_len, 1, &out->family_marker,
-	              "qualifier");
+	int rc = scan_esc(key, len, &pos, &out->qual, &out->qual_len, 1, &out->family_marker,
+	                  "qualifier");
 	if (rc)
 		return rc;
 	if (len - pos != 9)
@@ -214,6 +270,26 @@ int rk_cell__decode_rest(rk__cellkey *out, const uint8_t *key, size_t len)
 		               "cell key: cell type 0x%02x does not match its qualifier part at byte %zu",
 		               out->type, pos + 8);
 	return 0;
+}
+
+int rk_cell__decode_rest(rk__cellkey *out, const uint8_t *key, size_t len)
+{
+	int rc;
+	size_t pos = out->row_part_end;
+	size_t fstart = pos;
+	rc = scan_esc(key, len, &pos, &out->family, &out->family_len, 0, NULL, "family");
+	if (rc)
+		return rc;
+	if (out->family_len == 0)
+		return rk__err(RK_ECORRUPT, "cell key: empty family at byte %zu", fstart);
+	if (find_zero(out->family, 0, out->family_len) < out->family_len)
+		return rk__err(RK_ECORRUPT, "cell key: NUL byte in family at byte %zu", fstart);
+	return decode_tail(out, key, len, pos);
+}
+
+int rk_cell__decode_rest_same_family(rk__cellkey *out, const uint8_t *key, size_t len)
+{
+	return decode_tail(out, key, len, out->row_part_end + out->family_len + 2);
 }
 
 size_t rk_cell__row_bound(uint8_t *dst, uint32_t table_id, const uint8_t *row, size_t len,

@@ -64,9 +64,22 @@ int rk_cell__decode(rk__cellkey *out, const uint8_t *key, size_t len);
  * the same row part): family, qualifier, timestamp, type. */
 int rk_cell__decode_rest(rk__cellkey *out, const uint8_t *key, size_t len);
 
+/* rk_cell__decode_rest for a key whose family part (body and terminator,
+ * family_len + 2 bytes at row_part_end) the caller has checked equals that
+ * of a key decoded before: out->family and family_len stay as they are
+ * (point them at a stable copy); only the qualifier, timestamp and type are
+ * decoded. */
+int rk_cell__decode_rest_same_family(rk__cellkey *out, const uint8_t *key, size_t len);
+
 /* Decodes only the table id and the row (escaped body) of a key: enough to
  * route it. RK_ECORRUPT when those parts do not parse. */
 int rk_cell__decode_row(rk__cellkey *out, const uint8_t *key, size_t len);
+
+/* rk_cell__decode_row that also unescapes the row into dst and sets
+ * *dst_len: one pass over the row part. dst must have room for len + 8
+ * bytes (it is written eight bytes at a time). */
+int rk_cell__decode_row_unesc(rk__cellkey *out, const uint8_t *key, size_t len, uint8_t *dst,
+                              size_t *dst_len);
 
 /* Engine-key bound for rows >= row of a table: u32(t) esc(row). row NULL
  * with len 0 gives u32(t). `unbounded` gives u32(t+1) (past the table).

@@ -79,6 +79,26 @@ int rk_rowasm__begin(rk__rowasm *a, const uint8_t *row, size_t len)
 	return buf_append(b, row, len, &b->key_off);
 }
 
+uint8_t *rk_rowasm__begin_raw(rk__rowasm *a, size_t cap)
+{
+	rk__rowbuf *b = a->out;
+	if (grow((void **)&b->data, &b->cap, cap + 1, 1))
+		return NULL;
+	b->len = 0;
+	b->nents = 0;
+	a->fam_del_ts = 0;
+	a->col_valid = 0;
+	b->key_off = 0;
+	b->key_len = 0;
+	return b->data;
+}
+
+void rk_rowasm__set_key_len(rk__rowasm *a, size_t len)
+{
+	a->out->key_len = len;
+	a->out->len = len;
+}
+
 static int family_wanted(const rk__rowasm *a, const rk__family *f)
 {
 	if (!a->ro->ncolumns)

@@ -51,6 +51,13 @@ void rk_rowbuf__fini(rk__rowbuf *b);
 /* Starts a row; `row` is the unescaped row key. */
 int rk_rowasm__begin(rk__rowasm *a, const uint8_t *row, size_t len);
 
+/* Starts a row whose key the caller writes itself: returns room for `cap`
+ * bytes at which to write the unescaped row key (NULL: out of memory, the
+ * error set), then tells its length with rk_rowasm__set_key_len before the
+ * first rk_rowasm__add. */
+uint8_t *rk_rowasm__begin_raw(rk__rowasm *a, size_t cap);
+void rk_rowasm__set_key_len(rk__rowasm *a, size_t len);
+
 /* Feeds one cell of the current row (cells in cell-key order). */
 int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, size_t vlen);
 

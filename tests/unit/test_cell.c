@@ -128,6 +128,20 @@ static void test_roundtrip(void **state)
 		}
 		assert_true(ck.ts == a.ts);
 		assert_int_equal(ck.type, a.type);
+		/* the scan path: one-pass row decode, then the same-family shortcut */
+		rk__cellkey fast;
+		uint8_t row[64 + 8];
+		size_t rl;
+		assert_int_equal(rk_cell__decode_row_unesc(&fast, a.key, a.key_len, row, &rl), 0);
+		assert_int_equal(rl, a.row_len);
+		assert_memory_equal(row, a.row, a.row_len);
+		assert_int_equal(fast.row_part_end, ck.row_part_end);
+		fast.family = ck.family;
+		fast.family_len = ck.family_len;
+		assert_int_equal(rk_cell__decode_rest_same_family(&fast, a.key, a.key_len), 0);
+		assert_true(fast.qual == ck.qual && fast.qual_len == ck.qual_len);
+		assert_true(fast.ts == ck.ts && fast.type == ck.type);
+		assert_int_equal(fast.family_marker, ck.family_marker);
 	}
 }
 

@@ -1041,8 +1041,11 @@ typedef struct rk__lscan {
 	int final; /* this segment ends the scan */
 	uint8_t *rowkey, *rowend;
 	size_t rowkey_len, rowkey_cap, rowend_len, rowend_cap;
-	uint8_t *rowraw;
-	size_t rowraw_cap;
+	const uint8_t *next_k; /* forward: the key read_row stopped on, if have_next */
+	size_t next_kl;
+	int have_next;
+	uint8_t fam_part[RK_MAX_FAMILY_LEN + 2]; /* escaped family + 00 01 of the last cell */
+	size_t fam_part_len;                     /* 0: none yet */
 	uint64_t m_cells, m_bytes, m_rows; /* read counters not yet added to metrics */
 	rk__rowbuf buf;
 	rk__rowasm a;
@@ -1113,7 +1116,6 @@ static void local_scan_close(rk_scan *base)
 	free(sc->seg_hi);
 	free(sc->rowkey);
 	free(sc->rowend);
-	free(sc->rowraw);
 	rk_rowasm__fini(&sc->a);
 	rk_rowbuf__fini(&sc->buf);
 	free(sc);
@@ -1264,36 +1266,59 @@ static int end_segment(rk__lscan *sc)
 	return 0;
 }
 
-/* Reads the row whose first cell the iterator is on (forward), leaving the
- * iterator on the first cell after it. */
-static int read_row(rk__lscan *sc, const rk__cellkey *first)
+/* Reads the row whose first cell the iterator is on (forward; k, kl: that
+ * cell's key), leaving the iterator on the first cell after the row and
+ * *nk, *nkl on its key (NULL at the end). One pass over the row part decodes
+ * and unescapes it straight into the row buffer; later cells of the row are
+ * recognised by their row part's bytes and only their rest is decoded. */
+static int read_row(rk__lscan *sc, const uint8_t *k, size_t kl, const uint8_t **nk, size_t *nkl)
 {
 	int rc;
-	size_t pl = first->row_part_end;
-	size_t kl;
-	const uint8_t *k = rk_eiter__key(sc->it, &kl);
-	if ((rc = grow_buf(&sc->rowkey, &sc->rowkey_cap, pl)) != 0 ||
-	    (rc = grow_buf(&sc->rowraw, &sc->rowraw_cap, first->row_len + 1)) != 0)
+	rk__cellkey ck;
+	size_t rl;
+	uint8_t *dst = rk_rowasm__begin_raw(&sc->a, kl + 8);
+	if (!dst)
+		return RK_ENOMEM;
+	if ((rc = rk_cell__decode_row_unesc(&ck, k, kl, dst, &rl)) != 0)
+		return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
+		                    (unsigned long long)sc->region->id);
+	rk_rowasm__set_key_len(&sc->a, rl);
+	size_t pl = ck.row_part_end;
+	if ((rc = grow_buf(&sc->rowkey, &sc->rowkey_cap, pl)) != 0)
 		return rc;
 	memcpy(sc->rowkey, k, pl);
 	sc->rowkey_len = pl;
-	size_t rl = rk_cell__unesc(sc->rowraw, first->row, first->row_len);
-	if ((rc = rk_rowasm__begin(&sc->a, sc->rowraw, rl)) != 0)
-		return rc;
-	for (; rk_eiter__valid(sc->it); rk_eiter__next(sc->it)) {
+	for (;;) {
 		size_t vl;
-		k = rk_eiter__key(sc->it, &kl);
-		if (kl < pl || memcmp(k, sc->rowkey, pl))
-			break;
 		const uint8_t *v = rk_eiter__value(sc->it, &vl);
-		rk__cellkey ck = *first; /* same table and row: only the rest differs */
 		ck.row = k + 4;
-		if ((rc = rk_cell__decode_rest(&ck, k, kl)) != 0)
+		size_t fp = sc->fam_part_len;
+		if (fp && kl > pl + fp && !memcmp(k + pl, sc->fam_part, fp)) {
+			/* the family of the cell before: only its tail to decode */
+			ck.family = sc->fam_part;
+			ck.family_len = fp - 2;
+			rc = rk_cell__decode_rest_same_family(&ck, k, kl);
+		} else if ((rc = rk_cell__decode_rest(&ck, k, kl)) == 0 &&
+		           ck.family_len + 2 <= sizeof sc->fam_part) {
+			sc->fam_part_len = ck.family_len + 2;
+			memcpy(sc->fam_part, k + pl, sc->fam_part_len);
+		}
+		if (rc)
 			return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
 			                    (unsigned long long)sc->region->id);
 		if ((rc = rk_rowasm__add(&sc->a, &ck, v, vl)) != 0)
 			return rc;
+		rk_eiter__next(sc->it);
+		if (!rk_eiter__valid(sc->it)) {
+			k = NULL;
+			break;
+		}
+		k = rk_eiter__key(sc->it, &kl);
+		if (kl < pl || memcmp(k, sc->rowkey, pl))
+			break;
 	}
+	*nk = k;
+	*nkl = k ? kl : 0;
 	return 0;
 }
 
@@ -1311,24 +1336,36 @@ static int local_scan_next(const rk_row **out, rk_scan *base)
 				return RK_EITEROVER;
 			if ((rc = open_segment(sc)) != 0)
 				return rc;
+			sc->have_next = 0;
 		}
 		size_t kl;
-		const uint8_t *k = rk_eiter__valid(sc->it) ? rk_eiter__key(sc->it, &kl) : NULL;
+		const uint8_t *k;
+		if (sc->have_next) {
+			/* the key read_row stopped on: the iterator has not moved since */
+			k = sc->next_k;
+			kl = sc->next_kl;
+			sc->have_next = 0;
+		} else {
+			k = rk_eiter__valid(sc->it) ? rk_eiter__key(sc->it, &kl) : NULL;
+		}
 		if (!k || (!sc->reverse && !key_lt(k, kl, sc->seg_hi, sc->seg_hi_len)) ||
 		    (sc->reverse && key_lt(k, kl, sc->seg_lo, sc->seg_lo_len))) {
 			if ((rc = end_segment(sc)) != 0)
 				return rc;
 			continue;
 		}
-		rk__cellkey ck;
-		if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
-			return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
-			                    (unsigned long long)sc->region->id);
 		if (!sc->reverse) {
-			if ((rc = read_row(sc, &ck)) != 0)
+			if ((rc = read_row(sc, k, kl, &sc->next_k, &sc->next_kl)) != 0)
 				return rc;
+			sc->have_next = 1;
 		} else {
 			/* go to the row's first cell, read forward, then step before it */
+			rk__cellkey ck;
+			const uint8_t *nk;
+			size_t nkl;
+			if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
+				return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
+				                    (unsigned long long)sc->region->id);
 			size_t pl = ck.row_part_end;
 			if ((rc = grow_buf(&sc->rowend, &sc->rowend_cap, pl)) != 0)
 				return rc;
@@ -1336,9 +1373,7 @@ static int local_scan_next(const rk_row **out, rk_scan *base)
 			sc->rowend_len = pl;
 			rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
 			k = rk_eiter__key(sc->it, &kl);
-			if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
-				return rc;
-			if ((rc = read_row(sc, &ck)) != 0)
+			if ((rc = read_row(sc, k, kl, &nk, &nkl)) != 0)
 				return rc;
 			rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
 			if (rk_eiter__valid(sc->it))
