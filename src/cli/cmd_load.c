@@ -89,6 +89,16 @@ static int flush(rk_table *t, pending *p, arena *a)
 	return rc;
 }
 
+/* A batch failed (a full disk, ...): what failed, and what is safe. */
+static void failed_batch(uint64_t written, size_t batch_rows)
+{
+	rk_cli_fail(CMD, "writing a batch");
+	fprintf(stderr,
+	        "rowkey load: the %llu rows before this batch are written; of the batch's %zu "
+	        "rows, each region server's share is written whole or not at all\n",
+	        (unsigned long long)written, batch_rows);
+}
+
 int rk_cli_load(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -153,7 +163,7 @@ int rk_cli_load(int argc, char **argv)
 	size_t text_cap = 0;
 	arena a = {0};
 	pending p = {0};
-	uint64_t rows = 0, rejected = 0;
+	uint64_t rows = 0, rejected = 0, written = 0; /* written: rows of acknowledged batches */
 	double t0 = now_s(), last_progress = 0;
 	int progress = !quiet && isatty(STDERR_FILENO);
 
@@ -271,10 +281,12 @@ int rk_cli_load(int argc, char **argv)
 		}
 		rows++;
 		if (++p.nrecords >= batch) {
+			size_t nb = p.nrecords;
 			if (flush(t, &p, &a)) {
-				rk_cli_fail(CMD, "writing a batch");
+				failed_batch(written, nb);
 				goto out;
 			}
+			written += nb;
 			if (progress && now_s() - last_progress > 0.25) {
 				last_progress = now_s();
 				fprintf(stderr, "\rloaded %llu rows (%.0f rows/s), %llu rejected",
@@ -283,8 +295,9 @@ int rk_cli_load(int argc, char **argv)
 			}
 		}
 	}
+	size_t nb = p.nrecords;
 	if (flush(t, &p, &a)) {
-		rk_cli_fail(CMD, "writing a batch");
+		failed_batch(written, nb);
 		goto out;
 	}
 	double secs = now_s() - t0;

@@ -26,8 +26,26 @@ typedef struct rk__engine_options {
 int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options *opts);
 void rk_engine__close(rk__engine *e);
 
-/* Applies a batch atomically; sync=1 fsyncs the log first. */
+/* Applies a batch atomically; sync=1 fsyncs the log first. After a failed
+ * write (a full disk, an I/O error) the engine refuses every later write with
+ * the same code and message until it is reopened: nothing is acknowledged
+ * that the log might not replay. */
 int rk_engine__write(rk__engine *e, rk__ebatch *b, int sync);
+
+/* The message of the write failure that stopped the engine's writes
+ * ("engine DIR: <LevelDB's error, naming the file>..."), or NULL while it
+ * takes writes. Constant once set; valid until rk_engine__close. For a
+ * caller whose write ran on another thread (the message rk__err set there
+ * is that thread's). */
+const char *rk_engine__failure(rk__engine *e);
+
+/* Verifies each table file the engine's manifest lists: present, of the
+ * recorded size, and sound (ldb_table.h: footer, block handles, every
+ * block's checksum). Calls report(file path, what is wrong with it at which
+ * offset, payload) for each damaged one; returns how many. */
+size_t rk_engine__verify_tables(rk__engine *e,
+                                void (*report)(const char *file, const char *why, void *payload),
+                                void *payload);
 
 /* Bytes of the engine's files holding keys in [lo, hi). */
 uint64_t rk_engine__approx_size(rk__engine *e, const uint8_t *lo, size_t lolen, const uint8_t *hi,
@@ -58,7 +76,8 @@ void rk_eiter__next(rk__eiter *it);
 void rk_eiter__prev(rk__eiter *it);
 const uint8_t *rk_eiter__key(const rk__eiter *it, size_t *len);
 const uint8_t *rk_eiter__value(const rk__eiter *it, size_t *len);
-/* 0, or RK_ECORRUPT / RK_EIO with the engine's message. */
+/* 0, or RK_ECORRUPT / RK_EIO with the engine's message, followed by the
+ * damaged table file and what is wrong with it when one is found. */
 int rk_eiter__status(const rk__eiter *it);
 
 /* The engine's directory (for messages). */

@@ -3,14 +3,34 @@
  * ahead log, memtable and sorted tables. A thin mapping of engine.h onto
  * LevelDB's C API; LevelDB error strings are turned into rowkey codes naming
  * the engine directory.
+ *
+ * Two things LevelDB does not do, done here:
+ * - A failed write poisons the engine: every later write fails with the
+ *   first failure's message until the engine is reopened. LevelDB itself
+ *   only stops writing after a failed fsync; after a failed log append (a
+ *   full disk) it carries on, but its log writer has already counted the
+ *   lost record, so the records it appends next sit at offsets the reader
+ *   does not expect and are dropped when the log is replayed: acknowledged
+ *   writes lost. Reopening replays the log up to the failure.
+ * - Read errors name the damaged table file: LevelDB's "block checksum
+ *   mismatch" does not say which file; the engine then verifies its table
+ *   files (ldb_table.c) and adds the damaged one with the block's offset.
  */
 #include "store/local/engine.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <leveldb/c.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "key/error.h"
+#include "store/local/ldb_table.h"
 
 /* Under ThreadSanitizer: libleveldb is not instrumented, so TSan sees the
  * memcpy/memcmp its lock-free memtable makes but not the atomics that order
@@ -41,22 +61,256 @@ struct rk__engine {
 	leveldb_filterpolicy_t *bloom;
 	leveldb_writeoptions_t *wsync, *wasync;
 	char *path;
+	pthread_mutex_t mu; /* guards failure, diag_files, diag */
+	_Atomic int failed; /* set (release) once failure is set */
+	int failure_code;
+	char failure[1200]; /* the first failed write's message; constant once set */
+	char *diag_files; /* the live-file list the cached diagnosis was made for */
+	char *diag;       /* "table file ...: why" of the damaged files found */
 };
 
 struct rk__eiter {
 	leveldb_iterator_t *it;
 	leveldb_readoptions_t *ro;
-	const rk__engine *e;
+	rk__engine *e;
 };
+
+static int error_code(const char *err)
+{
+	if (strstr(err, "Corruption"))
+		return RK_ECORRUPT;
+	if (strstr(err, "lock") || strstr(err, "LOCK"))
+		return RK_EBUSY;
+	return RK_EIO;
+}
 
 static int map_error(const char *path, char *err)
 {
-	int code = RK_EIO;
-	if (strstr(err, "Corruption"))
-		code = RK_ECORRUPT;
-	else if (strstr(err, "lock") || strstr(err, "LOCK"))
-		code = RK_EBUSY;
+	int code = error_code(err);
 	rk__err(code, "engine %s: %s", path, err);
+	leveldb_free(err);
+	return code;
+}
+
+static char *str_dup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	return d ? memcpy(d, s, n) : NULL;
+}
+
+/* ---- table files ---- */
+
+/* The engine's live table files, from LevelDB's "leveldb.sstables"
+ * property: one line " NUMBER:SIZE[smallest .. largest]" per file (keys are
+ * escaped, so a newline only ever ends a line). Calls fn for each; stops at
+ * the first nonzero return. */
+static int each_live_file(const char *list, int (*fn)(uint64_t num, uint64_t size, void *),
+                          void *arg)
+{
+	for (const char *p = list; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		if (p[0] == ' ') {
+			char *e1, *e2;
+			unsigned long long num = strtoull(p + 1, &e1, 10);
+			if (e1 > p + 1 && *e1 == ':') {
+				unsigned long long size = strtoull(e1 + 1, &e2, 10);
+				if (e2 > e1 + 1 && *e2 == '[') {
+					int rc = fn(num, size, arg);
+					if (rc)
+						return rc;
+				}
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+static char *live_files(rk__engine *e)
+{
+	return leveldb_property_value(e->db, "leveldb.sstables");
+}
+
+static int is_listed(uint64_t num, uint64_t size, void *arg)
+{
+	(void)size;
+	return num == *(uint64_t *)arg;
+}
+
+/* Reads a whole file (what is there, should it shrink meanwhile); 0, or -1
+ * with errno. */
+static int slurp(uint8_t **out, size_t *len, const char *path)
+{
+	int fd = open(path, O_RDONLY), e = 0;
+	struct stat st;
+	uint8_t *b = NULL;
+	size_t got = 0;
+	*out = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		e = errno;
+		goto fail;
+	}
+	size_t n = (size_t)st.st_size;
+	if (!(b = malloc(n ? n : 1))) {
+		e = ENOMEM;
+		goto fail;
+	}
+	while (got < n) {
+		ssize_t r = pread(fd, b + got, n - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	*out = b;
+	*len = got;
+	return 0;
+fail:
+	free(b);
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+typedef struct verify_ctx {
+	rk__engine *e;
+	void (*report)(const char *file, const char *why, void *payload);
+	void *payload;
+	size_t damaged;
+} verify_ctx;
+
+/* Verifies one live file: present (as NUMBER.ldb, or LevelDB's older
+ * NUMBER.sst), of the size the manifest records, and sound. */
+static int verify_one(uint64_t num, uint64_t size, void *arg)
+{
+	verify_ctx *v = arg;
+	char path[4200], why[600];
+	uint8_t *buf;
+	size_t len;
+	snprintf(path, sizeof path, "%s/%06llu.ldb", v->e->path, (unsigned long long)num);
+	int rc = slurp(&buf, &len, path);
+	if (rc && errno == ENOENT) {
+		char alt[4200];
+		snprintf(alt, sizeof alt, "%s/%06llu.sst", v->e->path, (unsigned long long)num);
+		if ((rc = slurp(&buf, &len, alt)) == 0 || errno != ENOENT)
+			memcpy(path, alt, sizeof alt);
+		else
+			errno = ENOENT;
+	}
+	if (rc) {
+		int err = errno;
+		if (err == ENOENT) {
+			/* a compaction may have retired it meanwhile */
+			char *now = live_files(v->e);
+			int listed = each_live_file(now, is_listed, &num);
+			leveldb_free(now);
+			if (!listed)
+				return 0;
+			snprintf(why, sizeof why, "missing (the engine's manifest lists it, %llu bytes)",
+			         (unsigned long long)size);
+		} else {
+			snprintf(why, sizeof why, "cannot be read: %s", strerror(err));
+		}
+	} else if (len != size) {
+		snprintf(why, sizeof why, "%zu bytes, the engine's manifest records %llu (%s)", len,
+		         (unsigned long long)size, len < size ? "truncated" : "grown");
+	} else if (rk_ldb__verify_table(buf, len, why, sizeof why) == 0) {
+		why[0] = 0;
+	}
+	free(buf);
+	if (why[0]) {
+		v->damaged++;
+		v->report(path, why, v->payload);
+	}
+	return 0;
+}
+
+static size_t verify_list(rk__engine *e, const char *list,
+                          void (*report)(const char *file, const char *why, void *payload),
+                          void *payload)
+{
+	verify_ctx v = {e, report, payload, 0};
+	each_live_file(list, verify_one, &v);
+	return v.damaged;
+}
+
+size_t rk_engine__verify_tables(rk__engine *e,
+                                void (*report)(const char *file, const char *why, void *payload),
+                                void *payload)
+{
+	char *list = live_files(e);
+	size_t n = verify_list(e, list, report, payload);
+	leveldb_free(list);
+	return n;
+}
+
+typedef struct diag_buf {
+	char text[1000];
+	size_t len, more;
+} diag_buf;
+
+static void diag_add(const char *file, const char *why, void *payload)
+{
+	diag_buf *d = payload;
+	if (d->len) {
+		d->more++;
+		return;
+	}
+	int n = snprintf(d->text, sizeof d->text, "table file %s: %s", file, why);
+	d->len = n < 0 ? 0 : (size_t)n;
+}
+
+/* A read failed: the engine's message, plus the damaged table file when the
+ * table files show one (cached while the set of live files stays the same:
+ * a scan that keeps failing does not reread the engine each time). */
+static int map_read_error(rk__engine *e, char *err)
+{
+	int code = error_code(err);
+	char *list = code == RK_EBUSY ? NULL : live_files(e);
+	char *diag = NULL;
+	if (list) {
+		pthread_mutex_lock(&e->mu);
+		if (e->diag_files && !strcmp(e->diag_files, list))
+			diag = str_dup(e->diag);
+		pthread_mutex_unlock(&e->mu);
+		if (!diag) {
+			diag_buf d = {{0}, 0, 0};
+			verify_list(e, list, diag_add, &d);
+			if (d.len && d.more)
+				snprintf(d.text + d.len, sizeof d.text - d.len, " (and %zu more damaged files)",
+				         d.more);
+			if (d.len && (diag = str_dup(d.text)) != NULL) {
+				char *files = str_dup(list), *copy = str_dup(diag);
+				pthread_mutex_lock(&e->mu);
+				if (files && copy) {
+					free(e->diag_files);
+					free(e->diag);
+					e->diag_files = files;
+					e->diag = copy;
+					files = copy = NULL;
+				}
+				pthread_mutex_unlock(&e->mu);
+				free(files);
+				free(copy);
+			}
+		}
+		leveldb_free(list);
+	}
+	if (diag)
+		rk__err(code, "engine %s: %s; %s", e->path, err, diag);
+	else
+		rk__err(code, "engine %s: %s", e->path, err);
+	free(diag);
 	leveldb_free(err);
 	return code;
 }
@@ -68,6 +322,8 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 	*out = NULL;
 	if (!e || !(e->path = strdup(path)))
 		goto nomem;
+	pthread_mutex_init(&e->mu, NULL);
+	atomic_init(&e->failed, 0);
 	e->opts = leveldb_options_create();
 	e->cache = leveldb_cache_create_lru(8u << 20);
 	e->bloom = leveldb_filterpolicy_create_bloom(10);
@@ -107,6 +363,9 @@ void rk_engine__close(rk__engine *e)
 	leveldb_options_destroy(e->opts);
 	leveldb_cache_destroy(e->cache);
 	leveldb_filterpolicy_destroy(e->bloom);
+	pthread_mutex_destroy(&e->mu);
+	free(e->diag_files);
+	free(e->diag);
 	free(e->path);
 	free(e);
 }
@@ -116,11 +375,37 @@ const char *rk_engine__path(const rk__engine *e)
 	return e->path;
 }
 
+/* The refusal of a write after the engine failed. */
+static int refuse(rk__engine *e)
+{
+	return rk__err(e->failure_code, "%s", e->failure);
+}
+
 int rk_engine__write(rk__engine *e, rk__ebatch *b, int sync)
 {
 	char *err = NULL;
+	if (atomic_load_explicit(&e->failed, memory_order_acquire))
+		return refuse(e);
 	leveldb_write(e->db, sync ? e->wsync : e->wasync, (leveldb_writebatch_t *)b, &err);
-	return err ? map_error(e->path, err) : 0;
+	if (!err)
+		return 0;
+	int code = error_code(err);
+	pthread_mutex_lock(&e->mu);
+	if (!atomic_load_explicit(&e->failed, memory_order_relaxed)) {
+		snprintf(e->failure, sizeof e->failure,
+		         "engine %s: %s (this engine refuses writes until the store is reopened)",
+		         e->path, err);
+		e->failure_code = code;
+		atomic_store_explicit(&e->failed, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&e->mu);
+	leveldb_free(err);
+	return refuse(e);
+}
+
+const char *rk_engine__failure(rk__engine *e)
+{
+	return atomic_load_explicit(&e->failed, memory_order_acquire) ? e->failure : NULL;
 }
 
 uint64_t rk_engine__approx_size(rk__engine *e, const uint8_t *lo, size_t lolen, const uint8_t *hi,
@@ -283,5 +568,5 @@ int rk_eiter__status(const rk__eiter *it)
 {
 	char *err = NULL;
 	leveldb_iter_get_error(it->it, &err);
-	return err ? map_error(it->e->path, err) : 0;
+	return err ? map_read_error(it->e, err) : 0;
 }

@@ -1636,6 +1636,17 @@ static void problem(checker *c, const char *fmt, ...)
 	c->report(msg, c->payload);
 }
 
+typedef struct file_checker {
+	checker *c;
+	unsigned server;
+} file_checker;
+
+static void damaged_file(const char *file, const char *why, void *payload)
+{
+	file_checker *f = payload;
+	problem(f->c, "server %u: table file %s: %s", f->server, file, why);
+}
+
 static int local_check(size_t *out, rk_store *st, void (*report)(const char *, void *),
                        void *payload)
 {
@@ -1694,6 +1705,9 @@ static int local_check(size_t *out, rk_store *st, void (*report)(const char *, v
 		rk_eiter__free(it);
 		if (rc)
 			break;
+		/* each table file on its own, naming the damaged one */
+		file_checker fc = {&c, i};
+		rk_engine__verify_tables(e, damaged_file, &fc);
 	}
 	pthread_rwlock_unlock(&s->lock);
 	free(row);
