@@ -923,7 +923,7 @@ retry:
 	for (unsigned k = 0; k < ns; k++)
 		if (reqs[k].nacct && reqs[k].status && !rc)
 			rc = rk__err(reqs[k].status, "table %s: region server %u: write failed: %s",
-			             t->name, k, rk_error_last());
+			             t->name, k, rk_engine__failure(s->servers[k].engine));
 	if (results)
 		for (size_t i = 0; i < n; i++)
 			results[i] = reqs[server_of[i]].status;
