@@ -722,11 +722,22 @@ static int invert(rk_value *out, rk_encoder *e, const rk_part *p, const tval *v,
 		break;
 	case V_TBUCKET:
 		return 0; /* lossy: the field is not recovered here */
-	case V_RTS:
-		if (v->t != RK_T_U64 || v->v.v.u > p->vmax)
+	case V_RTS: {
+		/* a signed encoding (i64(rts(ts))) decodes the same value as I64 */
+		uint64_t r = v->v.v.u;
+		if (v->t == RK_T_I64) {
+			if (v->v.v.i < 0)
+				return corrupt_at(off, "reverse timestamp is negative", NULL);
+			r = (uint64_t)v->v.v.i;
+		} else if (v->t != RK_T_U64) {
+			return corrupt_at(off, "reverse timestamp is not an integer", NULL);
+		}
+		if (r > p->vmax)
 			return corrupt_at(off, "reverse timestamp is over its maximum", NULL);
-		x.v.v.u = p->vmax - v->v.v.u;
+		x.t = RK_T_U64;
+		x.v.v.u = p->vmax - r;
 		break;
+	}
 	case V_REVERSE:
 	case V_REVLABELS: {
 		uint8_t *d = dec_alloc(e, v->v.v.s.len);
