@@ -48,7 +48,9 @@ size_t rk_cell__esc_len(const uint8_t *s, size_t n)
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, s + i, 8);
-		z += (size_t)__builtin_popcountll(zero_bytes(w));
+		/* one bit per zero byte, at bit 7: gather them into the top byte (no
+		   popcount instruction assumed) */
+		z += (size_t)(((zero_bytes(w) >> 7) * 0x0101010101010101ull) >> 56);
 	}
 	for (; i < n; i++)
 		z += s[i] == 0;

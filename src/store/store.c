@@ -180,7 +180,9 @@ void rk_table_close(rk_table *table)
 
 /* ---- writes ---- */
 
-static int check_mutation(const rk_table *t, const rk_mutation *m, size_t i)
+/* `known`: a family name pointer already found in t (batches mostly repeat
+ * one literal), so its lookup can be skipped; updated when one is found. */
+static int check_mutation(const rk_table *t, const rk_mutation *m, size_t i, const char **known)
 {
 	char buf[200];
 	if (m->type < RK_MUT_PUT || m->type > RK_MUT_DELETE_ROW)
@@ -197,10 +199,12 @@ static int check_mutation(const rk_table *t, const rk_mutation *m, size_t i)
 		               t->name, i, (unsigned long long)m->ts);
 	if (m->type == RK_MUT_DELETE_ROW)
 		return 0;
-	if (!m->family || !rk_store__family(t, m->family, strlen(m->family)))
+	if (!m->family ||
+	    (m->family != *known && !rk_store__family(t, m->family, strlen(m->family))))
 		return rk__err(RK_EINVALID, "table %s: mutation %zu (row '%s'): unknown family '%s'",
 		               t->name, i, rk__err_bytes(buf, sizeof buf, m->row, m->row_len),
 		               m->family ? m->family : "(null)");
+	*known = m->family;
 	if (m->type == RK_MUT_DELETE_FAMILY)
 		return 0;
 	if (m->qualifier_len > RK_MAX_QUALIFIER_LEN)
@@ -228,8 +232,9 @@ int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *resu
 {
 	int first = 0, need_ts = 0;
 	rk_mutation *copy = NULL;
+	const char *known = NULL;
 	for (size_t i = 0; i < n; i++) {
-		int rc = check_mutation(table, &muts[i], i);
+		int rc = check_mutation(table, &muts[i], i, &known);
 		if (results)
 			results[i] = rc;
 		if (rc && !first)
@@ -239,8 +244,9 @@ int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *resu
 	}
 	if (first) {
 		/* re-run the first failing check so its message is the one left */
+		known = NULL;
 		for (size_t i = 0; i < n; i++)
-			if (check_mutation(table, &muts[i], i))
+			if (check_mutation(table, &muts[i], i, &known))
 				break;
 		return first;
 	}
