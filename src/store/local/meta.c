@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,22 +31,25 @@ int rk_meta__row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 	return al < bl ? -1 : al > bl;
 }
 
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
 uint32_t rk_meta__crc32(const uint8_t *p, size_t n)
 {
-	static uint32_t table[256];
-	static _Atomic int ready;
-	if (!atomic_load(&ready)) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
-		atomic_store(&ready, 1);
-	}
+	pthread_once(&crc_once, crc_init); /* two first callers must not both fill the table */
 	uint32_t c = 0xFFFFFFFFu;
 	for (size_t i = 0; i < n; i++)
-		c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+		c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
 	return c ^ 0xFFFFFFFFu;
 }
 
