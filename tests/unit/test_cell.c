@@ -153,7 +153,7 @@ static void test_row_bounds(void **state)
 	/* every cell of rows in [lo, hi) lies between the bounds, others outside */
 	for (int i = 0; i < 20000; i++) {
 		tcell a, lo, hi;
-		uint8_t blo[32], bhi[32];
+		uint8_t blo[4 + 2 * sizeof lo.row + 2], bhi[sizeof blo];
 		random_cell(&a);
 		random_cell(&lo);
 		random_cell(&hi);
