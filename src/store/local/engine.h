@@ -68,6 +68,14 @@ size_t rk_ebatch__count(const rk__ebatch *b);
  * the iterator (rk_eiter__free). key/value are borrowed until the next move. */
 rk__eiter *rk_eiter__new(rk__engine *e, int verify_checksums);
 void rk_eiter__free(rk__eiter *it);
+
+/* For point reads: an idle iterator of e whose snapshot no write has
+ * followed (or a new one), and its return when the read is done. A reused
+ * iterator sees every write acknowledged before rk_eiter__take; seek it
+ * before use. rk_eiter__give_back keeps at most a few, drops stale or failed
+ * ones, and rk_engine__close frees the rest. */
+rk__eiter *rk_eiter__take(rk__engine *e);
+void rk_eiter__give_back(rk__eiter *it);
 void rk_eiter__seek(rk__eiter *it, const uint8_t *k, size_t kl);
 void rk_eiter__seek_first(rk__eiter *it);
 void rk_eiter__seek_last(rk__eiter *it);

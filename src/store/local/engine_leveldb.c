@@ -54,6 +54,8 @@ const char *__tsan_default_suppressions(void)
 }
 #endif
 
+#define ENGINE_IDLE_ITERS 4
+
 struct rk__engine {
 	leveldb_t *db;
 	leveldb_options_t *opts;
@@ -67,12 +69,19 @@ struct rk__engine {
 	char failure[1200]; /* the first failed write's message; constant once set */
 	char *diag_files; /* the live-file list the cached diagnosis was made for */
 	char *diag;       /* "table file ...: why" of the damaged files found */
+	/* Point reads reuse idle iterators while nothing was written since they
+	 * were made (an iterator reads the snapshot of its creation). */
+	_Atomic uint64_t gen; /* bumped after every write returns */
+	pthread_mutex_t pool_mu;
+	rk__eiter *idle[ENGINE_IDLE_ITERS];
+	int nidle;
 };
 
 struct rk__eiter {
 	leveldb_iterator_t *it;
 	leveldb_readoptions_t *ro;
 	rk__engine *e;
+	uint64_t gen; /* the engine's gen read before this iterator was made */
 };
 
 static int error_code(const char *err)
@@ -323,7 +332,9 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 	if (!e || !(e->path = strdup(path)))
 		goto nomem;
 	pthread_mutex_init(&e->mu, NULL);
+	pthread_mutex_init(&e->pool_mu, NULL);
 	atomic_init(&e->failed, 0);
+	atomic_init(&e->gen, 0);
 	e->opts = leveldb_options_create();
 	e->cache = leveldb_cache_create_lru(8u << 20);
 	e->bloom = leveldb_filterpolicy_create_bloom(10);
@@ -356,6 +367,9 @@ void rk_engine__close(rk__engine *e)
 {
 	if (!e)
 		return;
+	for (int i = 0; i < e->nidle; i++) /* iterators go before their database */
+		rk_eiter__free(e->idle[i]);
+	e->nidle = 0;
 	if (e->db)
 		leveldb_close(e->db);
 	leveldb_writeoptions_destroy(e->wsync);
@@ -364,6 +378,7 @@ void rk_engine__close(rk__engine *e)
 	leveldb_cache_destroy(e->cache);
 	leveldb_filterpolicy_destroy(e->bloom);
 	pthread_mutex_destroy(&e->mu);
+	pthread_mutex_destroy(&e->pool_mu);
 	free(e->diag_files);
 	free(e->diag);
 	free(e->path);
@@ -387,6 +402,9 @@ int rk_engine__write(rk__engine *e, rk__ebatch *b, int sync)
 	if (atomic_load_explicit(&e->failed, memory_order_acquire))
 		return refuse(e);
 	leveldb_write(e->db, sync ? e->wsync : e->wasync, (leveldb_writebatch_t *)b, &err);
+	/* after the write is visible and before anyone is told it is done: an
+	 * iterator tagged with an older gen may miss it and is not reused */
+	atomic_fetch_add_explicit(&e->gen, 1, memory_order_release);
 	if (!err)
 		return 0;
 	int code = error_code(err);
@@ -509,10 +527,47 @@ rk__eiter *rk_eiter__new(rk__engine *e, int verify_checksums)
 	if (!it)
 		abort(); /* LevelDB itself aborts on allocation failure */
 	it->e = e;
+	it->gen = atomic_load_explicit(&e->gen, memory_order_acquire); /* before the snapshot */
 	it->ro = leveldb_readoptions_create();
 	leveldb_readoptions_set_verify_checksums(it->ro, (unsigned char)(verify_checksums != 0));
 	it->it = leveldb_create_iterator(e->db, it->ro);
 	return it;
+}
+
+rk__eiter *rk_eiter__take(rk__engine *e)
+{
+	uint64_t now = atomic_load_explicit(&e->gen, memory_order_acquire);
+	rk__eiter *stale[ENGINE_IDLE_ITERS], *it = NULL;
+	int nstale = 0;
+	pthread_mutex_lock(&e->pool_mu);
+	while (e->nidle > 0 && !it) {
+		rk__eiter *c = e->idle[--e->nidle];
+		if (c->gen == now)
+			it = c;
+		else
+			stale[nstale++] = c;
+	}
+	pthread_mutex_unlock(&e->pool_mu);
+	for (int i = 0; i < nstale; i++)
+		rk_eiter__free(stale[i]);
+	return it ? it : rk_eiter__new(e, 0);
+}
+
+void rk_eiter__give_back(rk__eiter *it)
+{
+	rk__engine *e = it->e;
+	char *err = NULL;
+	leveldb_iter_get_error(it->it, &err);
+	if (!err && it->gen == atomic_load_explicit(&e->gen, memory_order_acquire)) {
+		pthread_mutex_lock(&e->pool_mu);
+		if (e->nidle < ENGINE_IDLE_ITERS) {
+			e->idle[e->nidle++] = it;
+			it = NULL;
+		}
+		pthread_mutex_unlock(&e->pool_mu);
+	}
+	leveldb_free(err);
+	rk_eiter__free(it);
 }
 
 void rk_eiter__free(rk__eiter *it)

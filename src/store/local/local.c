@@ -973,7 +973,7 @@ static int local_get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	pthread_rwlock_rdlock(&s->lock);
 	rk__region *r = rk_meta__lookup(lt->tm, row, len);
 	unsigned srv = r->server;
-	rk__eiter *it = rk_eiter__new(s->servers[srv].engine, 0);
+	rk__eiter *it = rk_eiter__take(s->servers[srv].engine);
 	pthread_rwlock_unlock(&s->lock);
 
 	if ((rc = rk_rowasm__begin(&a, row, len)) != 0)
@@ -1008,7 +1008,7 @@ static int local_get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	else
 		rc = rk_rowbuf__copy(out, &rb.row);
 out_it:
-	rk_eiter__free(it);
+	rk_eiter__give_back(it);
 out:
 	rk_rowasm__fini(&a);
 	rk_rowbuf__fini(&rb);
