@@ -164,6 +164,23 @@ typedef struct rk_mutation {
  * is acknowledged under the store's durability mode. */
 int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *results);
 
+/* Buffered writes, like HBase's BufferedMutator: validates the batch as
+ * rk_table_apply does (a bad entry: its code, nothing queued), encodes it,
+ * queues each region server's share and returns without waiting, so the
+ * caller can prepare the next batch while the servers apply this one. The
+ * caller may reuse its buffers at once. Each server's share is still applied
+ * atomically, and batches reach a server in call order. At most two batches
+ * per handle are in flight: a third call first waits for the oldest, and if
+ * that one failed returns its error (naming the server) and queues nothing.
+ * Reads do not wait for queued batches; call rk_table_flush to read your own
+ * writes. Backends without buffering apply the batch before returning. */
+int rk_table_apply_async(rk_table *table, const rk_mutation *muts, size_t n);
+
+/* Waits until every batch queued with rk_table_apply_async on this handle is
+ * acknowledged; returns the first failure among them (0 if none).
+ * rk_table_close also waits, but cannot report failures. */
+int rk_table_flush(rk_table *table);
+
 /* One put: the cell family:qualifier of row at ts (0: now). */
 int rk_table_put(rk_table *table, const uint8_t *row, size_t row_len, const char *family,
                  const uint8_t *qualifier, size_t qualifier_len, uint64_t ts,

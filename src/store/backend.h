@@ -65,6 +65,11 @@ struct rk_backend_ops {
 	int (*write_metrics)(rk_store *s, const char *path);
 	/* the next assigned timestamp (strictly increasing, >= wall clock, us) */
 	uint64_t (*clock)(rk_store *s);
+	/* optional (NULL: rk_table_apply_async applies synchronously): queue a
+	 * validated batch and return before it is applied; flush waits for what
+	 * is queued and returns its first failure */
+	int (*apply_async)(rk_table *t, const rk_mutation *muts, size_t n);
+	int (*flush)(rk_table *t);
 };
 
 /* The local backend's open (src/store/local/local.c). */

@@ -228,11 +228,15 @@ static int check_mutation(const rk_table *t, const rk_mutation *m, size_t i, con
 	return 0;
 }
 
-int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *results)
+/* Validates muts and gives them timestamps: *use is muts or a copy the
+ * caller frees (*copy). */
+static int prepare(rk_table *table, const rk_mutation *muts, size_t n, int *results,
+                   const rk_mutation **use, rk_mutation **copy)
 {
 	int first = 0, need_ts = 0;
-	rk_mutation *copy = NULL;
 	const char *known = NULL;
+	*use = muts;
+	*copy = NULL;
 	for (size_t i = 0; i < n; i++) {
 		int rc = check_mutation(table, &muts[i], i, &known);
 		if (results)
@@ -250,23 +254,49 @@ int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *resu
 				break;
 		return first;
 	}
-	if (n == 0)
-		return 0;
-	if (need_ts) {
+	if (n && need_ts) {
 		uint64_t ts = table->store->ops->clock(table->store);
-		copy = malloc(n * sizeof *copy);
-		if (!copy)
+		rk_mutation *c = malloc(n * sizeof *c);
+		if (!c)
 			return rk__err(RK_ENOMEM, "table %s: out of memory for %zu mutations", table->name,
 			               n);
-		memcpy(copy, muts, n * sizeof *copy);
+		memcpy(c, muts, n * sizeof *c);
 		for (size_t i = 0; i < n; i++)
-			if (!copy[i].ts)
-				copy[i].ts = ts;
-		muts = copy;
+			if (!c[i].ts)
+				c[i].ts = ts;
+		*use = *copy = c;
 	}
-	int rc = table->store->ops->apply(table, muts, n, results);
+	return 0;
+}
+
+int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *results)
+{
+	const rk_mutation *use;
+	rk_mutation *copy;
+	int rc = prepare(table, muts, n, results, &use, &copy);
+	if (rc || n == 0)
+		return rc;
+	rc = table->store->ops->apply(table, use, n, results);
 	free(copy);
 	return rc;
+}
+
+int rk_table_apply_async(rk_table *table, const rk_mutation *muts, size_t n)
+{
+	const rk_mutation *use;
+	rk_mutation *copy;
+	int rc = prepare(table, muts, n, NULL, &use, &copy);
+	if (rc || n == 0)
+		return rc;
+	const struct rk_backend_ops *ops = table->store->ops;
+	rc = ops->apply_async ? ops->apply_async(table, use, n) : ops->apply(table, use, n, NULL);
+	free(copy);
+	return rc;
+}
+
+int rk_table_flush(rk_table *table)
+{
+	return table->store->ops->flush ? table->store->ops->flush(table) : 0;
 }
 
 int rk_table_put(rk_table *table, const uint8_t *row, size_t row_len, const char *family,

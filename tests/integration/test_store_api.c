@@ -155,6 +155,61 @@ static void test_put_get_versions_deletes(void **state)
 	free(dir);
 }
 
+/* rk_table_apply_async: batches queued while the caller refills one buffer,
+ * across two servers; a bad batch refused at once with nothing queued; after
+ * rk_table_flush every row reads back, the newest put of a row winning. */
+static void test_buffered_writes(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("async");
+	rk_store *s = open_store(dir, 2, 0);
+	const char *splits[] = {"m"};
+	create(s, "t", splits, 1, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	enum { NB = 50, BS = 100 };
+	char rows[BS][16], vals[BS][16];
+	rk_mutation m[BS];
+	for (int b = 0; b < NB; b++) {
+		for (int k = 0; k < BS; k++) {
+			int i = b * BS + k;
+			/* rows a.. and n..: both servers; batch b rewrites b-1's rows */
+			snprintf(rows[k], sizeof rows[k], "%c%05d", k % 2 ? 'a' : 'n', (i % (2 * BS)));
+			snprintf(vals[k], sizeof vals[k], "v%d", b);
+			m[k] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)rows[k], strlen(rows[k]), "cf",
+			                     (const uint8_t *)"q", 1, 0, (const uint8_t *)vals[k],
+			                     strlen(vals[k])};
+		}
+		ST_OK(rk_table_apply_async(t, m, BS));
+		memset(rows, 'X', sizeof rows); /* the store copied them */
+		memset(vals, 'X', sizeof vals);
+	}
+	rk_mutation bad = {RK_MUT_PUT, (const uint8_t *)"zz", 2, "nope", NULL, 0, 0,
+	                   (const uint8_t *)"x", 1};
+	assert_int_equal(rk_table_apply_async(t, &bad, 1), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "nope"));
+	ST_OK(rk_table_flush(t));
+	ST_OK(rk_table_flush(t)); /* nothing left: at once */
+	want_value(t, "zz", "cf", "q", NULL);
+	/* 200 distinct rows; the last two batches wrote them last */
+	for (int i = 0; i < 2 * BS; i++) {
+		char row[16], want[16];
+		int b = (NB - 2) + (i / BS); /* i < BS: batch NB-2, else NB-1 */
+		snprintf(row, sizeof row, "%c%05d", (i % BS) % 2 ? 'a' : 'n', i);
+		snprintf(want, sizeof want, "v%d", b);
+		want_value(t, row, "cf", "q", want);
+	}
+	rk_server_info *si;
+	size_t ns;
+	ST_OK(rk_store_servers(&si, &ns, s));
+	assert_true(si[0].writes > 0 && si[1].writes > 0);
+	free(si);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 static void test_bad_input_writes_nothing(void **state)
 {
 	(void)state;
@@ -443,6 +498,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_get_versions_deletes),
+		cmocka_unit_test(test_buffered_writes),
 		cmocka_unit_test(test_bad_input_writes_nothing),
 		cmocka_unit_test(test_scans_across_regions),
 		cmocka_unit_test(test_auto_split_salted),

@@ -62,8 +62,10 @@ static void value_of(char *buf, uint64_t i)
 }
 
 /* The child: BATCHES batches of BATCH puts, each reported on fd, failed or
- * not (a caller may well retry after a failure). */
-static int writer(const char *dir, int fd)
+ * not (a caller may well retry after a failure). `buffered`: through
+ * rk_table_apply_async, a flush after the last; a report's results are then
+ * unknown (-1), its rc what apply_async (or, for the last, flush) said. */
+static int writer(const char *dir, int fd, int buffered)
 {
 	rk_store *s;
 	rk_table *t;
@@ -85,7 +87,15 @@ static int writer(const char *dir, int fd)
 			m[k] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)rows[k], 8, "f", NULL, 0, 0,
 			                     (const uint8_t *)vals[k], VAL_LEN};
 		}
-		r.rc = rk_table_apply(t, m, BATCH, res);
+		if (buffered) {
+			r.rc = rk_table_apply_async(t, m, BATCH);
+			if (b == BATCHES - 1 && !r.rc)
+				r.rc = rk_table_flush(t);
+			for (int k = 0; k < BATCH; k++)
+				res[k] = -1;
+		} else {
+			r.rc = rk_table_apply(t, m, BATCH, res);
+		}
 		for (int k = 0; k < BATCH; k++)
 			r.results[k] = res[k];
 		if (r.rc)
@@ -112,7 +122,8 @@ static void create_store(const char *dir)
 }
 
 /* Runs the writer under the shim; fills reps[BATCHES]. */
-static void run_writer(const char *dir, const char *budget, const char *fails, report *reps)
+static void run_writer(const char *dir, const char *budget, const char *fails, report *reps,
+                       int buffered)
 {
 	const char *shim = getenv("RK_ENOSPC_SHIM");
 	char e_pre[4200], e_dir[4200], e_bytes[64], e_fails[64], e_asan[1024];
@@ -148,7 +159,8 @@ static void run_writer(const char *dir, const char *budget, const char *fails, r
 		char a_fd[16];
 		close(p[0]);
 		snprintf(a_fd, sizeof a_fd, "%d", p[1]);
-		char *argv[] = {"test_store_full_disk", "--writer", (char *)dir, a_fd, NULL};
+		char *argv[] = {"test_store_full_disk", buffered ? "--writer-async" : "--writer",
+		                (char *)dir, a_fd, NULL};
 		execve("/proc/self/exe", argv, env);
 		_exit(9);
 	}
@@ -202,7 +214,17 @@ static void verify(const char *dir, const report *reps)
 			rk_row *r = NULL;
 			row_name(row, i);
 			int rc = rk_table_get(&r, t, (const uint8_t *)row, 8, NULL);
-			if (reps[b].results[k] == 0) {
+			if (reps[b].results[k] == -1) { /* buffered: either way, but whole */
+				if (rc == 0) {
+					acked++;
+					value_of(val, i);
+					assert_int_equal(r->ncells, 1);
+					assert_memory_equal(r->cells[0].value, val, VAL_LEN);
+				} else {
+					failed++;
+					assert_int_equal(rc, RK_ENOTFOUND);
+				}
+			} else if (reps[b].results[k] == 0) {
 				acked++;
 				if (rc)
 					fail_msg("acknowledged row %s (batch %llu) lost: %s", row,
@@ -235,7 +257,7 @@ static void test_disk_stays_full(void **state)
 	static report reps[BATCHES];
 	char *dir = st_tmpdir("enospc");
 	create_store(dir);
-	run_writer(dir, "150000", "0", reps);
+	run_writer(dir, "150000", "0", reps, 0);
 	check_message(reps);
 	verify(dir, reps);
 	st_rmtree(dir);
@@ -248,7 +270,7 @@ static void test_disk_full_once(void **state)
 	static report reps[BATCHES];
 	char *dir = st_tmpdir("enospc1");
 	create_store(dir);
-	run_writer(dir, "150000", "1", reps);
+	run_writer(dir, "150000", "1", reps, 0);
 	check_message(reps);
 	/* the server whose write failed refuses every later write (saying why);
 	 * the other one, with its own log, goes on */
@@ -282,10 +304,28 @@ static void test_disk_full_once(void **state)
 	free(dir);
 }
 
+/* Buffered writes on a disk that fills: a failure surfaces at a later
+ * apply_async or at the flush, naming the server and the cause; once one is
+ * reported no further batch is queued; the store is clean afterwards. */
+static void test_disk_full_buffered(void **state)
+{
+	(void)state;
+	static report reps[BATCHES];
+	char *dir = st_tmpdir("enospc-async");
+	create_store(dir);
+	run_writer(dir, "150000", "0", reps, 1);
+	check_message(reps);
+	verify(dir, reps);
+	st_rmtree(dir);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--writer"))
-		return writer(argv[2], atoi(argv[3]));
+		return writer(argv[2], atoi(argv[3]), 0);
+	if (argc == 4 && !strcmp(argv[1], "--writer-async"))
+		return writer(argv[2], atoi(argv[3]), 1);
 	const char *shim = getenv("RK_ENOSPC_SHIM");
 	if (!shim || access(shim, R_OK)) {
 		fprintf(stderr, "skipped: RK_ENOSPC_SHIM does not name the full-disk shim\n");
@@ -294,6 +334,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disk_stays_full),
 		cmocka_unit_test(test_disk_full_once),
+		cmocka_unit_test(test_disk_full_buffered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

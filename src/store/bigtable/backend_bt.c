@@ -1113,4 +1113,6 @@ static const struct rk_backend_ops bt_ops = {
 	bt_check,
 	bt_write_metrics,
 	bt_clock,
+	NULL, /* apply_async: MutateRows is applied before rk_table_apply_async returns */
+	NULL, /* flush: nothing is ever queued */
 };

@@ -66,6 +66,15 @@ typedef struct rk__local {
 	size_t metrics_base_len;
 } rk__local;
 
+/* Buffered writes: two request sets, so the caller encodes the next batch
+ * while the region servers apply the last. A set is reused only after its
+ * requests were acknowledged. */
+typedef struct rk__aset {
+	rk__wreq *reqs; /* one per server */
+	rk__wdone done;
+	int in_flight;
+} rk__aset;
+
 typedef struct rk__ltable {
 	struct rk_table base;
 	rk__local *st;
@@ -78,6 +87,8 @@ typedef struct rk__ltable {
 	size_t server_of_cap;
 	uint8_t *key;
 	size_t key_cap;
+	rk__aset *aset;        /* buffered writes: two request sets, NULL until used */
+	int anext;             /* the set the next buffered batch fills */
 } rk__ltable;
 
 static const struct rk_backend_ops local_ops;
@@ -806,9 +817,23 @@ static int local_table_open(rk_table **out, rk_store *st, const char *name)
 	return 0;
 }
 
+static int local_flush(rk_table *tb);
+
 static void local_table_close(rk_table *tb)
 {
 	rk__ltable *lt = (rk__ltable *)tb;
+	if (lt->aset) {
+		local_flush(tb); /* its requests point into the sets; errors: rk_table_flush */
+		for (int i = 0; i < 2; i++) {
+			for (unsigned k = 0; k < lt->st->nservers; k++) {
+				rk_ebatch__free(lt->aset[i].reqs[k].batch);
+				free(lt->aset[i].reqs[k].acct);
+			}
+			free(lt->aset[i].reqs);
+			rk_wdone__fini(&lt->aset[i].done);
+		}
+		free(lt->aset);
+	}
 	for (unsigned k = 0; lt->reqs && k < lt->st->nservers; k++) {
 		rk_ebatch__free(lt->reqs[k].batch);
 		free(lt->reqs[k].acct);
@@ -830,33 +855,23 @@ static void wait_not_moving(rk__local *s, rk__region *r)
 	pthread_mutex_unlock(&s->move_mu);
 }
 
-static int local_apply(rk_table *tb, const rk_mutation *muts, size_t n, int *results)
+/* Encodes muts (validated, timestamps set) into one request per region
+ * server in reqs[] (nservers of them, reused) and queues those that got
+ * cells, counted in *done (initialised by the caller). server_of[i], when
+ * not NULL, gets each mutation's server. On an error nothing is queued. */
+static int queue_batch(rk__ltable *lt, rk__wreq *reqs, rk__wdone *done, const rk_mutation *muts,
+                       size_t n, unsigned *server_of)
 {
-	rk__ltable *lt = (rk__ltable *)tb;
 	rk__local *s = lt->st;
 	rk__tmeta *t = lt->tm;
 	unsigned ns = s->nservers;
-	rk__wdone done;
 	int rc = 0;
-	if (!lt->reqs && !(lt->reqs = calloc(ns, sizeof *lt->reqs)))
-		return rk__err(RK_ENOMEM, "table %s: out of memory for a batch", t->name);
-	if (n > lt->server_of_cap) {
-		unsigned *so = realloc(lt->server_of, n * sizeof *so);
-		if (!so)
-			return rk__err(RK_ENOMEM, "table %s: out of memory for a batch of %zu", t->name,
-			               n);
-		lt->server_of = so;
-		lt->server_of_cap = n;
-	}
-	rk__wreq *reqs = lt->reqs;
-	unsigned *server_of = lt->server_of;
 	for (unsigned k = 0; k < ns; k++) {
 		if (reqs[k].batch)
 			rk_ebatch__clear(reqs[k].batch);
 		reqs[k].nacct = 0;
 		reqs[k].status = 0;
 	}
-	rk_wdone__init(&done);
 retry:
 	pthread_rwlock_rdlock(&s->lock);
 	for (size_t i = 0; i < n; i++) {
@@ -873,11 +888,12 @@ retry:
 			goto retry;
 		}
 		rk__wreq *q = &reqs[r->server];
-		server_of[i] = r->server;
+		if (server_of)
+			server_of[i] = r->server;
 		if (!q->batch && !(q->batch = rk_ebatch__new())) {
 			pthread_rwlock_unlock(&s->lock);
 			rc = rk__err(RK_ENOMEM, "table %s: out of memory", t->name);
-			goto out;
+			goto fail;
 		}
 		size_t rowesc = rk_cell__esc_len(m->row, m->row_len);
 		uint64_t cells = 0, bytes = 0;
@@ -893,7 +909,7 @@ retry:
 			size_t need = rk_cell__key_len(rowesc, fl, m->qualifier, m->qualifier_len, marker);
 			if ((rc = grow_buf(&lt->key, &lt->key_cap, need)) != 0) {
 				pthread_rwlock_unlock(&s->lock);
-				goto out;
+				goto fail;
 			}
 			size_t kl = rk_cell__encode(lt->key, t->id, m->row, m->row_len, fam, fl,
 			                            m->qualifier, m->qualifier_len, marker, m->ts, type);
@@ -904,37 +920,125 @@ retry:
 		}
 		if ((rc = rk_wreq__account(q, r, cells, bytes)) != 0) {
 			pthread_rwlock_unlock(&s->lock);
-			goto out;
+			goto fail;
 		}
 	}
 	int sync = s->opts.durability == RK_DURABILITY_SYNC;
 	for (unsigned k = 0; k < ns; k++)
 		if (reqs[k].nacct)
-			done.pending++;
+			done->pending++;
 	for (unsigned k = 0; k < ns; k++) {
 		if (!reqs[k].nacct)
 			continue;
 		reqs[k].sync = sync;
-		reqs[k].done = &done;
+		reqs[k].done = done;
 		rk_server__submit(&s->servers[k], &reqs[k]);
 	}
 	pthread_rwlock_unlock(&s->lock);
-	rk_wdone__wait(&done);
+	return 0;
+fail:
 	for (unsigned k = 0; k < ns; k++)
-		if (reqs[k].nacct && reqs[k].status && !rc)
-			rc = rk__err(reqs[k].status, "table %s: region server %u: write failed: %s",
-			             t->name, k, rk_engine__failure(s->servers[k].engine));
+		reqs[k].nacct = 0;
+	return rc;
+}
+
+/* The first failure among the acknowledged requests reqs[] (0 if none). */
+static int batch_status(rk__ltable *lt, const rk__wreq *reqs)
+{
+	rk__local *s = lt->st;
+	for (unsigned k = 0; k < s->nservers; k++)
+		if (reqs[k].nacct && reqs[k].status)
+			return rk__err(reqs[k].status, "table %s: region server %u: write failed: %s",
+			               lt->tm->name, k, rk_engine__failure(s->servers[k].engine));
+	return 0;
+}
+
+static int local_apply(rk_table *tb, const rk_mutation *muts, size_t n, int *results)
+{
+	rk__ltable *lt = (rk__ltable *)tb;
+	rk__tmeta *t = lt->tm;
+	unsigned ns = lt->st->nservers;
+	rk__wdone done;
+	int rc;
+	if (!lt->reqs && !(lt->reqs = calloc(ns, sizeof *lt->reqs)))
+		return rk__err(RK_ENOMEM, "table %s: out of memory for a batch", t->name);
+	if (n > lt->server_of_cap) {
+		unsigned *so = realloc(lt->server_of, n * sizeof *so);
+		if (!so)
+			return rk__err(RK_ENOMEM, "table %s: out of memory for a batch of %zu", t->name,
+			               n);
+		lt->server_of = so;
+		lt->server_of_cap = n;
+	}
+	rk_wdone__init(&done);
+	rc = queue_batch(lt, lt->reqs, &done, muts, n, lt->server_of);
+	if (rc) {
+		if (results)
+			for (size_t i = 0; i < n; i++)
+				results[i] = rc;
+		rk_wdone__fini(&done);
+		return rc;
+	}
+	rk_wdone__wait(&done);
+	rc = batch_status(lt, lt->reqs);
 	if (results)
 		for (size_t i = 0; i < n; i++)
-			results[i] = reqs[server_of[i]].status;
+			results[i] = lt->reqs[lt->server_of[i]].status;
 	rk_wdone__fini(&done);
 	return rc;
-out:
-	if (results)
-		for (size_t i = 0; i < n; i++)
-			results[i] = rc;
-	rk_wdone__fini(&done);
+}
+
+/* Waits for a set in flight; its first failure, if any. */
+static int aset_settle(rk__ltable *lt, rk__aset *a)
+{
+	if (!a->in_flight)
+		return 0;
+	rk_wdone__wait(&a->done);
+	a->in_flight = 0;
+	return batch_status(lt, a->reqs);
+}
+
+static int local_flush(rk_table *tb)
+{
+	rk__ltable *lt = (rk__ltable *)tb;
+	int rc = 0;
+	for (int i = 0; lt->aset && i < 2; i++) {
+		int r = aset_settle(lt, &lt->aset[lt->anext ^ i]); /* the older set first */
+		if (r && !rc)
+			rc = r;
+	}
 	return rc;
+}
+
+static int local_apply_async(rk_table *tb, const rk_mutation *muts, size_t n)
+{
+	rk__ltable *lt = (rk__ltable *)tb;
+	unsigned ns = lt->st->nservers;
+	if (!lt->aset) {
+		rk__aset *a = calloc(2, sizeof *a);
+		if (!a || !(a[0].reqs = calloc(ns, sizeof *a[0].reqs)) ||
+		    !(a[1].reqs = calloc(ns, sizeof *a[1].reqs))) {
+			if (a) {
+				free(a[0].reqs);
+				free(a);
+			}
+			return rk__err(RK_ENOMEM, "table %s: out of memory for buffered writes",
+			               lt->tm->name);
+		}
+		rk_wdone__init(&a[0].done);
+		rk_wdone__init(&a[1].done);
+		lt->aset = a;
+		lt->anext = 0;
+	}
+	rk__aset *a = &lt->aset[lt->anext];
+	int rc = aset_settle(lt, a); /* the batch before the last one */
+	if (rc)
+		return rk__err_wrap(rc, "an earlier buffered batch failed; this one was not queued");
+	if ((rc = queue_batch(lt, a->reqs, &a->done, muts, n, NULL)) != 0)
+		return rc;
+	a->in_flight = 1;
+	lt->anext ^= 1;
+	return 0;
 }
 
 /* ---- reads ---- */
@@ -1832,4 +1936,6 @@ static const struct rk_backend_ops local_ops = {
 	local_check,
 	local_write_metrics,
 	local_clock,
+	local_apply_async,
+	local_flush,
 };
