@@ -251,27 +251,37 @@ static void verify(const char *dir, const report *reps)
 	ST_OK(rk_store_close(s));
 }
 
+/* A fresh store, the writer under the shim (`fails`: "0" a disk that stays
+ * full, "1" full for one write call), and the first failure's message
+ * checked. The caller verifies, then removes and frees the directory. */
+static char *full_disk_run(const char *name, const char *fails, int buffered, report *reps)
+{
+	char *dir = st_tmpdir(name);
+	create_store(dir);
+	run_writer(dir, "150000", fails, reps, buffered);
+	check_message(reps);
+	return dir;
+}
+
+static void done_with(char *dir, const report *reps)
+{
+	verify(dir, reps);
+	st_rmtree(dir);
+	free(dir);
+}
+
 static void test_disk_stays_full(void **state)
 {
 	(void)state;
 	static report reps[BATCHES];
-	char *dir = st_tmpdir("enospc");
-	create_store(dir);
-	run_writer(dir, "150000", "0", reps, 0);
-	check_message(reps);
-	verify(dir, reps);
-	st_rmtree(dir);
-	free(dir);
+	done_with(full_disk_run("enospc", "0", 0, reps), reps);
 }
 
 static void test_disk_full_once(void **state)
 {
 	(void)state;
 	static report reps[BATCHES];
-	char *dir = st_tmpdir("enospc1");
-	create_store(dir);
-	run_writer(dir, "150000", "1", reps, 0);
-	check_message(reps);
+	char *dir = full_disk_run("enospc1", "1", 0, reps);
 	/* the server whose write failed refuses every later write (saying why);
 	 * the other one, with its own log, goes on */
 	int first = -1, srv = -1, other_ok = 0;
@@ -299,9 +309,7 @@ static void test_disk_full_once(void **state)
 	}
 	assert_true(first >= 0 && first + 1 < BATCHES);
 	assert_true(other_ok);
-	verify(dir, reps);
-	st_rmtree(dir);
-	free(dir);
+	done_with(dir, reps);
 }
 
 /* Buffered writes on a disk that fills: a failure surfaces at a later
@@ -311,13 +319,7 @@ static void test_disk_full_buffered(void **state)
 {
 	(void)state;
 	static report reps[BATCHES];
-	char *dir = st_tmpdir("enospc-async");
-	create_store(dir);
-	run_writer(dir, "150000", "0", reps, 1);
-	check_message(reps);
-	verify(dir, reps);
-	st_rmtree(dir);
-	free(dir);
+	done_with(full_disk_run("enospc-async", "0", 1, reps), reps);
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include <leveldb/c.h>
 
 #include "integration/store_test_util.h"
+#include "store/local/crc.h"
 #include "store/local/ldb_table.h"
 
 static void test_crc32c(void **state)
@@ -25,10 +26,10 @@ static void test_crc32c(void **state)
 	uint8_t zeros[32] = {0}, ones[32];
 	memset(ones, 0xff, sizeof ones);
 	/* RFC 3720, appendix B.4, and the usual check value */
-	assert_int_equal(rk_ldb__crc32c((const uint8_t *)"123456789", 9), 0xE3069283u);
-	assert_int_equal(rk_ldb__crc32c(zeros, 32), 0x8A9136AAu);
-	assert_int_equal(rk_ldb__crc32c(ones, 32), 0x62A8AB43u);
-	assert_int_equal(rk_ldb__crc32c(zeros, 0), 0);
+	assert_int_equal(rk_crc__32c((const uint8_t *)"123456789", 9), 0xE3069283u);
+	assert_int_equal(rk_crc__32c(zeros, 32), 0x8A9136AAu);
+	assert_int_equal(rk_crc__32c(ones, 32), 0x62A8AB43u);
+	assert_int_equal(rk_crc__32c(zeros, 0), 0);
 }
 
 static void test_snappy(void **state)

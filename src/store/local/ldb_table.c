@@ -20,42 +20,18 @@
  */
 #include "store/local/ldb_table.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "key/error.h"
+#include "store/local/crc.h"
 
 #define FOOTER_LEN 48
 #define TRAILER_LEN 5
 #define TABLE_MAGIC 0xdb4775248b80fb57ull
 #define MASK_DELTA 0xa282ead8u
-
-/* ---- CRC-32C ---- */
-
-static uint32_t crc_table[256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0x82F63B78u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-uint32_t rk_ldb__crc32c(const uint8_t *p, size_t n)
-{
-	pthread_once(&crc_once, crc_init);
-	uint32_t c = 0xFFFFFFFFu;
-	for (size_t i = 0; i < n; i++)
-		c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-	return c ^ 0xFFFFFFFFu;
-}
 
 /* ---- little-endian integers and varints, bounds-checked ---- */
 
@@ -203,7 +179,7 @@ static int check_block(vt *v, const handle *h, const char *what)
 	const uint8_t *b = v->p + h->off;
 	size_t sz = (size_t)h->size;
 	uint32_t stored = get_u32(b + sz + 1), rot = stored - MASK_DELTA;
-	uint32_t want = rot >> 17 | rot << 15, got = rk_ldb__crc32c(b, sz + 1);
+	uint32_t want = rot >> 17 | rot << 15, got = rk_crc__32c(b, sz + 1);
 	if (want != got)
 		return bad(v, "%s at offset %llu (%llu bytes): checksum mismatch (stored %08x, "
 		              "computed %08x)",

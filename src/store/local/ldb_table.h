@@ -12,9 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CRC-32C (Castagnoli) of p[0..n), as LevelDB's crc32c::Value. */
-uint32_t rk_ldb__crc32c(const uint8_t *p, size_t n);
-
 /* Verifies one table file held in memory (p, n: the whole file): footer
  * magic, every block handle inside the file, every block's checksum (data,
  * filter, metaindex, index), and that the index and metaindex blocks parse.

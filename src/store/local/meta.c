@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "key/error.h"
 #include "store/cell.h"
+#include "store/local/crc.h"
 
 #define META_MAGIC "RKMETA01"
 #define META_VERSION 1u
@@ -29,28 +29,6 @@ int rk_meta__row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 	if (c)
 		return c;
 	return al < bl ? -1 : al > bl;
-}
-
-static uint32_t crc_table[256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-uint32_t rk_meta__crc32(const uint8_t *p, size_t n)
-{
-	pthread_once(&crc_once, crc_init); /* two first callers must not both fill the table */
-	uint32_t c = 0xFFFFFFFFu;
-	for (size_t i = 0; i < n; i++)
-		c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-	return c ^ 0xFFFFFFFFu;
 }
 
 void rk_meta__init(rk__meta *m, unsigned n_servers)
@@ -334,7 +312,7 @@ int rk_meta__encode(uint8_t **out, size_t *len, const rk__meta *m)
 	}
 	size_t body = b.len - 16;
 	rk_cell__put_u32(b.p + 8, (uint32_t)body);
-	rk_cell__put_u32(b.p + b.len - 4, rk_meta__crc32(b.p + 12, body));
+	rk_cell__put_u32(b.p + b.len - 4, rk_crc__32(b.p + 12, body));
 	*out = b.p;
 	*len = b.len;
 	return 0;
@@ -546,7 +524,7 @@ int rk_meta__decode(rk__meta *m, const uint8_t *buf, size_t len, const char *fil
 		return rk__err(RK_ECORRUPT, "%s: body length %u but file holds %zu", file, body_len,
 		               len - 16);
 	uint32_t crc = rk_cell__get_u32(buf + len - 4);
-	if (crc != rk_meta__crc32(buf + 12, body_len))
+	if (crc != rk_crc__32(buf + 12, body_len))
 		return rk__err(RK_ECORRUPT, "%s: checksum mismatch (file damaged)", file);
 	r.end = buf + len - 4;
 	if (ru32(&r, &version, "version") || ru32(&r, &nsrv, "server count") ||

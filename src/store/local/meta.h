@@ -107,6 +107,5 @@ int rk_meta__save(const char *dir, const uint8_t *buf, size_t len);
 int rk_meta__read(uint8_t **out, size_t *len, const char *dir);
 
 int rk_meta__row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl);
-uint32_t rk_meta__crc32(const uint8_t *p, size_t n);
 
 #endif
