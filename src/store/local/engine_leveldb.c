@@ -55,6 +55,7 @@ const char *__tsan_default_suppressions(void)
 #endif
 
 #define ENGINE_IDLE_ITERS 4
+#define ENGINE_ITER_USES 32
 
 struct rk__engine {
 	leveldb_t *db;
@@ -82,6 +83,7 @@ struct rk__eiter {
 	leveldb_readoptions_t *ro;
 	rk__engine *e;
 	uint64_t gen; /* the engine's gen read before this iterator was made */
+	unsigned uses; /* point reads it served (pooled iterators retire after a few) */
 };
 
 static int error_code(const char *err)
@@ -558,7 +560,11 @@ void rk_eiter__give_back(rk__eiter *it)
 	rk__engine *e = it->e;
 	char *err = NULL;
 	leveldb_iter_get_error(it->it, &err);
-	if (!err && it->gen == atomic_load_explicit(&e->gen, memory_order_acquire)) {
+	/* retired after ENGINE_ITER_USES reads even without writes: an iterator
+	 * pins the table files of its creation, and a compaction since may have
+	 * merged them into fewer (cheaper to seek) */
+	if (!err && ++it->uses < ENGINE_ITER_USES &&
+	    it->gen == atomic_load_explicit(&e->gen, memory_order_acquire)) {
 		pthread_mutex_lock(&e->pool_mu);
 		if (e->nidle < ENGINE_IDLE_ITERS) {
 			e->idle[e->nidle++] = it;
