@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # rowkey check on damaged engine table files: a flipped byte inside an .ldb,
-# a truncated .ldb and a missing .ldb each make check exit 1 with a message
-# that names the file (and its region server's engine), says what is wrong
-# and, for a damaged block, at which offset. A scan over the damage names the
-# file too. An undamaged copy of the same store checks clean.
+# a damaged footer, a truncated .ldb and a missing .ldb each make check exit
+# 1 with a message that names the file (and its region server's engine),
+# says what is wrong and, for a damaged block, at which offset. A scan over
+# the damage names the file too. Only a missing file keeps the store from
+# opening (LevelDB refuses); with the others it opens, and the undamaged
+# server serves reads and writes. An undamaged copy checks clean.
 set -u
 : "${ROWKEY:?ROWKEY must point at the built rowkey binary}"
 T=$(mktemp -d)
@@ -32,21 +34,28 @@ has "engine $DB/rs-001" out
 code 1 scan --db "$DB" t --count
 has "table file $LDB: data block at offset" err
 
-# a damaged footer
+# a damaged footer: the store still opens; check, and a scan over the
+# damage, name the file; the other server's rows read and writes go on
 fresh
 SIZE=$(stat -c %s "$LDB")
 printf '\x00' | dd of="$LDB" bs=1 seek=$((SIZE - 3)) conv=notrunc 2>/dev/null
 code 1 check "$DB"
-has "engine $DB/rs-001" err
-has "table file $LDB: footer at offset $((SIZE - 48)): bad magic number" err
+has "server 1: engine read failed: engine $DB/rs-001" out
+has "table file $LDB: footer at offset $((SIZE - 48)): bad magic number" out
+code 1 scan --db "$DB" t --count
+has "table t: region 2: engine $DB/rs-001" err
+has "table file $LDB: footer at offset" err
+code 0 get --db "$DB" t a1
+code 0 put --db "$DB" t a0 f:x 1
 
-# a truncated file
+# a truncated file: the same
 fresh
 SIZE=$(stat -c %s "$LDB")
 truncate -s 3000 "$LDB"
 code 1 check "$DB"
-has "engine $DB/rs-001" err
-has "table file $LDB: 3000 bytes, the engine's manifest records $SIZE (truncated)" err
+has "engine $DB/rs-001" out
+has "table file $LDB: 3000 bytes, the engine's manifest records $SIZE (truncated)" out
+code 0 get --db "$DB" t a1
 
 # a missing file
 fresh

@@ -332,7 +332,12 @@ static int lock_dir(rk__local *s)
 /* Deletes the cells of server `srv` that no region on it owns: leftovers of
  * a move or a drop interrupted by a crash. Only keys that decode are
  * touched; anything else is left for rk_store_check to report. */
-static int remove_orphans(rk__local *s, unsigned srv)
+/* Deletes the cells on server srv that no region of that server owns (what
+ * an interrupted move or drop left). Best effort over damaged data: a read
+ * error (a corrupt or truncated table file) ends the sweep and is returned
+ * in *read_rc, not as the result, so the store still opens; reads over the
+ * damage and `rowkey check` name the file. A failed delete is the result. */
+static int remove_orphans(rk__local *s, unsigned srv, int *read_rc)
 {
 	rk__engine *e = s->servers[srv].engine;
 	rk__eiter *it = rk_eiter__new(e, 0);
@@ -378,7 +383,7 @@ static int remove_orphans(rk__local *s, unsigned srv)
 		rk_eiter__seek(it, r->hi, r->hi_len);
 	}
 	if (!rc)
-		rc = rk_eiter__status(it);
+		*read_rc = rk_eiter__status(it);
 	rk_eiter__free(it);
 	return rc;
 }
@@ -552,9 +557,16 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 		free(buf);
 		buf = NULL;
 	}
-	for (unsigned i = 0; i < s->nservers; i++)
-		if ((rc = remove_orphans(s, i)) != 0)
+	for (unsigned i = 0; i < s->nservers; i++) {
+		int read_rc = 0;
+		if ((rc = remove_orphans(s, i, &read_rc)) != 0)
 			goto fail;
+		if (read_rc == RK_ENOMEM) {
+			rc = read_rc;
+			goto fail;
+		}
+		/* other read errors: the store opens; see remove_orphans */
+	}
 	for (size_t t = 0; t < s->meta.ntables; t++) {
 		rk__tmeta *tm = s->meta.tables[t];
 		for (size_t k = 0; k < tm->nregions; k++) {
