@@ -66,19 +66,6 @@ void rk_rowbuf__fini(rk__rowbuf *b)
 	memset(b, 0, sizeof *b);
 }
 
-int rk_rowasm__begin(rk__rowasm *a, const uint8_t *row, size_t len)
-{
-	rk__rowbuf *b = a->out;
-	b->len = 0;
-	b->nents = 0;
-	/* the current family stays known (rows mostly share it); its per-row
-	 * state does not */
-	a->fam_del_ts = 0;
-	a->col_valid = 0;
-	b->key_len = len;
-	return buf_append(b, row, len, &b->key_off);
-}
-
 uint8_t *rk_rowasm__begin_raw(rk__rowasm *a, size_t cap)
 {
 	rk__rowbuf *b = a->out;
@@ -86,6 +73,8 @@ uint8_t *rk_rowasm__begin_raw(rk__rowasm *a, size_t cap)
 		return NULL;
 	b->len = 0;
 	b->nents = 0;
+	/* the current family stays known (rows mostly share it); its per-row
+	 * state does not */
 	a->fam_del_ts = 0;
 	a->col_valid = 0;
 	b->key_off = 0;
@@ -97,6 +86,17 @@ void rk_rowasm__set_key_len(rk__rowasm *a, size_t len)
 {
 	a->out->key_len = len;
 	a->out->len = len;
+}
+
+int rk_rowasm__begin(rk__rowasm *a, const uint8_t *row, size_t len)
+{
+	uint8_t *d = rk_rowasm__begin_raw(a, len);
+	if (!d)
+		return RK_ENOMEM;
+	if (len)
+		memcpy(d, row, len);
+	rk_rowasm__set_key_len(a, len);
+	return 0;
 }
 
 static int family_wanted(const rk__rowasm *a, const rk__family *f)
