@@ -61,7 +61,6 @@ struct rk__engine {
 	leveldb_t *db;
 	leveldb_options_t *opts;
 	leveldb_cache_t *cache;
-	leveldb_filterpolicy_t *bloom;
 	leveldb_writeoptions_t *wsync, *wasync;
 	char *path;
 	pthread_mutex_t mu; /* guards failure, diag_files, diag */
@@ -337,16 +336,18 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 	pthread_mutex_init(&e->pool_mu, NULL);
 	atomic_init(&e->failed, 0);
 	atomic_init(&e->gen, 0);
+	/* No filter policy: the store reads only through iterators (a cell key
+	   holds a timestamp the reader does not know, so there is no LevelDB Get
+	   to make), and LevelDB consults filters only in Get. A bloom filter
+	   would be built at every flush and compaction and never read. */
 	e->opts = leveldb_options_create();
 	e->cache = leveldb_cache_create_lru(8u << 20);
-	e->bloom = leveldb_filterpolicy_create_bloom(10);
 	e->wsync = leveldb_writeoptions_create();
 	e->wasync = leveldb_writeoptions_create();
 	leveldb_writeoptions_set_sync(e->wsync, 1);
 	leveldb_options_set_create_if_missing(e->opts, (unsigned char)(o->create_if_missing != 0));
 	leveldb_options_set_paranoid_checks(e->opts, (unsigned char)(o->paranoid != 0));
 	leveldb_options_set_cache(e->opts, e->cache);
-	leveldb_options_set_filter_policy(e->opts, e->bloom);
 	leveldb_options_set_max_open_files(e->opts, 200);
 	if (o->write_buffer_size)
 		leveldb_options_set_write_buffer_size(e->opts, o->write_buffer_size);
@@ -378,7 +379,6 @@ void rk_engine__close(rk__engine *e)
 	leveldb_writeoptions_destroy(e->wasync);
 	leveldb_options_destroy(e->opts);
 	leveldb_cache_destroy(e->cache);
-	leveldb_filterpolicy_destroy(e->bloom);
 	pthread_mutex_destroy(&e->mu);
 	pthread_mutex_destroy(&e->pool_mu);
 	free(e->diag_files);
