@@ -51,6 +51,18 @@ void rk_rowasm__init(rk__rowasm *a, const rk_table *t, const rk_read_options *ro
 	a->out = out;
 }
 
+void rk_rowasm__reinit(rk__rowasm *a, const rk_table *t, const rk_read_options *ro,
+                       rk__rowbuf *out)
+{
+	uint8_t *qual = a->qual, *tmp = a->tmp;
+	size_t qual_cap = a->qual_cap, tmp_cap = a->tmp_cap;
+	rk_rowasm__init(a, t, ro, out);
+	a->qual = qual;
+	a->qual_cap = qual_cap;
+	a->tmp = tmp;
+	a->tmp_cap = tmp_cap;
+}
+
 void rk_rowasm__fini(rk__rowasm *a)
 {
 	free(a->qual);

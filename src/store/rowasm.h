@@ -46,6 +46,9 @@ typedef struct rk__rowasm {
 
 void rk_rowasm__init(rk__rowasm *a, const rk_table *t, const rk_read_options *ro, rk__rowbuf *out);
 void rk_rowasm__fini(rk__rowasm *a);
+/* As rk_rowasm__init, keeping the buffers an earlier use allocated. */
+void rk_rowasm__reinit(rk__rowasm *a, const rk_table *t, const rk_read_options *ro,
+                       rk__rowbuf *out);
 void rk_rowbuf__fini(rk__rowbuf *b);
 
 /* Starts a row; `row` is the unescaped row key. */

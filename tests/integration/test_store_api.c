@@ -210,6 +210,98 @@ static void test_buffered_writes(void **state)
 	free(dir);
 }
 
+/* Gets of rows of every length up to the limit, including rows of 00 bytes
+ * (whose escaped bounds are twice their length) around the size a get keeps
+ * its bounds on the stack for, next to rows they are a prefix of; a value
+ * larger than the buffer a get keeps between gets, then small ones; and two
+ * tables with different families read in turn by the same thread. */
+static void test_get_row_lengths(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("getlen");
+	rk_store *s = open_store(dir, 2, 0);
+	create(s, "t", NULL, 0, 0);
+	rk_family_def of[] = {{"other", 1}};
+	rk_table_def d2 = {"u", of, 1, NULL, 0, 0};
+	ST_OK(rk_table_create(s, &d2));
+	rk_table *t, *u;
+	ST_OK(rk_table_open(&t, s, "t"));
+	ST_OK(rk_table_open(&u, s, "u"));
+	static uint8_t row[RK_MAX_ROW_LEN];
+	static const size_t lens[] = {1, 60, 61, 62, 124, 125, 126, 127, 300, 5000, RK_MAX_ROW_LEN - 1};
+	size_t nl = sizeof lens / sizeof lens[0];
+	/* for each length: a row of n 00 bytes, the same plus a 01 byte (the
+	   first is its prefix), and n 'a' bytes */
+	for (size_t i = 0; i < nl; i++) {
+		size_t n = lens[i];
+		memset(row, 0, n);
+		row[n] = 1;
+		char v[32];
+		snprintf(v, sizeof v, "z%zu", n);
+		ST_OK(rk_table_put(t, row, n, "cf", (const uint8_t *)"q", 1, 0, (const uint8_t *)v,
+		                   strlen(v)));
+		snprintf(v, sizeof v, "z%zu+", n);
+		ST_OK(rk_table_put(t, row, n + 1, "cf", (const uint8_t *)"q", 1, 0,
+		                   (const uint8_t *)v, strlen(v)));
+		memset(row, 'a', n);
+		snprintf(v, sizeof v, "a%zu", n);
+		ST_OK(rk_table_put(u, row, n, "other", (const uint8_t *)"", 0, 0, (const uint8_t *)v,
+		                   strlen(v)));
+	}
+	/* a 2 MiB value */
+	size_t bl = 2u << 20;
+	uint8_t *big = malloc(bl);
+	assert_non_null(big);
+	for (size_t i = 0; i < bl; i++)
+		big[i] = (uint8_t)(i * 7);
+	ST_OK(rk_table_put(t, (const uint8_t *)"big", 3, "meta", NULL, 0, 0, big, bl));
+	for (int pass = 0; pass < 2; pass++) {
+		rk_row *r;
+		ST_OK(rk_table_get(&r, t, (const uint8_t *)"big", 3, NULL));
+		assert_int_equal(r->ncells, 1);
+		assert_int_equal(r->cells[0].value_len, bl);
+		assert_memory_equal(r->cells[0].value, big, bl);
+		assert_string_equal(r->cells[0].family, "meta");
+		rk_row_free(r);
+		for (size_t i = 0; i < nl; i++) {
+			size_t n = lens[i];
+			char v[32];
+			for (int plus = 0; plus < 2; plus++) {
+				memset(row, 0, n);
+				row[n] = 1;
+				ST_OK(rk_table_get(&r, t, row, n + (size_t)plus, NULL));
+				snprintf(v, sizeof v, plus ? "z%zu+" : "z%zu", n);
+				assert_int_equal(r->key_len, n + (size_t)plus);
+				assert_memory_equal(r->key, row, n + (size_t)plus);
+				assert_int_equal(r->ncells, 1);
+				assert_string_equal(r->cells[0].family, "cf");
+				assert_int_equal(r->cells[0].value_len, strlen(v));
+				assert_memory_equal(r->cells[0].value, v, strlen(v));
+				rk_row_free(r);
+			}
+			memset(row, 'a', n);
+			ST_OK(rk_table_get(&r, u, row, n, NULL));
+			snprintf(v, sizeof v, "a%zu", n);
+			assert_int_equal(r->ncells, 1);
+			assert_string_equal(r->cells[0].family, "other");
+			assert_int_equal(r->cells[0].qualifier_len, 0);
+			assert_memory_equal(r->cells[0].value, v, strlen(v));
+			rk_row_free(r);
+			/* not there: the 'a' row in t; n 00 bytes then 02 */
+			assert_int_equal(rk_table_get(&r, t, row, n, NULL), RK_ENOTFOUND);
+			memset(row, 0, n);
+			row[n] = 2;
+			assert_int_equal(rk_table_get(&r, t, row, n + 1, NULL), RK_ENOTFOUND);
+		}
+	}
+	free(big);
+	rk_table_close(t);
+	rk_table_close(u);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 static void test_bad_input_writes_nothing(void **state)
 {
 	(void)state;
@@ -499,6 +591,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_get_versions_deletes),
 		cmocka_unit_test(test_buffered_writes),
+		cmocka_unit_test(test_get_row_lengths),
 		cmocka_unit_test(test_bad_input_writes_nothing),
 		cmocka_unit_test(test_scans_across_regions),
 		cmocka_unit_test(test_auto_split_salted),
