@@ -4,6 +4,14 @@
  * family (qualifier = field name, value = the field's text form), in
  * batches. Progress on a terminal; a summary at the end. A bad record is
  * reported with its line and skipped (or, with --strict, stops the load).
+ *
+ * Batches go through the buffered API (rk_table_apply_async, then
+ * rk_table_flush), so the next batch is read and encoded while the region
+ * servers apply the last one. --async is a separate matter (durability):
+ * without it each batch is still fsynced before it is acknowledged. Rows
+ * are counted as written only once their batch is known to be acknowledged
+ * (see the ledger below); a failed load says which rows are written, which
+ * may be, and where nothing was.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -29,7 +37,7 @@ static void usage(FILE *f)
 	        "  --header            the first line names the fields (default: detected)\n"
 	        "  --no-header         fields are positional, in schema order\n"
 	        "  -f, --family F      the family to write (default: the table's first)\n"
-	        "  --batch N           records per write batch (default 1000)\n"
+	        "  --batch N           records per write batch (default 1000; up to two in flight)\n"
 	        "  --async             do not fsync each batch (see docs/store.md)\n"
 	        "  --strict            stop at the first bad record (exit 1)\n"
 	        "  --seed N            seed for random salts (default 0: reproducible)\n"
@@ -69,34 +77,102 @@ static long arena_put(arena *a, const void *src, size_t n)
 	return (long)(a->len - n);
 }
 
+/* The records of one batch: loaded rows (1-based, rejected records not
+ * counted) and the input lines they came from. */
+typedef struct span {
+	uint64_t first_row, nrows;
+	long first_line, last_line;
+} span;
+
 typedef struct pending {
 	rk_mutation *m;
 	size_t n, cap;
 	size_t *row_off, *val_off;
-	size_t nrecords;
+	span sp; /* sp.nrows: records in the batch (some may have no cells) */
 } pending;
 
-static int flush(rk_table *t, pending *p, arena *a)
+/* ---- the ledger: which rows are known written ----
+ * rk_table_apply_async returns before its batch is applied, and at most two
+ * batches of a handle are in flight: when the call for batch k returns 0,
+ * batch k-2 (and every earlier one) is acknowledged; when rk_table_flush
+ * returns 0, every batch is. Batches are acknowledged in order here, so the
+ * written rows are always rows 1..written. After a failure the batches still
+ * in flight stay uncertain: the API does not say which of them failed. */
+typedef struct ledger {
+	uint64_t written; /* rows of acknowledged batches */
+	span fly[2];      /* sent, not yet known acknowledged; oldest first */
+	unsigned nfly;
+} ledger;
+
+static void ledger_ack(ledger *l, unsigned n)
+{
+	for (unsigned i = 0; i < n && i < l->nfly; i++)
+		l->written += l->fly[i].nrows;
+	n = n < l->nfly ? n : l->nfly;
+	for (unsigned i = n; i < l->nfly; i++)
+		l->fly[i - n] = l->fly[i];
+	l->nfly -= n;
+}
+
+static void pending_reset(pending *p, arena *a)
+{
+	p->n = 0;
+	p->sp.first_row += p->sp.nrows;
+	p->sp.nrows = 0;
+	a->len = 0;
+}
+
+/* Queues the pending batch (which must have cells). On success the ledger
+ * records it and the batch and arena are empty again; on failure nothing was
+ * queued and they are left as they were, for the report. */
+static int send(rk_table *t, ledger *l, pending *p, arena *a)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		p->m[i].row = a->p + p->row_off[i];
 		p->m[i].value = a->p + p->val_off[i];
 	}
-	int rc = p->n ? rk_table_apply(t, p->m, p->n, NULL) : 0;
-	p->n = 0;
-	p->nrecords = 0;
-	a->len = 0;
-	return rc;
+	int rc = rk_table_apply_async(t, p->m, p->n);
+	if (rc)
+		return rc;
+	if (l->nfly == 2)
+		ledger_ack(l, 1); /* this call's 0 acknowledges the batch before the last */
+	l->fly[l->nfly++] = p->sp;
+	pending_reset(p, a);
+	return 0;
 }
 
-/* A batch failed (a full disk, ...): what failed, and what is safe. */
-static void failed_batch(uint64_t written, size_t batch_rows)
+/* A write failed (a full disk, ...), at `what`. Keeps the first error's
+ * text, lets the batches in flight finish (rk_table_flush: the store closes
+ * cleanly and a second failure is shown), then says what is known written,
+ * what failed or is uncertain, and from where nothing was written (the
+ * unsent batch `p`, when it has records, and the rest of the input). */
+static void failed_write(rk_table *t, ledger *l, const pending *p, const char *what)
 {
-	rk_cli_fail(CMD, "writing a batch");
-	fprintf(stderr,
-	        "rowkey load: the %llu rows before this batch are written; of the batch's %zu "
-	        "rows, each region server's share is written whole or not at all\n",
-	        (unsigned long long)written, batch_rows);
+	char first[1024];
+	snprintf(first, sizeof first, "%s", rk_error_last());
+	fprintf(stderr, "rowkey " CMD ": %s: %s\n", what, first);
+	if (rk_table_flush(t) && !strstr(first, rk_error_last()))
+		fprintf(stderr, "rowkey " CMD ": then also: %s\n", rk_error_last());
+
+	fprintf(stderr, "rowkey " CMD ": the %llu rows", (unsigned long long)l->written);
+	if (l->nfly || p->sp.nrows)
+		fprintf(stderr, " before line %ld",
+		        l->nfly ? l->fly[0].first_line : p->sp.first_line);
+	fprintf(stderr, " are written");
+	if (l->nfly) {
+		const span *lo = &l->fly[0], *hi = &l->fly[l->nfly - 1];
+		fprintf(stderr,
+		        "; rows %llu..%llu (lines %ld..%ld, %u batch%s in flight) failed or are "
+		        "uncertain: each region server's share of a batch is written whole or not "
+		        "at all",
+		        (unsigned long long)lo->first_row,
+		        (unsigned long long)(hi->first_row + hi->nrows - 1), lo->first_line,
+		        hi->last_line, l->nfly, l->nfly == 1 ? "" : "es");
+	}
+	if (p->sp.nrows)
+		fprintf(stderr, "; nothing from line %ld on was written", p->sp.first_line);
+	fputc('\n', stderr);
+	l->nfly = 0; /* reported; nothing is in flight any more */
 }
 
 int rk_cli_load(int argc, char **argv)
@@ -162,8 +238,10 @@ int rk_cli_load(int argc, char **argv)
 	char *text = NULL;
 	size_t text_cap = 0;
 	arena a = {0};
-	pending p = {0};
-	uint64_t rows = 0, rejected = 0, written = 0; /* written: rows of acknowledged batches */
+	pending p = {.sp = {.first_row = 1}};
+	ledger l = {0};
+	uint64_t rejected = 0;
+	long prev_line = 0; /* the line the previous record ended on */
 	double t0 = now_s(), last_progress = 0;
 	int progress = !quiet && isatty(STDERR_FILENO);
 
@@ -227,6 +305,7 @@ int rk_cli_load(int argc, char **argv)
 	rk_reader_note_ignored(&rd, stderr, "load");
 	reader_open = 1;
 	for (;;) {
+		prev_line = rd.line;
 		int e = rk_reader_next(&rd, values, schema);
 		if (e == RK_EITEROVER)
 			break;
@@ -250,7 +329,7 @@ int rk_cli_load(int argc, char **argv)
 			if (rejected == 10 && !strict)
 				fprintf(stderr, "rowkey load: (further rejected records not shown)\n");
 			if (strict)
-				goto out;
+				goto out; /* the batches in flight are settled there */
 			continue;
 		}
 		long roff = arena_put(&a, key, klen);
@@ -279,37 +358,49 @@ int rk_cli_load(int argc, char **argv)
 			                         strlen(qual), 0, NULL, need - 1};
 			p.n++;
 		}
-		rows++;
-		if (++p.nrecords >= batch) {
-			size_t nb = p.nrecords;
-			if (flush(t, &p, &a)) {
-				failed_batch(written, nb);
+		if (p.sp.nrows++ == 0)
+			p.sp.first_line = prev_line + 1;
+		p.sp.last_line = rd.line;
+		/* a batch of records without cells (none present) waits for one with */
+		if (p.sp.nrows >= batch && p.n) {
+			if (send(t, &l, &p, &a)) {
+				failed_write(t, &l, &p, "writing a batch");
 				goto out;
 			}
-			written += nb;
 			if (progress && now_s() - last_progress > 0.25) {
-				last_progress = now_s();
+				last_progress = now_s(); /* written: acknowledged, not merely sent */
 				fprintf(stderr, "\rloaded %llu rows (%.0f rows/s), %llu rejected",
-				        (unsigned long long)rows, (double)rows / (last_progress - t0),
+				        (unsigned long long)l.written,
+				        (double)l.written / (last_progress - t0),
 				        (unsigned long long)rejected);
 			}
 		}
 	}
-	size_t nb = p.nrecords;
-	if (flush(t, &p, &a)) {
-		failed_batch(written, nb);
+	if (p.n && send(t, &l, &p, &a)) {
+		failed_write(t, &l, &p, "writing a batch");
 		goto out;
 	}
+	if (rk_table_flush(t)) {
+		failed_write(t, &l, &p, "finishing the last batches");
+		goto out;
+	}
+	ledger_ack(&l, l.nfly);
+	l.written += p.sp.nrows; /* trailing records without cells: nothing to write */
 	double secs = now_s() - t0;
 	if (progress)
 		fprintf(stderr, "\r%60s\r", "");
-	printf("rows %llu, seconds %.2f, rows/s %.0f, rejected %llu\n", (unsigned long long)rows,
-	       secs, secs > 0 ? (double)rows / secs : 0.0, (unsigned long long)rejected);
+	printf("rows %llu, seconds %.2f, rows/s %.0f, rejected %llu\n",
+	       (unsigned long long)l.written, secs, secs > 0 ? (double)l.written / secs : 0.0,
+	       (unsigned long long)rejected);
 	rc = RK_EXIT_OK;
 	goto out;
 nomem:
 	fprintf(stderr, "rowkey load: out of memory\n");
 out:
+	/* stopped early (--strict, out of memory): a batch still in flight may
+	 * yet fail, and rk_table_close could not say so */
+	if (l.nfly && rk_table_flush(t))
+		failed_write(t, &l, &p, "finishing the batches in flight");
 	if (reader_open)
 		rk_reader_close(&rd);
 	rk_table_close(t);

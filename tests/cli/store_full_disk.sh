@@ -2,7 +2,8 @@
 # A full disk under `rowkey load` (tests/faults/enospc_shim.c preloaded: writes
 # under the store fail with ENOSPC once a byte budget is spent). The load
 # exits 1 naming the table, the region server, the engine file and the cause,
-# and says how many rows were written before the failing batch. Then, without
+# and says how many rows are known written (the batches acknowledged before the
+# failure: the load keeps two in flight). Then, without
 # the shim: the store opens, `rowkey check` is clean, every row the load
 # reported written is there, and the same load finishes.
 set -u
@@ -33,7 +34,7 @@ rc=$?
 [ $rc = 1 ] || { cat "$T/err"; fail "load on a full disk exited $rc, wanted 1"; }
 has "table ev: region server [0-9]+: write failed" err
 has "engine $DB/rs-00[0-9]: IO error: $DB/rs-00[0-9]/[0-9]+\.log: No space left on device" err
-N=$(sed -n 's/.*the \([0-9]*\) rows before this batch are written.*/\1/p' "$T/err")
+N=$(sed -n 's/.*the \([0-9]*\) rows before line [0-9]* are written.*/\1/p' "$T/err")
 [ -n "$N" ] || { cat "$T/err"; fail "the load does not say how many rows it wrote"; }
 [ "$N" -gt 0 ] && [ "$N" -lt 4000 ] || fail "$N rows written: the budget should stop the load midway"
 
