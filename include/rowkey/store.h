@@ -125,6 +125,23 @@ typedef struct rk_table_info {
 int rk_table_list(rk_table_info **out, size_t *count, rk_store *store);
 void rk_table_info_free(rk_table_info *infos, size_t count);
 
+/* Table settings: small named values kept with the table in the store's
+ * META and read back by every later open (docs/formats.md B.2), for
+ * example the key schema the table's rows were written with (`schema`).
+ * key: 1..64 bytes of [a-z0-9_.]; value at most 64 KiB of bytes.
+ *
+ * set: persisted before it returns; val NULL removes the setting.
+ * RK_ENOTFOUND for an unknown table, RK_EINVALID for a bad key or an
+ * oversize value or a backend that keeps no settings (Bigtable).
+ *
+ * get: the caller owns *out (NUL-terminated past *out_len, so text can be
+ * used as a C string) and frees it with free(). RK_ENOTFOUND when the table
+ * or the setting does not exist. */
+int rk_store_table_prop_set(rk_store *store, const char *table, const char *key,
+                            const void *val, size_t len);
+int rk_store_table_prop_get(void **out, size_t *out_len, rk_store *store, const char *table,
+                            const char *key);
+
 typedef struct rk_table rk_table;
 
 /* Opens a handle on a table. The caller owns *out and frees it with

@@ -70,6 +70,12 @@ struct rk_backend_ops {
 	 * is queued and returns its first failure */
 	int (*apply_async)(rk_table *t, const rk_mutation *muts, size_t n);
 	int (*flush)(rk_table *t);
+	/* optional (NULL: the backend keeps no table settings): key checked by
+	 * store.c; val NULL removes the setting */
+	int (*table_prop_set)(rk_store *s, const char *table, const char *key, const void *val,
+	                      size_t len);
+	int (*table_prop_get)(void **out, size_t *out_len, rk_store *s, const char *table,
+	                      const char *key);
 };
 
 /* The local backend's open (src/store/local/local.c). */

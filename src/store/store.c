@@ -79,6 +79,43 @@ int rk_store_sync(rk_store *store)
 	return store->ops->sync(store);
 }
 
+/* ---- table settings (the backend checks the key) ---- */
+
+static int prop_args(rk_store *store, const char *table, const char *key)
+{
+	if (!table || !rk_store__valid_name(table, RK_MAX_TABLE_NAME_LEN))
+		return rk__err(RK_EINVALID, "table name '%s': must be 1..%u bytes of letters, "
+		                            "digits, _ . -",
+		               table ? table : "(null)", RK_MAX_TABLE_NAME_LEN);
+	if (!key)
+		return rk__err(RK_EINVALID, "table %s: no setting name", table);
+	if (!store->ops->table_prop_set)
+		return rk__err(RK_EINVALID, "table %s: the %s backend keeps no table settings", table,
+		               store->ops->name);
+	return 0;
+}
+
+int rk_store_table_prop_set(rk_store *store, const char *table, const char *key,
+                            const void *val, size_t len)
+{
+	int rc = prop_args(store, table, key);
+	if (rc)
+		return rc;
+	if (val && len > 65536)
+		return rk__err(RK_EINVALID, "table %s: setting %s: %zu bytes (at most 65536)", table,
+		               key, len);
+	return store->ops->table_prop_set(store, table, key, val, len);
+}
+
+int rk_store_table_prop_get(void **out, size_t *out_len, rk_store *store, const char *table,
+                            const char *key)
+{
+	*out = NULL;
+	*out_len = 0;
+	int rc = prop_args(store, table, key);
+	return rc ? rc : store->ops->table_prop_get(out, out_len, store, table, key);
+}
+
 /* ---- tables ---- */
 
 static int row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)

@@ -340,6 +340,9 @@ static void test_bad_input_writes_nothing(void **state)
 	          "is RK_EINVALID (the service places tablets)");
 	assert_int_equal(rk_region_move(s, 999, 0), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "not supported by Bigtable"));
+	/* table settings live in the local store's META: Bigtable keeps none */
+	assert_int_equal(rk_store_table_prop_set(s, "t", "schema", "x", 1), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "bigtable backend keeps no table settings"));
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
 }

@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
+#include "store/local/crc.h"
 #include "store/local/meta.h"
+#include "store/cell.h"
 
 static rk__tmeta *add_table(rk__meta *m, const char *name, const char **splits, size_t n)
 {
@@ -48,9 +50,12 @@ static void build(rk__meta *m)
 	static const char *s1[] = {"b", "d", "f"};
 	static const char *s2[] = {"m"};
 	rk_meta__init(m, 3);
-	add_table(m, "users", s1, 3);
+	rk__tmeta *u = add_table(m, "users", s1, 3);
 	add_table(m, "events", s2, 1);
 	add_table(m, "empty", NULL, 0);
+	assert_int_equal(rk_meta__prop_set(&m->props, "split_threshold", "1048576", 7), 0);
+	assert_int_equal(rk_meta__prop_set(&m->props, "a.later.key", "", 0), 0);
+	assert_int_equal(rk_meta__prop_set(&u->props, "schema", "fields a:u64; key a", 19), 0);
 }
 
 static void test_roundtrip_and_lookup(void **state)
@@ -77,6 +82,18 @@ static void test_roundtrip_and_lookup(void **state)
 	assert_ptr_equal(rk_meta__lookup(u, (const uint8_t *)"d", 1), u->regions[2]);
 	assert_ptr_equal(rk_meta__lookup(u, (const uint8_t *)"zzz", 3), u->regions[3]);
 	assert_ptr_equal(rk_meta__region(&back, u->regions[2]->id), u->regions[2]);
+	/* settings come back, store-wide and per table */
+	const uint8_t *v;
+	size_t vl;
+	uint64_t x = 7;
+	assert_int_equal(rk_meta__prop_u64(&back.props, "split_threshold", &x), 0);
+	assert_int_equal(x, 1048576);
+	assert_int_equal(rk_meta__prop_get(&back.props, "a.later.key", &v, &vl), 0);
+	assert_int_equal(vl, 0);
+	assert_int_equal(rk_meta__prop_get(&u->props, "schema", &v, &vl), 0);
+	assert_string_equal((const char *)v, "fields a:u64; key a");
+	assert_int_equal(rk_meta__prop_get(&rk_meta__table(&back, "events")->props, "schema", &v, &vl),
+	                 RK_ENOTFOUND);
 	/* re-encoding gives the same bytes */
 	uint8_t *buf2;
 	size_t len2;
@@ -187,6 +204,104 @@ static void test_invariants(void **state)
 	expect_rejected(dup_region_id, "region id");
 }
 
+/* settings broken after they were set: the decoder must refuse them */
+static void prop_out_of_order(rk__meta *m)
+{
+	strcpy(m->props.v[0].key, "zzz"); /* now after split_threshold */
+}
+
+static void prop_bad_key(rk__meta *m)
+{
+	strcpy(rk_meta__table(m, "users")->props.v[0].key, "Schema");
+}
+
+static void prop_oversize(rk__meta *m)
+{
+	rk__prop *p = &rk_meta__table(m, "users")->props.v[0];
+	p->val = realloc(p->val, RK__PROP_VAL_MAX + 1);
+	memset(p->val, 'x', RK__PROP_VAL_MAX + 1);
+	p->len = RK__PROP_VAL_MAX + 1;
+}
+
+static void test_props(void **state)
+{
+	(void)state;
+	rk__props p = {0};
+	const uint8_t *v;
+	size_t vl;
+	uint64_t x = 5;
+	expect_rejected(prop_out_of_order, "out of order");
+	expect_rejected(prop_bad_key, "table users: bad setting key");
+	expect_rejected(prop_oversize, "table users: setting schema has 65537 bytes");
+	assert_int_equal(rk_meta__prop_set(&p, "Bad", "1", 1), RK_EINVALID);
+	assert_int_equal(rk_meta__prop_set(&p, "", "1", 1), RK_EINVALID);
+	assert_int_equal(rk_meta__prop_set(&p, "k", NULL, RK__PROP_VAL_MAX + 1), RK_EINVALID);
+	assert_int_equal(rk_meta__prop_u64(&p, "n", &x), 0); /* unset: unchanged */
+	assert_int_equal(x, 5);
+	assert_int_equal(rk_meta__prop_set(&p, "n", "12x", 3), 0);
+	assert_int_equal(rk_meta__prop_u64(&p, "n", &x), RK_ECORRUPT);
+	assert_non_null(strstr(rk_error_last(), "setting n"));
+	assert_int_equal(rk_meta__prop_set(&p, "n", "18446744073709551616", 20), 0);
+	assert_int_equal(rk_meta__prop_u64(&p, "n", &x), RK_ECORRUPT); /* 2^64 */
+	assert_int_equal(rk_meta__prop_set(&p, "n", "18446744073709551615", 20), 0);
+	assert_int_equal(rk_meta__prop_u64(&p, "n", &x), 0);
+	assert_true(x == UINT64_MAX);
+	assert_int_equal(rk_meta__prop_set(&p, "b", "2", 1), 0);
+	assert_int_equal(rk_meta__prop_set(&p, "a", "1", 1), 0);
+	assert_string_equal(p.v[0].key, "a"); /* kept sorted */
+	assert_string_equal(p.v[2].key, "n");
+	assert_int_equal(rk_meta__prop_del(&p, "b"), 0);
+	assert_int_equal(rk_meta__prop_get(&p, "b", &v, &vl), RK_ENOTFOUND);
+	assert_int_equal(p.n, 2);
+	rk_meta__props_free(&p);
+}
+
+/* A version-1 file (written before settings existed) still opens, with no
+ * settings; re-encoding writes version 2. */
+static void test_reads_version_1(void **state)
+{
+	(void)state;
+	rk__meta m, x;
+	uint8_t *buf;
+	size_t len;
+	rk_meta__init(&m, 2);
+	add_table(&m, "only", NULL, 0);
+	assert_int_equal(rk_meta__encode(&buf, &len, &m), 0);
+	/* drop the store's nprops (after magic, length, version, servers, table
+	 * id, region id: offset 32) and the table's (just before the crc) */
+	uint8_t *v1 = malloc(len);
+	size_t n = 0;
+	memcpy(v1, buf, 32);
+	n = 32;
+	memcpy(v1 + n, buf + 34, len - 34 - 6);
+	n += len - 34 - 6;
+	n += 4; /* crc */
+	rk_cell__put_u32(v1 + 12, 1);
+	rk_cell__put_u32(v1 + 8, (uint32_t)(n - 16));
+	rk_cell__put_u32(v1 + n - 4, rk_crc__32(v1 + 12, n - 16));
+	rk_meta__init(&x, 1);
+	assert_int_equal(rk_meta__decode(&x, v1, n, "META"), 0);
+	assert_int_equal(x.ntables, 1);
+	assert_int_equal(x.props.n, 0);
+	assert_int_equal(x.tables[0]->props.n, 0);
+	uint8_t *again;
+	size_t alen;
+	assert_int_equal(rk_meta__encode(&again, &alen, &x), 0);
+	assert_int_equal(alen, len);
+	assert_memory_equal(again, buf, len);
+	rk_cell__put_u32(v1 + 12, 3); /* an unknown version */
+	rk_cell__put_u32(v1 + n - 4, rk_crc__32(v1 + 12, n - 16));
+	rk_meta__fini(&x);
+	rk_meta__init(&x, 1);
+	assert_int_equal(rk_meta__decode(&x, v1, n, "META"), RK_ECORRUPT);
+	assert_non_null(strstr(rk_error_last(), "meta version 3"));
+	free(again);
+	free(v1);
+	free(buf);
+	rk_meta__fini(&x);
+	rk_meta__fini(&m);
+}
+
 static void test_replace(void **state)
 {
 	(void)state;
@@ -212,6 +327,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_bytes),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_props),
+		cmocka_unit_test(test_reads_version_1),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

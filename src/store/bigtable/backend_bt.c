@@ -1115,4 +1115,6 @@ static const struct rk_backend_ops bt_ops = {
 	bt_clock,
 	NULL, /* apply_async: MutateRows is applied before rk_table_apply_async returns */
 	NULL, /* flush: nothing is ever queued */
+	NULL, /* table_prop_set: Bigtable tables carry no rowkey settings */
+	NULL, /* table_prop_get */
 };

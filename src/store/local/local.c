@@ -803,6 +803,75 @@ out:
 	return rc;
 }
 
+/* Table settings (META v2 props): set persists before it returns; a failed
+ * save puts the old value back. */
+static int local_table_prop_set(rk_store *st, const char *table, const char *key,
+                                const void *val, size_t len)
+{
+	rk__local *s = (rk__local *)st;
+	uint8_t *buf, *old = NULL;
+	const uint8_t *ov;
+	size_t len_meta, olen = 0;
+	uint64_t seq;
+	int rc, had;
+	pthread_rwlock_wrlock(&s->lock);
+	rk__tmeta *t = rk_meta__table(&s->meta, table);
+	if (!t) {
+		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->dir);
+		goto out;
+	}
+	had = rk_meta__prop_get(&t->props, key, &ov, &olen) == 0;
+	if (had && !(old = malloc(olen + 1))) {
+		rc = rk__err(RK_ENOMEM, "table %s: setting %s: out of memory", table, key);
+		goto out;
+	}
+	if (had)
+		memcpy(old, ov, olen);
+	rc = val ? rk_meta__prop_set(&t->props, key, val, len) : rk_meta__prop_del(&t->props, key);
+	if (rc) {
+		rk__err_wrap(rc, "table %s", table);
+		goto out;
+	}
+	if ((rc = meta_snapshot(s, &buf, &len_meta, &seq)) != 0 ||
+	    (rc = meta_persist(s, buf, len_meta, seq)) != 0) {
+		if (had)
+			rk_meta__prop_set(&t->props, key, old, olen); /* the old copy fits: it did */
+		else
+			rk_meta__prop_del(&t->props, key);
+	}
+out:
+	pthread_rwlock_unlock(&s->lock);
+	free(old);
+	return rc;
+}
+
+static int local_table_prop_get(void **out, size_t *out_len, rk_store *st, const char *table,
+                                const char *key)
+{
+	rk__local *s = (rk__local *)st;
+	const uint8_t *v;
+	size_t n;
+	int rc = 0;
+	pthread_rwlock_rdlock(&s->lock);
+	rk__tmeta *t = rk_meta__table(&s->meta, table);
+	if (!t) {
+		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->dir);
+	} else if (!rk_meta__prop_key_ok(key)) {
+		rc = rk__err(RK_EINVALID, "table %s: setting '%s': a key is 1..%d bytes of a-z 0-9 _ .",
+		             table, key, RK__PROP_KEY_MAX);
+	} else if (rk_meta__prop_get(&t->props, key, &v, &n)) {
+		rc = rk__err(RK_ENOTFOUND, "table %s: setting %s is not set", table, key);
+	} else if (!(*out = malloc(n + 1))) {
+		rc = rk__err(RK_ENOMEM, "table %s: setting %s: out of memory", table, key);
+	} else {
+		memcpy(*out, v, n);
+		((uint8_t *)*out)[n] = 0;
+		*out_len = n;
+	}
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
+}
+
 static int local_table_open(rk_table **out, rk_store *st, const char *name)
 {
 	rk__local *s = (rk__local *)st;
@@ -2021,4 +2090,6 @@ static const struct rk_backend_ops local_ops = {
 	local_clock,
 	local_apply_async,
 	local_flush,
+	local_table_prop_set,
+	local_table_prop_get,
 };

@@ -18,7 +18,8 @@
 #include "store/local/crc.h"
 
 #define META_MAGIC "RKMETA01"
-#define META_VERSION 1u
+#define META_VERSION 2u     /* written; 1 (no props) is still read */
+#define META_VERSION_V1 1u
 #define END_UNBOUNDED 0x00
 #define END_BOUNDED 0x01
 
@@ -39,10 +40,140 @@ void rk_meta__init(rk__meta *m, unsigned n_servers)
 	m->next_region_id = 1;
 }
 
+/* ---- properties ---- */
+
+int rk_meta__prop_key_ok(const char *key)
+{
+	size_t n = key ? strlen(key) : 0;
+	if (n == 0 || n > RK__PROP_KEY_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = key[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Index of key in p, or of where it would go (*found 0). */
+static size_t prop_find(const rk__props *p, const char *key, int *found)
+{
+	size_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(p->v[mid].key, key);
+		if (c == 0) {
+			*found = 1;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = 0;
+	return lo;
+}
+
+int rk_meta__prop_set(rk__props *p, const char *key, const void *val, size_t len)
+{
+	int found;
+	if (!rk_meta__prop_key_ok(key))
+		return rk__err(RK_EINVALID,
+		               "setting '%s': a key is 1..%d bytes of lower-case letters, digits, _ .",
+		               key ? key : "(null)", RK__PROP_KEY_MAX);
+	if (len > RK__PROP_VAL_MAX)
+		return rk__err(RK_EINVALID, "setting %s: value of %zu bytes (at most %d)", key, len,
+		               RK__PROP_VAL_MAX);
+	uint8_t *copy = malloc(len + 1);
+	if (!copy)
+		return rk__err(RK_ENOMEM, "setting %s: out of memory", key);
+	if (len)
+		memcpy(copy, val, len);
+	copy[len] = 0;
+	size_t i = prop_find(p, key, &found);
+	if (found) {
+		free(p->v[i].val);
+		p->v[i].val = copy;
+		p->v[i].len = len;
+		return 0;
+	}
+	if (p->n >= RK__PROPS_MAX) {
+		free(copy);
+		return rk__err(RK_EINVALID, "setting %s: already %d settings", key, RK__PROPS_MAX);
+	}
+	rk__prop *nv = realloc(p->v, (p->n + 1) * sizeof *nv);
+	if (!nv) {
+		free(copy);
+		return rk__err(RK_ENOMEM, "setting %s: out of memory", key);
+	}
+	p->v = nv;
+	memmove(p->v + i + 1, p->v + i, (p->n - i) * sizeof *p->v);
+	snprintf(p->v[i].key, sizeof p->v[i].key, "%s", key);
+	p->v[i].val = copy;
+	p->v[i].len = len;
+	p->n++;
+	return 0;
+}
+
+int rk_meta__prop_get(const rk__props *p, const char *key, const uint8_t **val, size_t *len)
+{
+	int found;
+	size_t i = prop_find(p, key, &found);
+	if (!found)
+		return RK_ENOTFOUND;
+	*val = p->v[i].val;
+	*len = p->v[i].len;
+	return 0;
+}
+
+int rk_meta__prop_del(rk__props *p, const char *key)
+{
+	int found;
+	size_t i = prop_find(p, key, &found);
+	if (found) {
+		free(p->v[i].val);
+		memmove(p->v + i, p->v + i + 1, (p->n - i - 1) * sizeof *p->v);
+		p->n--;
+	}
+	return 0;
+}
+
+int rk_meta__prop_u64(const rk__props *p, const char *key, uint64_t *out)
+{
+	const uint8_t *v;
+	size_t n;
+	uint64_t x = 0;
+	if (rk_meta__prop_get(p, key, &v, &n))
+		return 0;
+	if (n == 0 || n > 20)
+		goto bad;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9' || x > (UINT64_MAX - (uint64_t)(v[i] - '0')) / 10)
+			goto bad;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return 0;
+bad:
+	return rk__err(RK_ECORRUPT, "setting %s: '%.*s' is not a decimal number", key,
+	               (int)(n > 40 ? 40 : n), (const char *)v);
+}
+
+void rk_meta__props_free(rk__props *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].val);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
 static void table_free(rk__tmeta *t)
 {
 	if (!t)
 		return;
+	rk_meta__props_free(&t->props);
 	free(t->families);
 	free(t->regions);
 	free(t);
@@ -58,6 +189,7 @@ void rk_meta__fini(rk__meta *m)
 		m->dropped = t->next_dropped;
 		table_free(t);
 	}
+	rk_meta__props_free(&m->props);
 	while (m->all_regions) {
 		rk__region *r = m->all_regions;
 		m->all_regions = r->next_all;
@@ -270,6 +402,16 @@ static void wbytes16(wbuf *b, const void *p, size_t n)
 	wput(b, p, n);
 }
 
+static void wprops(wbuf *b, const rk__props *p)
+{
+	wu16(b, (uint16_t)p->n);
+	for (size_t i = 0; i < p->n; i++) {
+		wbytes16(b, p->v[i].key, strlen(p->v[i].key));
+		wu32(b, (uint32_t)p->v[i].len);
+		wput(b, p->v[i].val, p->v[i].len);
+	}
+}
+
 int rk_meta__encode(uint8_t **out, size_t *len, const rk__meta *m)
 {
 	wbuf b = {0};
@@ -280,6 +422,7 @@ int rk_meta__encode(uint8_t **out, size_t *len, const rk__meta *m)
 	wu32(&b, m->n_servers);
 	wu32(&b, m->next_table_id);
 	wu64(&b, m->next_region_id);
+	wprops(&b, &m->props);
 	wu32(&b, (uint32_t)m->ntables);
 	for (size_t i = 0; i < m->ntables; i++) {
 		const rk__tmeta *t = m->tables[i];
@@ -304,6 +447,7 @@ int rk_meta__encode(uint8_t **out, size_t *len, const rk__meta *m)
 				wu8(&b, END_UNBOUNDED);
 			}
 		}
+		wprops(&b, &t->props);
 	}
 	wu32(&b, 0); /* crc, patched below */
 	if (b.oom) {
@@ -379,6 +523,49 @@ static int rbytes16(rbuf *r, const uint8_t **p, size_t *n, const char *what)
 	return 0;
 }
 
+/* Reads a props list (META v2) into an empty p; `owner` names the store or
+ * the table in messages. */
+static int rprops(rbuf *r, rk__props *p, const char *owner)
+{
+	uint16_t n;
+	char key[RK__PROP_KEY_MAX + 1];
+	if (ru16(r, &n, "settings count"))
+		return RK_ECORRUPT;
+	if (n > RK__PROPS_MAX)
+		return rk__err(RK_ECORRUPT, "%s: %s: %u settings (at most %d)", r->file, owner, n,
+		               RK__PROPS_MAX);
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *k, *v;
+		size_t kl;
+		uint32_t vl;
+		size_t off = (size_t)(r->p - r->start);
+		if (rbytes16(r, &k, &kl, "setting key") || ru32(r, &vl, "setting value length"))
+			return RK_ECORRUPT;
+		if (kl == 0 || kl > RK__PROP_KEY_MAX || memchr(k, 0, kl))
+			goto badkey;
+		memcpy(key, k, kl);
+		key[kl] = 0;
+		if (!rk_meta__prop_key_ok(key))
+			goto badkey;
+		if (p->n && strcmp(p->v[p->n - 1].key, key) >= 0)
+			return rk__err(RK_ECORRUPT, "%s: %s: setting %s repeated or out of order at offset %zu",
+			               r->file, owner, key, off);
+		if (vl > RK__PROP_VAL_MAX)
+			return rk__err(RK_ECORRUPT, "%s: %s: setting %s has %u bytes (at most %d)", r->file,
+			               owner, key, vl, RK__PROP_VAL_MAX);
+		if (need(r, vl, "setting value"))
+			return RK_ECORRUPT;
+		v = r->p;
+		r->p += vl;
+		if (rk_meta__prop_set(p, key, v, vl))
+			return RK_ENOMEM;
+		continue;
+	badkey:
+		return rk__err(RK_ECORRUPT, "%s: %s: bad setting key at offset %zu", r->file, owner, off);
+	}
+	return 0;
+}
+
 static int valid_name_bytes(const uint8_t *p, size_t n, size_t max)
 {
 	char buf[RK_MAX_TABLE_NAME_LEN + 1];
@@ -390,7 +577,7 @@ static int valid_name_bytes(const uint8_t *p, size_t n, size_t max)
 	return rk_store__valid_name(buf, max);
 }
 
-static int decode_table(rk__meta *m, rbuf *r)
+static int decode_table(rk__meta *m, rbuf *r, uint32_t version)
 {
 	uint32_t id, nreg;
 	uint16_t bpl, nfam;
@@ -498,6 +685,12 @@ static int decode_table(rk__meta *m, rbuf *r)
 		t->regions[k] = reg;
 		t->nregions = k + 1;
 	}
+	if (version >= 2) {
+		char owner[RK_MAX_TABLE_NAME_LEN + 8];
+		snprintf(owner, sizeof owner, "table %s", t->name);
+		if (rprops(r, &t->props, owner))
+			goto fail;
+	}
 	if (rk_meta__validate_table(m, t))
 		goto fail;
 	if (rk_meta__table_add(m, t))
@@ -528,12 +721,15 @@ int rk_meta__decode(rk__meta *m, const uint8_t *buf, size_t len, const char *fil
 		return rk__err(RK_ECORRUPT, "%s: checksum mismatch (file damaged)", file);
 	r.end = buf + len - 4;
 	if (ru32(&r, &version, "version") || ru32(&r, &nsrv, "server count") ||
-	    ru32(&r, &ntid, "next table id") || ru64(&r, &nrid, "next region id") ||
-	    ru32(&r, &ntables, "table count"))
+	    ru32(&r, &ntid, "next table id") || ru64(&r, &nrid, "next region id"))
 		return RK_ECORRUPT;
-	if (version != META_VERSION)
-		return rk__err(RK_ECORRUPT, "%s: meta version %u (this build reads %u)", file, version,
-		               META_VERSION);
+	if (version != META_VERSION && version != META_VERSION_V1)
+		return rk__err(RK_ECORRUPT, "%s: meta version %u (this build reads %u and %u)", file,
+		               version, META_VERSION_V1, META_VERSION);
+	if (version >= 2 && rprops(&r, &m->props, "store settings"))
+		return RK_ECORRUPT;
+	if (ru32(&r, &ntables, "table count"))
+		return RK_ECORRUPT;
 	if (nsrv < 1 || nsrv > RK_MAX_SERVERS)
 		return rk__err(RK_ECORRUPT, "%s: %u region servers (allowed 1..%u)", file, nsrv,
 		               RK_MAX_SERVERS);
@@ -541,7 +737,7 @@ int rk_meta__decode(rk__meta *m, const uint8_t *buf, size_t len, const char *fil
 	m->next_table_id = ntid;
 	m->next_region_id = nrid;
 	for (uint32_t i = 0; i < ntables; i++) {
-		int rc = decode_table(m, &r);
+		int rc = decode_table(m, &r, version);
 		if (rc)
 			return rc;
 	}

@@ -18,6 +18,39 @@
 
 struct rk__tmeta;
 
+/* Settings persisted in META (version 2, docs/formats.md B.2): a list of
+ * key -> bytes sorted by key. Keys are 1..RK__PROP_KEY_MAX bytes of
+ * [a-z0-9_.]; values at most RK__PROP_VAL_MAX bytes. */
+#define RK__PROP_KEY_MAX 64
+#define RK__PROP_VAL_MAX 65536
+#define RK__PROPS_MAX 1024
+
+typedef struct rk__prop {
+	char key[RK__PROP_KEY_MAX + 1];
+	uint8_t *val; /* owned; NUL-terminated past len for text use */
+	size_t len;
+} rk__prop;
+
+typedef struct rk__props {
+	rk__prop *v; /* sorted by key */
+	size_t n;
+} rk__props;
+
+/* 1 when key is a valid property key. */
+int rk_meta__prop_key_ok(const char *key);
+/* Sets (copies) key = val[0..len), replacing an old value. RK_EINVALID for a
+ * bad key or an oversize value, RK_ENOMEM. */
+int rk_meta__prop_set(rk__props *p, const char *key, const void *val, size_t len);
+/* Borrowed value (valid until the next set/del on p); RK_ENOTFOUND if unset.
+ * Sets no error message when absent: absence is the common case. */
+int rk_meta__prop_get(const rk__props *p, const char *key, const uint8_t **val, size_t *len);
+/* Removes key; 0 also when it was not set. */
+int rk_meta__prop_del(rk__props *p, const char *key);
+/* A decimal u64 property: *out unchanged and 0 returned when unset; RK_ECORRUPT
+ * naming the key when the value is not a decimal number. */
+int rk_meta__prop_u64(const rk__props *p, const char *key, uint64_t *out);
+void rk_meta__props_free(rk__props *p);
+
 typedef struct rk__region {
 	uint64_t id;
 	struct rk__tmeta *table;
@@ -47,6 +80,7 @@ typedef struct rk__tmeta {
 	rk__region **regions; /* key order */
 	size_t nregions;
 	_Atomic int handles;  /* open rk_table handles */
+	rk__props props;      /* table settings (META v2) */
 	struct rk__tmeta *next_dropped;
 } rk__tmeta;
 
@@ -58,6 +92,7 @@ typedef struct rk__meta {
 	size_t ntables;
 	rk__region *all_regions; /* every region object (list through next_all) */
 	rk__tmeta *dropped;      /* dropped tables, freed with the meta */
+	rk__props props;         /* store-wide settings (META v2) */
 } rk__meta;
 
 void rk_meta__init(rk__meta *m, unsigned n_servers);
