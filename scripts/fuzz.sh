@@ -21,6 +21,11 @@ for src in tests/fuzz/fuzz_*.c; do
   work=build-fuzz/corpus/$name
   mkdir -p "$work"
   echo "fuzz: $name for ${secs}s"
+  # a dictionary when there is one; a time limit per input (the predicate
+  # fuzzer's blow-ups show as timeouts)
+  extra=()
+  [ -f "tests/fuzz/$name.dict" ] && extra+=(-dict="tests/fuzz/$name.dict")
   build-fuzz/tests/$name -max_total_time="$secs" -max_len=4096 -print_final_stats=1 \
+    -timeout="${FUZZ_INPUT_SECONDS:-5}" "${extra[@]}" \
     "$work" "tests/fuzz/corpus/$name" 2>&1 | tail -n 12
 done

@@ -102,6 +102,16 @@ typedef struct rk_report {
 	size_t nqueries;
 	const rk_query_cost *queries;
 	const char *verdict;      /* one plain-language line */
+	/* store runs: the write side measured in wall-clock time, the store's
+	 * region servers capped at `capacity` operations per second each */
+	int throughput_measured;  /* 1: throughput is rows written per second of
+	                             wall-clock time, measured; 0: the model above */
+	double wall_seconds;      /* store runs: the replay's wall-clock time */
+	double hottest_busy;      /* store runs: the writes of each time bucket's
+	                             busiest server, summed, / (capacity x
+	                             wall_seconds): about 1 when the servers set
+	                             the pace, lower when this machine did (the
+	                             figure then understates the design) */
 } rk_report;
 
 typedef struct rk_analysis rk_analysis;
@@ -115,17 +125,32 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
                    const rk_workload_options *wopts, const rk_analyze_options *opts);
 
 /* Loads the same workload's writes into a new embedded store in directory
- * `dir` (which must not hold a store yet) for real: the table is created with
- * the design's split points and bucket prefix, rows are applied in batches,
- * the balancer runs at the same virtual times as in the simulator. The report
- * comes from the store's own per-server counters (read at every time-bucket
- * boundary) and region list; reads are not executed. The store is closed before returning; `dir` is left behind.
- * The caller owns *out. */
+ * `dir` (which must not hold a store yet) for real: every region server is
+ * capped at opts->capacity operations per second, the table is created with
+ * the design's split points and bucket prefix, rows are replayed as fast as
+ * the servers admit them, the balancer runs at the same virtual times as in
+ * the simulator. The throughput is measured (rows per wall-clock second,
+ * rep.throughput_measured); shares and per-time-bucket loads come from the
+ * store's own per-server counters sampled in real time, regions from its
+ * region list; reads are not executed. The store is closed before
+ * returning; `dir` is left behind. The caller owns *out. */
 int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
                      const rk_workload_options *wopts, const rk_analyze_options *opts,
                      const char *dir);
 
 void rk_analysis_free(rk_analysis *a);
+
+/* A store's recorded load as an analysis for the pictures: reads
+ * DIR/metrics.tsv (docs/formats.md B.3) and maps `table` (NULL: the table
+ * with the most recorded writes) onto key rows cut at every region boundary
+ * it had and the file's time buckets (wall-clock, at most 600 columns). A
+ * region's counts are spread evenly over the rows it covers; the servers x
+ * time map puts them on the server that held the region last. The report's
+ * engine is "store", its workload "recorded load (metrics.tsv)", its design
+ * "TABLE (store DIR)". The caller owns *out (rk_analysis_free). RK_ENOTFOUND: no
+ * metrics file or no such table (the message lists the tables);
+ * RK_ECORRUPT: a malformed line (the message names the line). */
+int rk_analysis_from_metrics(rk_analysis **out, const char *dir, const char *table);
 
 /* Sets one option from text by its command-line name: workload, seed, rate,
  * duration, read-fraction, cardinality, zipf, file, servers, capacity,
@@ -171,9 +196,17 @@ int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t 
 int rk_analysis_compare_json(char **out, const rk_analysis *const *runs, size_t n);
 
 /* Writes the heatmap of writes as a PNG (x = time, y = key space, lowest
- * keys at the top; colour = writes per cell, log scale). RK_EIO naming
- * the path on failure. */
+ * keys at the top; colour = writes per cell, log scale) with a title, the
+ * verdict, time ticks, the key at each region start, each region's server
+ * beside the map, a servers x time map (share of each time bucket, linear)
+ * and both colour scales with their numbers. RK_ENOTFOUND when the run has no
+ * heatmap, RK_EIO naming the path on failure. */
 int rk_analysis_write_png(const rk_analysis *a, const char *path);
+
+/* The runs that have a heatmap side by side in one PNG on one shared colour
+ * scale (the largest cell of any run is the top of the scale). RK_ENOTFOUND
+ * when none has a heatmap, RK_EIO naming the path. */
+int rk_analysis_write_compare_png(const char *path, const rk_analysis *const *runs, size_t n);
 
 /* Writes one self-contained HTML page (no network resources) with the
  * comparison table, and for each run with a heatmap, the heatmap with hover

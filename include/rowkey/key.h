@@ -134,6 +134,13 @@ void rk_schema_get_info(rk_schema_info *out, const rk_schema *schema);
  * fan-out). The caller owns *out and frees it with free(). */
 int rk_schema_describe(char **out, const rk_schema *schema);
 
+/* The schema as one line of schema text in a canonical form (fields with
+ * their types, the key template as describe shows it, the length limit;
+ * no name, no comments): two schemas that encode alike give the same text,
+ * and parsing the text gives the same schema. The caller frees *out with
+ * free(). This is what a table remembers (the `schema` table setting). */
+int rk_schema_text(char **out, const rk_schema *schema);
+
 /* The same summary as one JSON object. The caller frees *out with free(). */
 int rk_schema_describe_json(char **out, const rk_schema *schema);
 
@@ -212,13 +219,32 @@ typedef struct rk_plan {
 	unsigned buckets;   /* the design's bucket count (1 = none) */
 	unsigned prefix_len;/* bytes of spread prefix to strip for logical order */
 	char *explain;      /* the plan in words */
+	int capped;         /* 1: IN lists would have made more than max_ranges keys or
+	                       ranges; the plan reads whole key prefixes instead (a
+	                       covering plan; the residual filter checks the rest) */
 } rk_plan;
+
+/* Planner settings. max_ranges bounds the point gets or ranges IN lists may
+ * expand to (0: the default; at most 65536). Past it the planner stops at
+ * the key part that would exceed it and reads everything under the key
+ * prefixes bound so far, and says so in `explain`; planning time stays
+ * linear in the predicate (times the bound). A design's salt buckets always
+ * get one range each, whatever the bound. */
+typedef struct rk_plan_options {
+	size_t max_ranges;
+} rk_plan_options;
+#define RK_PLAN_MAX_RANGES_DEFAULT 10000
+#define RK_PLAN_OPTIONS_INIT {RK_PLAN_MAX_RANGES_DEFAULT}
 
 /* Plans a predicate: point gets, the minimal set of row ranges (one per salt
  * bucket when the salt cannot be computed), or a full scan, plus whether a
  * residual filter is needed. The caller owns *out; free with rk_plan_free.
- * RK_ETOOLONG when IN lists would expand past 65536 keys or ranges. */
+ * IN lists that would expand past the bound give a covering plan with
+ * plan->capped set (see rk_plan_options). rk_plan_build uses the default
+ * options; opts may be NULL for the defaults. */
 int rk_plan_build(rk_plan **out, const rk_schema *schema, const rk_predicate *pred);
+int rk_plan_build_opts(rk_plan **out, const rk_schema *schema, const rk_predicate *pred,
+                       const rk_plan_options *opts);
 void rk_plan_free(rk_plan *plan);
 
 /* The plan as one JSON object; the caller frees *out with free(). */

@@ -60,10 +60,20 @@ typedef struct rk_store_options {
 	size_t write_buffer_size;    /* engine memtable bytes per server */
 	unsigned metrics_bucket_ms;  /* width of a metrics time bucket */
 	int background_splits;       /* 1: a background thread splits big regions */
+	/* Capacity of each region server, per second: what it applies (cells
+	 * written, and regions visited by the reads it serves) and the bytes of
+	 * those cells. A server over its capacity makes writes queue and reads
+	 * wait, as a cluster's machine would. 0: the store's saved setting (a
+	 * new store: unlimited); RK_SERVER_CAPACITY_OFF: unlimited. A value other
+	 * than 0 is saved with the store, and later opens use it. */
+	uint64_t server_capacity_ops;
+	uint64_t server_capacity_bytes;
 } rk_store_options;
 
+#define RK_SERVER_CAPACITY_OFF UINT64_MAX
+
 #define RK_STORE_OPTIONS_INIT                                                       \
-	{ RK_DURABILITY_SYNC, 4, 256ull << 20, 1, 8u << 20, 1000, 1 }
+	{ RK_DURABILITY_SYNC, 4, 256ull << 20, 1, 8u << 20, 1000, 1, 0, 0 }
 
 /* Opens (or creates) the store in directory `dir`. Replays each server's
  * log, validates the meta map and removes cells that no region on their
@@ -310,6 +320,8 @@ typedef struct rk_server_info {
 	uint64_t writes, reads, bytes_written, bytes_read;
 	uint64_t batches;       /* engine writes (a group commit counts once) */
 	uint64_t queue_max;     /* deepest the request queue got */
+	uint64_t capacity_ops;  /* the server's capacity per second (see */
+	uint64_t capacity_bytes; /* rk_store_options); 0: unlimited */
 } rk_server_info;
 
 /* Per-server counters. The caller owns *out (count entries), free() it. */
@@ -336,6 +348,21 @@ int rk_store_balance(size_t *out, rk_store *store);
  * run. */
 int rk_store_check(size_t *out, rk_store *store,
                    void (*report)(const char *problem, void *payload), void *payload);
+
+/* Repairs the write-ahead logs of the local store in `dir`, which must not
+ * be open (RK_EBUSY otherwise). rk_store_open refuses a store when a
+ * server's log is damaged before its end (replaying it would skip the
+ * damaged records and keep later ones: acknowledged writes lost without a
+ * word) or in the bytes of its last record; the error names the log file and
+ * the offset. This rewrites each such log keeping every intact record (also
+ * those a replay would skip along with the damaged ones) and dropping the
+ * damaged ones; the next open replays it. Calls report(line, payload)
+ * (may be NULL) once per damaged log with what is dropped (file, offset,
+ * bytes, records kept) and appends the same lines, dated, to DIR/repair.log.
+ * *out (may be NULL) receives the number of damaged logs. RK_EINVALID for a
+ * Bigtable store. */
+int rk_store_repair(size_t *out, const char *dir,
+                    void (*report)(const char *line, void *payload), void *payload);
 
 /* Writes the metrics file now (it is also written on close). path NULL: the
  * store's metrics.tsv. */

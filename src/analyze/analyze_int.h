@@ -109,6 +109,10 @@ struct rk_analysis {
 	size_t nregions;
 	/* schema info */
 	rk_schema_info info;
+	/* pictures: wall-clock start of column 0 in Unix ms (0: virtual time from
+	 * 0 s), bytes written per heat cell (NULL: not recorded) */
+	int64_t t0_ms;
+	uint64_t *hb;
 };
 
 /* Allocates an analysis with the common fields set. */
@@ -156,5 +160,24 @@ const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n);
 
 /* The analysis as a JSON object appended to b. */
 void rk__analysis_json(rk__sb *b, const rk_analysis *a);
+
+/* ---- pictures (heatmap.c) ---- */
+
+/* Where the PNG of one run puts things, in pixels (the pixel test reads it). */
+typedef struct rk__pic_layout {
+	int width, height;
+	int map_x, map_y, map_w, map_h;       /* key space x time */
+	int strip_x, strip_w;                 /* region servers beside the key map */
+	int srv_x, srv_y, srv_w, srv_h;       /* servers x time */
+	int keylab_x, keylab_w;               /* key labels column, left of the map */
+	int scale_x, scale_y, scale_w, scale_h; /* the writes colour scale */
+} rk__pic_layout;
+
+void rk__pic_layout_of(rk__pic_layout *L, const rk_analysis *a);
+
+/* rk_analysis_from_metrics on the file's text (len bytes, need not end in a
+ * NUL); `name` names it in messages. */
+int rk__analysis_from_metrics_text(rk_analysis **out, const char *text, size_t len,
+                                   const char *table, const char *name);
 
 #endif

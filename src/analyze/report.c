@@ -152,6 +152,7 @@ void rk_analysis_free(rk_analysis *a)
 	free(a->verdict);
 	free(a->hw);
 	free(a->hr);
+	free(a->hb);
 	for (size_t i = 0; a->row_key && i < a->rows; i++)
 		free(a->row_key[i]);
 	free(a->row_key);
@@ -344,10 +345,17 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 	rk__sb b = {0};
 	char kb[32];
 	rk__sb_printf(&b, "design      %s (%s)\n", r->design, r->engine);
-	rk__sb_printf(&b, "workload    %s: %llu writes, %llu reads (%.0f ops/s offered)\n",
-	              r->workload, (unsigned long long)r->writes, (unsigned long long)r->reads,
-	              r->offered_rate);
-	rk__sb_printf(&b, "servers     %u x %.0f ops/s\n", r->servers, r->capacity);
+	if (r->offered_rate > 0)
+		rk__sb_printf(&b, "workload    %s: %llu writes, %llu reads (%.0f ops/s offered)\n",
+		              r->workload, (unsigned long long)r->writes, (unsigned long long)r->reads,
+		              r->offered_rate);
+	else /* a store's recorded load (rk_analysis_from_metrics): no offered rate */
+		rk__sb_printf(&b, "workload    %s: %llu writes, %llu reads\n", r->workload,
+		              (unsigned long long)r->writes, (unsigned long long)r->reads);
+	if (r->capacity > 0)
+		rk__sb_printf(&b, "servers     %u x %.0f ops/s\n", r->servers, r->capacity);
+	else
+		rk__sb_printf(&b, "servers     %u\n", r->servers);
 	rk__sb_printf(&b,
 	              "writes      hottest server %u takes %.1f%% (max/mean %.2f), effective servers "
 	              "%.2f of %u\n",
@@ -356,13 +364,28 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 	if (a->sw)
 		rk__sb_printf(&b, "at a time   the hottest server takes %.1f%% of each time bucket's writes\n",
 		              r->peak_share * 100);
-	rk__sb_printf(&b, "throughput  %.0f ops/s before the hottest server saturates\n",
-	              r->throughput);
-	rk__sb_printf(&b, "regions     %zu at start, %zu at end (%llu splits, %llu moves)\n",
-	              r->regions_initial, r->regions, (unsigned long long)r->splits,
-	              (unsigned long long)r->moves);
+	if (r->throughput_measured)
+		rk__sb_printf(&b, "measured    on the store: write shares, loads per time bucket (wall "
+		                  "clock), throughput; reads not executed\n");
+	if (r->throughput_measured)
+		rk__sb_printf(&b, "throughput  %.0f rows/s measured: %llu rows in %.2f s of wall-clock time, "
+		              "hottest server busy %.0f%%%s\n", r->throughput,
+		              (unsigned long long)r->writes, r->wall_seconds, r->hottest_busy * 100,
+		              r->hottest_busy < 0.9 ? " (this machine, not the servers, set the pace)"
+		                                    : "");
+	else if (r->capacity > 0)
+		rk__sb_printf(&b, "throughput  %.0f ops/s before the hottest server saturates (modelled)\n",
+		              r->throughput);
+	if (r->offered_rate > 0)
+		rk__sb_printf(&b, "regions     %zu at start, %zu at end (%llu splits, %llu moves)\n",
+		              r->regions_initial, r->regions, (unsigned long long)r->splits,
+		              (unsigned long long)r->moves);
+	else
+		rk__sb_printf(&b, "regions     %zu at the end, %llu retired by splits\n", r->regions,
+		              (unsigned long long)r->splits);
 	human_bytes(kb, sizeof kb, (double)r->key_total);
-	rk__sb_printf(&b, "key bytes   mean %.1f, max %zu, total %s\n", r->key_mean, r->key_max, kb);
+	if (r->key_total)
+		rk__sb_printf(&b, "key bytes   mean %.1f, max %zu, total %s\n", r->key_mean, r->key_max, kb);
 	for (size_t q = 0; q < r->nqueries; q++)
 		rk__sb_printf(&b, "query       %s: %s, %.1f ranges, %.1f regions\n", r->queries[q].name,
 		              r->queries[q].plan, r->queries[q].ranges, r->queries[q].regions);
@@ -404,6 +427,13 @@ void rk__analysis_json(rk__sb *b, const rk_analysis *a)
 	jnum(b, r->peak_share);
 	rk__sb_put(b, ",\"throughput\":", 14);
 	jnum(b, r->throughput);
+	rk__sb_printf(b, ",\"throughput_measured\":%s", r->throughput_measured ? "true" : "false");
+	if (r->throughput_measured) {
+		rk__sb_put(b, ",\"wall_seconds\":", 16);
+		jnum(b, r->wall_seconds);
+		rk__sb_put(b, ",\"hottest_busy\":", 16);
+		jnum(b, r->hottest_busy);
+	}
 	rk__sb_printf(b, ",\"regions_initial\":%zu,\"regions\":%zu,\"splits\":%llu,\"moves\":%llu",
 	              r->regions_initial, r->regions, (unsigned long long)r->splits,
 	              (unsigned long long)r->moves);
@@ -505,6 +535,7 @@ int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t 
 			w = strlen(runs[i]->design);
 	if (w > 40)
 		w = 40;
+	int measured = 0;
 	rk__sb_printf(&b, "%-*s  %-9s  %7s  %7s  %6s  %9s  %11s  %7s  %6s  %s\n", (int)w, "design",
 	              "engine", "hottest", "at-time", "eff", "max/mean", "throughput", "regions",
 	              "key B", "reads (regions/query)");
@@ -523,11 +554,22 @@ int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t 
 			snprintf(at, sizeof at, "%6.1f%%", r->peak_share * 100);
 		else
 			snprintf(at, sizeof at, "%7s", "-");
-		rk__sb_printf(&b, "%-*.*s  %-9s  %6.1f%%  %7s  %6.2f  %9.2f  %11.0f  %7zu  %6.1f  %s\n",
+		rk__sb_printf(&b, "%-*.*s  %-9s  %6.1f%%  %7s  %6.2f  %9.2f  %9.0f %c  %7zu  %6.1f  %s\n",
 		              (int)w, (int)w, r->design, r->engine, r->hottest_share * 100, at,
-		              r->effective_servers, r->max_mean, r->throughput, r->regions, r->key_mean,
+		              r->effective_servers, r->max_mean, r->throughput,
+		              r->throughput_measured ? 'm' : ' ', r->regions, r->key_mean,
 		              r->nqueries ? q : "-");
+		measured |= r->throughput_measured;
 	}
+	if (measured)
+		rk__sb_printf(&b, "\nthroughput: m = measured on the store (rows per wall-clock second, "
+		                  "servers capped at their capacity); others modelled (capacity / the "
+		                  "hottest server's load)\n");
+	for (size_t i = 0; i < n; i++)
+		if (runs[i]->rep.throughput_measured && runs[i]->rep.hottest_busy < 0.9)
+			rk__sb_printf(&b, "%s: the store's hottest server was busy %.0f%% of the time: this "
+			                  "machine, not the servers, set the pace\n",
+			              runs[i]->rep.design, runs[i]->rep.hottest_busy * 100);
 	rk__sb_put(&b, "\n", 1);
 	for (size_t i = 0; i < n; i++)
 		rk__sb_printf(&b, "%-*.*s  %s: %s\n", (int)w, (int)w, runs[i]->rep.design,

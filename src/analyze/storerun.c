@@ -1,18 +1,31 @@
 /*
  * The same workload on the embedded store, for real: a new store in a
- * directory, a table created with the design's split points and bucket
- * prefix (the ones the simulator starts from), the workload's writes
- * encoded by the real encoder and applied in batches, the balancer run at
- * the same virtual times as in the simulator. The report's per-server
- * shares come from the store's own counters (rk_store_servers, read at every
- * time-bucket boundary of the virtual clock, so the store run has per-bucket
- * server loads too), the regions from rk_store_regions. Reads are not executed: the read side is priced by
- * the simulator.
+ * directory whose region servers each have the simulator's capacity C
+ * (rk_store_options.server_capacity_ops), a table created with the design's
+ * split points and bucket prefix (the ones the simulator starts from), the
+ * workload's writes encoded by the real encoder and replayed as fast as the
+ * servers admit them, the balancer run at the same virtual times as in the
+ * simulator.
+ *
+ * Measured: the throughput is rows written per second of wall-clock time,
+ * from the first write queued to the last acknowledged; the per-server
+ * shares and the per-time-bucket loads come from the store's own counters
+ * (rk_store_servers, sampled in real time and binned into the run's time
+ * buckets afterwards), the regions from rk_store_regions. Modelled: nothing
+ * of the write side; reads are not executed (the read side is priced by the
+ * simulator), and the hottest server's busy fraction (its writes / (C x wall
+ * time)) says whether the servers or this machine set the pace.
+ *
+ * The replay keeps about one time bucket's writes in flight (buffered
+ * writes over several table handles, two batches each, reaching each server
+ * in order), so a server with a passing excess of writes does not stall the
+ * others: the unit over which the simulator takes the busiest server's load.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <rowkey/store.h>
 
@@ -21,6 +34,66 @@
 #include "store/local/split.h"
 
 #define BATCH 128
+#define MAX_HANDLES 64
+#define FINE 1024 /* real-time sampling bins, merged in pairs as the run goes on */
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Per-server writes in real time: FINE bins of width w seconds from t0;
+ * when the run outgrows them, neighbours merge and w doubles. */
+typedef struct rtbins {
+	double t0, w;
+	size_t S, at;        /* servers; the bin sampled last */
+	uint64_t *bin, *last; /* FINE x S; S */
+} rtbins;
+
+/* Adds the writes each server applied since the last sample to the bin of
+ * time t (force: sample even within the bin sampled last). */
+static int rt_sample(rtbins *r, rk_store *st, double t, int force)
+{
+	size_t i = (size_t)((t - r->t0) / r->w);
+	while (i >= FINE) {
+		for (size_t j = 0; j < FINE / 2; j++)
+			for (size_t k = 0; k < r->S; k++)
+				r->bin[j * r->S + k] = r->bin[2 * j * r->S + k] + r->bin[(2 * j + 1) * r->S + k];
+		memset(r->bin + FINE / 2 * r->S, 0, FINE / 2 * r->S * sizeof *r->bin);
+		r->w *= 2;
+		r->at /= 2;
+		i = (size_t)((t - r->t0) / r->w);
+	}
+	if (i == r->at && !force)
+		return 0;
+	r->at = i;
+	rk_server_info *now = NULL;
+	size_t nn = 0;
+	int rc = rk_store_servers(&now, &nn, st);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < nn && k < r->S; k++) {
+		r->bin[i * r->S + k] += now[k].writes - r->last[k];
+		r->last[k] = now[k].writes;
+	}
+	free(now);
+	return 0;
+}
+
+/* The fine bins into cols buckets of the run's wall time T (cols x S). */
+static void rt_rebin(const rtbins *r, uint64_t *sw, size_t cols, double T)
+{
+	for (size_t j = 0; j < FINE; j++) {
+		double mid = ((double)j + 0.5) * r->w;
+		size_t b = T > 0 ? (size_t)(mid / (T / (double)cols)) : 0;
+		if (b >= cols)
+			b = cols - 1;
+		for (size_t k = 0; k < r->S; k++)
+			sw[b * r->S + k] += r->bin[j * r->S + k];
+	}
+}
 
 typedef struct skip {
 	uint64_t id, until; /* do not retry region id before it is past `until` bytes */
@@ -95,11 +168,12 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	size_t nsp = 0;
 	rk_encoder *enc = NULL;
 	rk_store *st = NULL;
-	rk_table *tb = NULL;
+	rk_table *tbs[MAX_HANDLES] = {NULL};
+	size_t nh = 0, hi = 0;
+	rtbins rt = {0, 0, 0, 0, NULL, NULL};
 	rk_mutation *muts = NULL;
 	rk_analysis *a = NULL;
 	rk_server_info *srv = NULL;
-	uint64_t *last = NULL;
 	skip *sk = NULL;
 	size_t nsk = 0;
 	rk_region_info *reg = NULL;
@@ -146,12 +220,21 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	so.create_if_missing = 1;
 	so.metrics_bucket_ms = 1000;
 	so.background_splits = 0; /* driven at batch boundaries: see the file comment */
+	so.server_capacity_ops = o->capacity < 1 ? 1 : (uint64_t)(o->capacity + 0.5);
 	if ((rc = rk_store_open(&st, dir, &so)) != 0)
 		goto out;
 	rk_family_def fam = {"f", 1};
 	rk_table_def def = {"analyze", &fam, 1, sp, nsp, a->info.buckets > 1 ? a->info.prefix_len : 0};
-	if ((rc = rk_table_create(st, &def)) != 0 || (rc = rk_table_open(&tb, st, "analyze")) != 0)
+	if ((rc = rk_table_create(st, &def)) != 0)
 		goto out;
+	/* about one time bucket's operations in flight: two batches per handle */
+	double per_bucket = rk__workload_rate(w) * (double)rk__workload_duration_ms(w) / 1000.0 /
+	                    (double)o->time_buckets;
+	nh = (size_t)(per_bucket / (2 * BATCH)) + 1;
+	nh = nh > MAX_HANDLES ? MAX_HANDLES : nh;
+	for (size_t i = 0; i < nh; i++)
+		if ((rc = rk_table_open(&tbs[i], st, "analyze")) != 0)
+			goto out;
 	a->rep.regions_initial = nsp + 1;
 
 	size_t cap = rk_schema_max_key_len(schema);
@@ -165,19 +248,20 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0)
 		goto out;
 	int64_t next_balance = o->balance_interval > 0 ? (int64_t)(o->balance_interval * 1000) : -1;
-	int64_t dur = rk__workload_duration_ms(w);
-	uint32_t cur_b = 0;
 	a->cols = o->time_buckets;
-	a->col_s = (double)dur / 1000.0 / (double)a->cols;
+	rt.S = o->servers;
+	rt.w = 0.002;
 	if (!(a->sw = calloc((size_t)a->cols * o->servers, sizeof *a->sw)) ||
 	    !(a->sr = calloc((size_t)a->cols * o->servers, sizeof *a->sr)) ||
-	    !(last = calloc(o->servers, sizeof *last))) {
+	    !(rt.bin = calloc((size_t)FINE * o->servers, sizeof *rt.bin)) ||
+	    !(rt.last = calloc(o->servers, sizeof *rt.last))) {
 		rc = rk__err(RK_ENOMEM, "out of memory");
 		goto out;
 	}
 	size_t n = 0, prev_len = 0;
 	uint64_t kbytes = 0, mono = 0;
 	size_t kmax = 0;
+	rt.t0 = now_s();
 	for (;;) {
 		int64_t t;
 		int shape;
@@ -186,35 +270,28 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 		if (rc && !end)
 			goto out;
 		int balance_now = !end && next_balance >= 0 && t >= next_balance;
-		uint32_t b = 0;
-		if (!end) {
-			b = (uint32_t)(t * (int64_t)a->cols / dur);
-			if (b >= a->cols)
-				b = (uint32_t)a->cols - 1;
-		}
-		int bucket_done = end || b != cur_b;
-		if ((end || balance_now || bucket_done || n == BATCH) && n) {
-			if ((rc = rk_table_apply(tb, muts, n, NULL)) != 0)
+		if ((end || balance_now || n == BATCH) && n) {
+			if ((rc = rk_table_apply_async(tbs[hi], muts, n)) != 0)
 				goto out;
+			hi = (hi + 1) % nh;
 			if (o->split_threshold &&
 			    (rc = drive_splits(st, o->split_threshold, o->servers, &sk, &nsk)) != 0)
 				goto out;
 			memcpy(prev, kbuf + (n - 1) * cap, klen[n - 1]);
 			prev_len = klen[n - 1];
 			n = 0;
-		}
-		if (bucket_done) {
-			/* the store's own counters, per server, for the bucket that ended */
-			rk_server_info *now = NULL;
-			size_t nn = 0;
-			if ((rc = rk_store_servers(&now, &nn, st)) != 0)
+			if ((rc = rt_sample(&rt, st, now_s(), 0)) != 0)
 				goto out;
-			for (size_t k = 0; k < nn && k < o->servers; k++) {
-				a->sw[(size_t)cur_b * o->servers + k] = now[k].writes - last[k];
-				last[k] = now[k].writes;
-			}
-			free(now);
-			cur_b = b;
+		}
+		if (end || balance_now) {
+			/* everything queued is applied (and split) before the balancer
+			 * runs, so it sees the regions the simulator's balancer sees */
+			for (size_t i = 0; i < nh; i++)
+				if ((rc = rk_table_flush(tbs[i])) != 0)
+					goto out;
+			if (o->split_threshold &&
+			    (rc = drive_splits(st, o->split_threshold, o->servers, &sk, &nsk)) != 0)
+				goto out;
 		}
 		if (end)
 			break;
@@ -261,8 +338,15 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 		a->rep.writes++;
 	}
 	rc = 0;
-	rk_table_close(tb);
-	tb = NULL;
+	double wall = now_s() - rt.t0;
+	if ((rc = rt_sample(&rt, st, rt.t0 + wall, 1)) != 0)
+		goto out;
+	rt_rebin(&rt, a->sw, a->cols, wall);
+	a->col_s = wall / (double)a->cols;
+	for (size_t i = 0; i < nh; i++) {
+		rk_table_close(tbs[i]);
+		tbs[i] = NULL;
+	}
 	if ((rc = rk_store_servers(&srv, &nsrv, st)) != 0 ||
 	    (rc = rk_store_regions(&reg, &nreg, st, "analyze")) != 0)
 		goto out;
@@ -293,18 +377,28 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 			memcpy(x->end, reg[i].end, x->end_len);
 	}
 	a->rep.offered_rate = rk__workload_rate(w);
-	a->rep.capacity = o->capacity;
+	a->rep.capacity = (double)so.server_capacity_ops;
 	a->rep.key_total = kbytes;
 	a->rep.key_max = kmax;
 	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
 	a->mono = a->rep.writes > 1 ? (double)mono / (double)(a->rep.writes - 1) : 0;
 	if ((rc = rk__analysis_finish(a, schema)) != 0)
 		goto out;
+	/* measured, not modelled: rows per second of wall-clock time */
+	a->rep.wall_seconds = wall;
+	a->rep.throughput_measured = 1;
+	a->rep.throughput = wall > 0 ? (double)a->rep.writes / wall : 0;
+	/* the busiest server of each time bucket, not of the whole run: a hot
+	 * region that the balancer moves takes its load from server to server */
+	a->rep.hottest_busy = wall > 0 ? a->rep.peak_share * (double)a->rep.writes /
+	                                     (a->rep.capacity * wall)
+	                               : 0;
 	*out = a;
 	a = NULL;
 out:
-	if (tb)
-		rk_table_close(tb);
+	for (size_t i = 0; i < nh; i++)
+		if (tbs[i])
+			rk_table_close(tbs[i]);
 	if (st) {
 		int crc = rk_store_close(st);
 		if (!rc && crc)
@@ -322,7 +416,8 @@ out:
 	free(klen);
 	free(val);
 	free(prev);
-	free(last);
+	free(rt.bin);
+	free(rt.last);
 	free(sk);
 	free(sp);
 	for (size_t i = 0; keys && i < nkeys; i++)

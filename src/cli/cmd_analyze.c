@@ -1,7 +1,7 @@
 /*
  * rowkey analyze: where a workload lands under one key design. Runs the
- * simulator (and with --store DIR, the embedded store for real) and prints
- * the report as text or JSON; --png and --html write the heatmap.
+ * simulator, the embedded store for real, or both (--engine, engine.h) and
+ * prints the report as text or JSON; --png and --html write the heatmap.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <rowkey/analyze.h>
 
 #include "cli/cli.h"
+#include "cli/engine.h"
 
 static void help(FILE *f)
 {
@@ -31,8 +32,14 @@ static void help(FILE *f)
 	        "      --cardinality N --zipf S   workload shape (rate x duration operations)\n"
 	        "      --servers S --capacity OPS --split-threshold BYTES --balance-interval SECONDS\n"
 	        "      --time-buckets N --key-buckets N --value-len BYTES --presplit 0|1\n"
-	        "      --store DIR            also load the writes into a new embedded store in DIR\n"
-	        "      --json                 one JSON object (with --store: an array of two)\n"
+	        "      --engine sim|store|both  sim: the simulator (default); store: load the writes\n"
+	        "                             into a new embedded store whose servers are capped at\n"
+	        "                             --capacity and measure its throughput in wall-clock\n"
+	        "                             time (reads not executed); both: side by side\n"
+	        "      --store DIR            where the store run keeps its store (a new directory;\n"
+	        "                             implies --engine both; without it a store run uses a\n"
+	        "                             temporary directory, removed at the end)\n"
+	        "      --json                 one JSON object (two engines: an array of two)\n"
 	        "      --html FILE            write the HTML report with the heatmap\n"
 	        "      --png FILE             write the heatmap as a PNG\n"
 	        "  -h, --help                 this help\n");
@@ -45,7 +52,7 @@ int rk_cli_analyze(int argc, char **argv)
 	    {"design", required_argument, 0, 'D'},  {"store", required_argument, 0, 'S'},
 	    {"json", no_argument, 0, 'j'},          {"html", required_argument, 0, 'H'},
 	    {"png", required_argument, 0, 'P'},     {"help", no_argument, 0, 'h'},
-	    {"describe", no_argument, 0, 'W'},
+	    {"describe", no_argument, 0, 'W'},       {"engine", required_argument, 0, 'E'},
 	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
 	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
 	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
@@ -57,7 +64,8 @@ int rk_cli_analyze(int argc, char **argv)
 	rk_workload_options wo = RK_WORKLOAD_OPTIONS_INIT;
 	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
 	const char *schema_arg = NULL, *design = NULL, *store = NULL, *html = NULL, *png = NULL;
-	int json = 0, describe = 0, c, idx;
+	int json = 0, describe = 0, engine_given = 0, c, idx;
+	rk_cli_engine eng = {0, 0, NULL, {0}};
 	wo.name = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:w:h", opts, &idx)) != -1) {
@@ -70,6 +78,11 @@ int rk_cli_analyze(int argc, char **argv)
 		case 'H': html = optarg; break;
 		case 'P': png = optarg; break;
 		case 'W': describe = 1; break;
+		case 'E':
+			if (rk_cli_engine_parse(&eng, optarg) < 0)
+				return rk_cli_usage_error("analyze", "%s", rk_error_last());
+			engine_given = 1;
+			break;
 		case 'h': help(stdout); return RK_EXIT_OK;
 		case 1:
 			if (rk_analyze_option(&wo, &ao, opts[idx].name, optarg) < 0)
@@ -92,24 +105,35 @@ int rk_cli_analyze(int argc, char **argv)
 	}
 	if (!schema_arg)
 		return rk_cli_usage_error("analyze", "a schema is required (-s SCHEMA)");
+	if (engine_given && !eng.sim && png)
+		return rk_cli_usage_error("analyze", "--png draws the simulator's heatmap: use --engine "
+		                                     "both (or rowkey heatmap --db DIR on a kept store)");
 	rk_schema *s;
 	if (rk_schema_load(&s, schema_arg) < 0)
 		return rk_cli_fail("analyze", "schema");
+	int er = rk_cli_engine_ready(&eng, engine_given, store);
+	if (er < 0) {
+		rk_schema_free(s);
+		return er == RK_EINVALID ? rk_cli_usage_error("analyze", "%s", rk_error_last())
+		                         : rk_cli_fail("analyze", "store run");
+	}
 	rk_analysis *runs[2] = {NULL, NULL};
 	size_t n = 0;
 	int rc = RK_EXIT_OK;
 	design = design ? design : "design";
-	if (rk_analyze_run(&runs[0], s, design, &wo, &ao) < 0) {
-		rc = rk_cli_fail("analyze", "simulator");
-		goto out;
+	if (eng.sim) {
+		if (rk_analyze_run(&runs[n], s, design, &wo, &ao) < 0) {
+			rc = rk_cli_fail("analyze", "simulator");
+			goto out;
+		}
+		n++;
 	}
-	n = 1;
-	if (store) {
-		if (rk_analyze_store(&runs[1], s, design, &wo, &ao, store) < 0) {
+	if (eng.store) {
+		if (rk_analyze_store(&runs[n], s, design, &wo, &ao, eng.dir) < 0) {
 			rc = rk_cli_fail("analyze", "store");
 			goto out;
 		}
-		n = 2;
+		n++;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (rk_analysis_set_schema_text(runs[i], schema_arg) < 0) {
@@ -144,5 +168,6 @@ out:
 	for (size_t i = 0; i < 2; i++)
 		rk_analysis_free(runs[i]);
 	rk_schema_free(s);
+	rk_cli_engine_done(&eng);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * rowkey compare: several key designs over the same workload, side by side
- * (simulator, and with --store DIR the embedded store for real).
+ * (the simulator, the embedded store for real, or both: --engine, engine.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +12,7 @@
 #include <rowkey/analyze.h>
 
 #include "cli/cli.h"
+#include "cli/engine.h"
 
 #define MAX_DESIGNS 32
 
@@ -24,10 +25,15 @@ static void help(FILE *f)
 	        "throughput before the hottest server saturates, regions, key bytes, read cost.\n\n"
 	        "  -d, --design [LABEL=]SCHEMA   a design (schema file or text); repeat, up to 32\n"
 	        "  -w, --workload NAME           messages, keys, urls, trades, cars, users, file\n"
-	        "      --store DIR               also load each design into a new store DIR/<n>\n"
+	        "      --engine sim|store|both   sim: the simulator (default); store: load each design\n"
+	        "                                into a new embedded store, servers capped at\n"
+	        "                                --capacity, throughput measured; both: side by side\n"
+	        "      --store DIR               keep the store runs' stores in DIR/<n> (implies\n"
+	        "                                --engine both; without it a temporary directory)\n"
 	        "      --json                    a JSON array of the runs\n"
 	        "      --html FILE               one HTML page with every run and its heatmap\n"
-	        "      --png PREFIX              heatmaps as PREFIX<label>.png\n"
+	        "      --png PREFIX              heatmaps as PREFIX<label>.png, and all of them side\n"
+	        "                                by side on one colour scale as PREFIXcompare.png\n"
 	        "  workload and cluster options as in rowkey analyze --help\n"
 	        "  -h, --help                    this help\n");
 }
@@ -49,7 +55,7 @@ int rk_cli_compare(int argc, char **argv)
 	    {"design", required_argument, 0, 'd'}, {"workload", required_argument, 0, 'w'},
 	    {"store", required_argument, 0, 'S'},  {"json", no_argument, 0, 'j'},
 	    {"html", required_argument, 0, 'H'},   {"png", required_argument, 0, 'P'},
-	    {"help", no_argument, 0, 'h'},
+	    {"help", no_argument, 0, 'h'},          {"engine", required_argument, 0, 'E'},
 	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
 	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
 	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
@@ -62,7 +68,8 @@ int rk_cli_compare(int argc, char **argv)
 	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
 	const char *store = NULL, *html = NULL, *png = NULL, *designs[MAX_DESIGNS];
 	size_t nd = 0;
-	int json = 0, c, idx;
+	int json = 0, engine_given = 0, c, idx;
+	rk_cli_engine eng = {0, 0, NULL, {0}};
 	wo.name = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:w:h", opts, &idx)) != -1) {
@@ -75,6 +82,11 @@ int rk_cli_compare(int argc, char **argv)
 		case 'w': wo.name = optarg; break;
 		case 'S': store = optarg; break;
 		case 'j': json = 1; break;
+		case 'E':
+			if (rk_cli_engine_parse(&eng, optarg) < 0)
+				return rk_cli_usage_error("compare", "%s", rk_error_last());
+			engine_given = 1;
+			break;
 		case 'H': html = optarg; break;
 		case 'P': png = optarg; break;
 		case 'h': help(stdout); return RK_EXIT_OK;
@@ -91,6 +103,14 @@ int rk_cli_compare(int argc, char **argv)
 		return rk_cli_usage_error("compare", "give at least one design (-d [LABEL=]SCHEMA)");
 	if (!wo.name)
 		return rk_cli_usage_error("compare", "a workload is required (-w NAME)");
+	if (engine_given && !eng.sim && png)
+		return rk_cli_usage_error("compare", "--png draws the simulator's heatmaps: use --engine "
+		                                     "both (or rowkey heatmap --db DIR on a kept store)");
+	int er = rk_cli_engine_ready(&eng, engine_given, store);
+	if (er == RK_EINVALID)
+		return rk_cli_usage_error("compare", "%s", rk_error_last());
+	if (er < 0)
+		return rk_cli_fail("compare", "store run");
 	if (store && mkdir(store, 0777) != 0 && errno != EEXIST)
 		return rk_cli_usage_error("compare", "cannot create %s: %s", store, strerror(errno));
 	rk_analysis *runs[2 * MAX_DESIGNS];
@@ -112,15 +132,15 @@ int rk_cli_compare(int argc, char **argv)
 			rc = rk_cli_fail("compare", label);
 			goto out;
 		}
-		int r = rk_analyze_run(&runs[n], s, label, &wo, &ao);
-		if (r == 0) {
+		int r = 0;
+		if (eng.sim && (r = rk_analyze_run(&runs[n], s, label, &wo, &ao)) == 0) {
 			rk_analysis_set_schema_text(runs[n], text);
 			n++;
 		}
-		if (r == 0 && store) {
+		if (r == 0 && eng.store) {
 			char dir[4096], fl[128];
 			file_label(fl, sizeof fl, label);
-			snprintf(dir, sizeof dir, "%s/%zu-%s", store, i + 1, fl);
+			snprintf(dir, sizeof dir, "%s/%zu-%s", eng.dir, i + 1, fl);
 			r = rk_analyze_store(&runs[n], s, label, &wo, &ao, dir);
 			if (r == 0) {
 				rk_analysis_set_schema_text(runs[n], text);
@@ -155,10 +175,19 @@ int rk_cli_compare(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (png && n > 1) {
+		char path[4096];
+		snprintf(path, sizeof path, "%scompare.png", png);
+		if (rk_analysis_write_compare_png(path, (const rk_analysis *const *)runs, n) < 0) {
+			rc = rk_cli_fail("compare", "png");
+			goto out;
+		}
+	}
 	if (html && rk_analysis_write_html(html, NULL, (const rk_analysis *const *)runs, n) < 0)
 		rc = rk_cli_fail("compare", "html");
 out:
 	for (size_t i = 0; i < n; i++)
 		rk_analysis_free(runs[i]);
+	rk_cli_engine_done(&eng);
 	return rc;
 }

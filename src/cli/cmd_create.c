@@ -36,6 +36,10 @@ static void usage(FILE *f)
 	        "  --regions N            regions for --schema designs with a hash prefix\n"
 	        "  --servers N            region servers when the store is new (default 4)\n"
 	        "  --split-threshold B    (new store) bytes before a region splits\n"
+	        "  --server-capacity R    what each region server applies per second, saved\n"
+	        "                         with the store: OPS[/s] (cells written, regions a\n"
+	        "                         read visits) or BYTES[/s] with a B, KB, MB or GB\n"
+	        "                         unit; repeat for both; 'off' removes the capacity\n"
 	        "  -h, --help             this help\n");
 }
 
@@ -125,6 +129,37 @@ out:
 	return rc;
 }
 
+/* "--server-capacity" text: N[/s] operations, N{B,KB,MB,GB}[/s] bytes, or
+ * "off" (both unlimited). -1 on junk or 0. */
+static int parse_capacity(rk_store_options *so, const char *text)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mult;
+	} units[] = {{"", 0}, {"B", 1}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000}};
+	if (!strcmp(text, "off")) {
+		so->server_capacity_ops = so->server_capacity_bytes = RK_SERVER_CAPACITY_OFF;
+		return 0;
+	}
+	char *end;
+	if (*text < '0' || *text > '9')
+		return -1;
+	unsigned long long v = strtoull(text, &end, 10);
+	size_t ul = strcspn(end, "/");
+	if (end[ul] && strcmp(end + ul, "/s"))
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strlen(units[i].unit) != ul || strncmp(end, units[i].unit, ul))
+			continue;
+		uint64_t m = units[i].mult ? units[i].mult : 1;
+		if (v == 0 || v >= RK_SERVER_CAPACITY_OFF / m)
+			return -1;
+		*(units[i].mult ? &so->server_capacity_bytes : &so->server_capacity_ops) = v * m;
+		return 0;
+	}
+	return -1;
+}
+
 static int digits(unsigned long long n)
 {
 	int d = 1;
@@ -149,6 +184,7 @@ int rk_cli_create(int argc, char **argv)
 		{"regions", required_argument, NULL, 'r'},
 		{"servers", required_argument, NULL, 'n'},
 		{"split-threshold", required_argument, NULL, 't'},
+		{"server-capacity", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -233,6 +269,13 @@ int rk_cli_create(int argc, char **argv)
 				goto out;
 			}
 			so.split_threshold = v;
+			break;
+		case 'c':
+			if (parse_capacity(&so, optarg)) {
+				rk_cli_usage_error(CMD, "bad --server-capacity '%s' (e.g. 2000/s, 5MB/s, off)",
+				                   optarg);
+				goto out;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -3,6 +3,7 @@
  * as TSV with a header line, or as JSON lines. A key that does not match the
  * design is reported with its line and byte offset.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,7 @@ int rk_cli_decode(int argc, char **argv)
 		putchar('\n');
 	}
 	ssize_t n;
+	errno = 0;
 	while ((n = getline(&line, &linecap, in)) >= 0) {
 		lineno++;
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
@@ -123,7 +125,12 @@ int rk_cli_decode(int argc, char **argv)
 		}
 		puts(json ? "}" : "");
 	}
-	if (nbad)
+	if (ferror(in)) { /* a read error is never the end of the input */
+		fprintf(stderr, "rowkey decode: %s: line %ld: reading the input failed: %s\n",
+		        in_path ? in_path : "<stdin>", lineno + 1, strerror(errno));
+		goto done;
+	}
+	if (skip)
 		fprintf(stderr, "rowkey decode: skipped %ld of %ld keys\n", nbad, lineno);
 	status = fflush(stdout) == 0 ? RK_EXIT_OK : RK_EXIT_FAIL;
 done:

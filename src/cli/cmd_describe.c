@@ -1,6 +1,8 @@
 /*
  * rowkey describe: what a key design means: fields, key width, which fields a
- * point get needs, whether and how far reads fan out.
+ * point get needs, whether and how far reads fan out. With --db and --table,
+ * the schema the table remembers (stored by its first load), or whether a
+ * given schema is that one.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -8,21 +10,27 @@
 #include <rowkey/key.h>
 
 #include "cli/cli.h"
+#include "cli/store_cli.h"
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: rowkey describe -s SCHEMA [--json]\n\n"
+	fprintf(f, "usage: rowkey describe -s SCHEMA [--json]\n"
+	           "       rowkey describe --db DIR --table T [-s SCHEMA] [--json]\n\n"
 	           "Summarizes a key design.\n\n"
 	           "  -s, --schema SCHEMA   schema file or schema text\n"
+	           "      --db DIR          a store, with --table T: describe the schema the table\n"
+	           "      --table T         remembers; with -s too, check that it is the given one\n"
 	           "      --json            one JSON object instead of text\n"
 	           "  -h, --help            this help\n");
 }
 
 int rk_cli_describe(int argc, char **argv)
 {
-	const char *schema_arg = NULL;
+	const char *schema_arg = NULL, *db = NULL, *table = NULL;
 	int json = 0, c;
 	static const struct option opts[] = {{"schema", required_argument, 0, 's'},
+	                                     {"db", required_argument, 0, 'd'},
+	                                     {"table", required_argument, 0, 't'},
 	                                     {"json", no_argument, 0, 'j'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
@@ -30,6 +38,8 @@ int rk_cli_describe(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
+		case 'd': db = optarg; break;
+		case 't': table = optarg; break;
 		case 'j': json = 1; break;
 		case 'h': help(stdout); return RK_EXIT_OK;
 		default: help(stderr); return RK_EXIT_USAGE;
@@ -37,11 +47,33 @@ int rk_cli_describe(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("describe", "unexpected argument '%s'", argv[optind]);
-	if (!schema_arg)
-		return rk_cli_usage_error("describe", "a schema is required (-s SCHEMA)");
-	rk_schema *s;
-	if (rk_schema_load(&s, schema_arg) < 0)
+	if (!db != !table)
+		return rk_cli_usage_error("describe", "--db and --table go together");
+	if (!schema_arg && !table)
+		return rk_cli_usage_error("describe", "a schema is required (-s SCHEMA, or --db DIR --table T)");
+	rk_schema *s = NULL;
+	if (schema_arg && rk_schema_load(&s, schema_arg) < 0)
 		return rk_cli_fail("describe", "schema");
+	if (table) {
+		rk_store_options o = RK_STORE_OPTIONS_INIT;
+		o.background_splits = 0;
+		rk_store *st = rk_cli__open_store("describe", db, 0, &o);
+		int bad = !st;
+		if (st && s)
+			bad = rk_cli__table_schema(st, "describe", table, s, 0, 0) != 0;
+		else if (st)
+			bad = rk_cli__stored_schema(&s, st, "describe", table) != 0;
+		if (st)
+			bad = rk_cli__close_store("describe", st, bad) != 0;
+		if (bad) {
+			rk_schema_free(s);
+			return RK_EXIT_FAIL;
+		}
+		if (!json)
+			printf("table       %s (%s)\n", table,
+			       schema_arg ? "the given schema is the one it remembers, or it remembers none"
+			                  : "the schema it remembers");
+	}
 	char *text;
 	int rc = json ? rk_schema_describe_json(&text, s) : rk_schema_describe(&text, s);
 	rk_schema_free(s);

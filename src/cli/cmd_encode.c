@@ -2,6 +2,8 @@
  * rowkey encode: records in (CSV, TSV, JSON lines), row keys out, one per
  * line. A bad record stops the run (default) or is skipped and counted.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +53,15 @@ int rk_cli_encode(int argc, char **argv)
 		case 'H': header = 1; break;
 		case 'N': header = 0; break;
 		case 'E': onerr = optarg; break;
-		case 'S': seed = strtoull(optarg, NULL, 10); break;
+		case 'S': {
+			char *end;
+			errno = 0;
+			seed = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end || errno)
+				return rk_cli_usage_error("encode", "--seed takes a whole number 0..18446744073709551615, not '%s'",
+				                          optarg);
+			break;
+		}
 		case 'h': help(stdout); return RK_EXIT_OK;
 		default: help(stderr); return RK_EXIT_USAGE;
 		}
@@ -133,7 +143,7 @@ int rk_cli_encode(int argc, char **argv)
 			fwrite(key, 1, klen, stdout);
 		}
 	}
-	if (nbad)
+	if (skip)
 		fprintf(stderr, "rowkey encode: skipped %ld of %ld records\n", nbad, nrec);
 	status = fflush(stdout) == 0 ? RK_EXIT_OK : RK_EXIT_FAIL;
 done:

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/records.h"
+#include "cli/store_cli.h"
 
 static void help(FILE *f)
 {
@@ -24,6 +25,8 @@ static void help(FILE *f)
 	           "      --db DIR          a store, to count the regions the plan touches\n"
 	           "      --table T         the table in that store\n"
 	           "      --json            the plan as one JSON object\n"
+	           "      --max-ranges N    bound on point gets / ranges IN lists expand to (default 10000,\n"
+	           "                        at most 65536); past it the plan reads whole key prefixes\n"
 	           "  -h, --help            this help\n");
 }
 
@@ -60,10 +63,12 @@ int rk_cli_explain(int argc, char **argv)
 {
 	const char *schema_arg = NULL, *where = "", *db = NULL, *table = NULL;
 	int json = 0, c;
+	rk_plan_options po = RK_PLAN_OPTIONS_INIT;
 	static const struct option opts[] = {
 		{"schema", required_argument, 0, 's'}, {"where", required_argument, 0, 'w'},
 		{"db", required_argument, 0, 'd'},     {"table", required_argument, 0, 't'},
-		{"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"json", no_argument, 0, 'j'},         {"max-ranges", required_argument, 0, 'M'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:w:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -72,6 +77,10 @@ int rk_cli_explain(int argc, char **argv)
 		case 'd': db = optarg; break;
 		case 't': table = optarg; break;
 		case 'j': json = 1; break;
+		case 'M':
+			if (rk_cli__parse_max_ranges(&po, "explain", optarg))
+				return RK_EXIT_USAGE;
+			break;
 		case 'h': help(stdout); return RK_EXIT_OK;
 		default: help(stderr); return RK_EXIT_USAGE;
 		}
@@ -99,7 +108,7 @@ int rk_cli_explain(int argc, char **argv)
 		fprintf(stderr, "rowkey explain: %s\n", rk_error_last());
 		goto done;
 	}
-	if (rk_plan_build(&plan, s, pred) < 0) {
+	if (rk_plan_build_opts(&plan, s, pred, &po) < 0) {
 		rk_cli_fail("explain", "plan");
 		goto done;
 	}

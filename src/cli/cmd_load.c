@@ -40,6 +40,7 @@ static void usage(FILE *f)
 	        "  --batch N           records per write batch (default 1000; up to two in flight)\n"
 	        "  --async             do not fsync each batch (see docs/store.md)\n"
 	        "  --strict            stop at the first bad record (exit 1)\n"
+	        "  --force             load even when the table remembers another schema\n"
 	        "  --seed N            seed for random salts (default 0: reproducible)\n"
 	        "  -q, --quiet         no progress line\n"
 	        "  -h, --help          this help\n");
@@ -184,10 +185,11 @@ int rk_cli_load(int argc, char **argv)
 		{"batch", required_argument, NULL, 'b'}, {"async", no_argument, NULL, 'a'},
 		{"strict", no_argument, NULL, 'S'},     {"seed", required_argument, NULL, 'e'},
 		{"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
+		{"force", no_argument, NULL, 'X'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *db = RK_CLI_DEFAULT_DB, *schema_arg = NULL, *fmt_arg = "csv", *family = NULL;
-	int header = -1, strict = 0, quiet = 0, c, rc = RK_EXIT_FAIL;
+	int header = -1, strict = 0, quiet = 0, force = 0, c, rc = RK_EXIT_FAIL;
 	uint64_t batch = 1000, seed = 0;
 	rk_store_options so = RK_STORE_OPTIONS_INIT;
 	while ((c = getopt_long(argc, argv, "d:s:f:qh", lo, NULL)) != -1) {
@@ -201,6 +203,7 @@ int rk_cli_load(int argc, char **argv)
 		case 'a': so.durability = RK_DURABILITY_ASYNC; break;
 		case 'S': strict = 1; break;
 		case 'q': quiet = 1; break;
+		case 'X': force = 1; break;
 		case 'b':
 			if (rk_cli__parse_u64(&batch, optarg) || batch < 1 || batch > 1000000)
 				return rk_cli_usage_error(CMD, "bad batch size '%s' (1..1000000)", optarg);
@@ -298,8 +301,12 @@ int rk_cli_load(int argc, char **argv)
 		        family ? family : "(none)");
 		goto out;
 	}
+	/* the first load with a schema stores it with the table; later loads and
+	   queries with another one are refused (their keys would not decode) */
+	if (rk_cli__table_schema(s, CMD, table_name, schema, 1, force))
+		goto out;
 	if (rk_reader_open(&rd, in, fmt, schema, header)) {
-		rk_cli_fail(CMD, "reading the input");
+		rk_cli_fail(CMD, file ? file : "<stdin>");
 		goto out;
 	}
 	rk_reader_note_ignored(&rd, stderr, "load");
@@ -309,6 +316,10 @@ int rk_cli_load(int argc, char **argv)
 		int e = rk_reader_next(&rd, values, schema);
 		if (e == RK_EITEROVER)
 			break;
+		if (e && e != RK_EINVALID) { /* the input cannot be read: never its end */
+			fprintf(stderr, "rowkey load: %s: %s\n", file ? file : "<stdin>", rk_error_last());
+			goto out; /* the batches in flight are settled there */
+		}
 		size_t klen = 0;
 		const char *why = NULL;
 		int read_error = e != 0; /* the reader's message names the line itself */

@@ -16,10 +16,12 @@
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: rowkey query -s SCHEMA [--db DIR] --table T [--where PRED] [--limit N]\n"
+	fprintf(f, "usage: rowkey query [-s SCHEMA] [--db DIR] --table T [--where PRED] [--limit N]\n"
 	           "                    [--columns FAM[:QUAL],...] [--format tsv|jsonl] [--unordered] [--reverse]\n\n"
 	           "Reads the rows of a table that match a predicate, decoded through the schema.\n\n"
-	           "  -s, --schema SCHEMA   schema file or schema text (the table's key design)\n"
+	           "  -s, --schema SCHEMA   schema file or schema text (the table's key design; default:\n"
+	           "                        the schema the table remembers from its first load)\n"
+	           "      --force           query even when the table remembers another schema\n"
 	           "      --db DIR          the store (default ./rowkey-data)\n"
 	           "  -t, --table T         the table\n"
 	           "  -w, --where PRED      conditions joined by AND (see rowkey explain --help)\n"
@@ -28,6 +30,8 @@ static void help(FILE *f)
 	           "  -f, --format FMT      tsv (default, with a header) or jsonl\n"
 	           "      --unordered       stream rows as they arrive from the buckets (no merge)\n"
 	           "      --reverse         descending logical order\n"
+	           "      --max-ranges N    bound on point gets / ranges IN lists expand to (default 10000);\n"
+	           "                        past it the plan reads whole key prefixes and says so\n"
 	           "  -h, --help            this help\n");
 }
 
@@ -36,13 +40,16 @@ int rk_cli_query(int argc, char **argv)
 	const char *schema_arg = NULL, *db = "./rowkey-data", *table_name = NULL, *where = "", *cols = NULL,
 	           *fmt = "tsv";
 	rk_query_options qo = RK_QUERY_OPTIONS_INIT;
-	int c;
+	rk_plan_options po = RK_PLAN_OPTIONS_INIT;
+	int c, force = 0;
 	static const struct option opts[] = {
 		{"schema", required_argument, 0, 's'}, {"db", required_argument, 0, 'd'},
 		{"table", required_argument, 0, 't'},  {"where", required_argument, 0, 'w'},
 		{"limit", required_argument, 0, 'n'},  {"columns", required_argument, 0, 'c'},
 		{"format", required_argument, 0, 'f'}, {"unordered", no_argument, 0, 'U'},
-		{"reverse", no_argument, 0, 'R'},      {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"reverse", no_argument, 0, 'R'},      {"max-ranges", required_argument, 0, 'M'},
+		{"force", no_argument, 0, 'X'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:t:w:n:c:f:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -61,14 +68,19 @@ int rk_cli_query(int argc, char **argv)
 		case 'f': fmt = optarg; break;
 		case 'U': qo.unordered = 1; break;
 		case 'R': qo.reverse = 1; break;
+		case 'X': force = 1; break;
+		case 'M':
+			if (rk_cli__parse_max_ranges(&po, "query", optarg))
+				return RK_EXIT_USAGE;
+			break;
 		case 'h': help(stdout); return RK_EXIT_OK;
 		default: help(stderr); return RK_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
-	if (!schema_arg || !table_name)
-		return rk_cli_usage_error("query", "a schema (-s) and a table (--table) are required");
+	if (!table_name)
+		return rk_cli_usage_error("query", "a table (--table) is required");
 	int json = !strcmp(fmt, "jsonl") || !strcmp(fmt, "json");
 	if (!json && strcmp(fmt, "tsv"))
 		return rk_cli_usage_error("query", "unknown format '%s' (tsv, jsonl)", fmt);
@@ -97,19 +109,6 @@ int rk_cli_query(int argc, char **argv)
 		qo.read.columns = columns;
 		qo.read.ncolumns = ncols;
 	}
-	if (rk_schema_load(&s, schema_arg) < 0) {
-		rk_cli_fail("query", "schema");
-		goto done;
-	}
-	if (rk_predicate_parse(&pred, s, where, strlen(where)) < 0) {
-		fprintf(stderr, "rowkey query: %s\n", rk_error_last());
-		status = RK_EXIT_USAGE;
-		goto done;
-	}
-	if (rk_plan_build(&plan, s, pred) < 0) {
-		rk_cli_fail("query", "plan");
-		goto done;
-	}
 	rk_store_options so = RK_STORE_OPTIONS_INIT;
 	so.create_if_missing = 0;
 	if (rk_store_open(&store, db, &so) < 0) {
@@ -120,6 +119,28 @@ int rk_cli_query(int argc, char **argv)
 		rk_cli_fail("query", table_name);
 		goto done;
 	}
+	/* the table's own schema when none is given; a given one must match it */
+	if (!schema_arg) {
+		if (rk_cli__stored_schema(&s, store, "query", table_name))
+			goto done;
+	} else if (rk_schema_load(&s, schema_arg) < 0) {
+		rk_cli_fail("query", "schema");
+		goto done;
+	} else if (rk_cli__table_schema(store, "query", table_name, s, 0, force)) {
+		goto done;
+	}
+	if (rk_predicate_parse(&pred, s, where, strlen(where)) < 0) {
+		fprintf(stderr, "rowkey query: %s\n", rk_error_last());
+		status = RK_EXIT_USAGE;
+		goto done;
+	}
+	if (rk_plan_build_opts(&plan, s, pred, &po) < 0) {
+		rk_cli_fail("query", "plan");
+		goto done;
+	}
+	if (plan->capped)
+		fprintf(stderr, "rowkey query: note: the plan is bounded (--max-ranges %zu): %s\n", po.max_ranges,
+		        plan->explain);
 	if (rk_query_open(&q, table, s, plan, pred, &qo) < 0) {
 		rk_cli_fail("query", table_name);
 		goto done;

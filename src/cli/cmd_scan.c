@@ -16,15 +16,15 @@ static void usage(FILE *f)
 	fprintf(f, "usage: rowkey scan [options] TABLE\n\n"
 	           "Prints rows in key order, one line per cell (see rowkey get).\n\n"
 	           "  --db DIR           store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --start ROW        first row (inclusive; \\xNN escapes)\n"
+	           "  --start ROW        first row (inclusive; \\xNN escapes; not after --stop)\n"
 	           "  --stop ROW         end row (exclusive)\n"
 	           "  --prefix P         only rows starting with P\n"
 	           "  --reverse          descending order\n"
 	           "  --limit N          at most N rows\n"
 	           "  -c, --column F[:Q] only this family or column; repeatable\n"
-	           "  --versions N       newest N versions per column (default 1)\n"
+	           "  --versions N       newest N versions per column (1..1000000, default 1)\n"
 	           "  --keys-only        print row keys only\n"
-	           "  --count            print only the number of rows\n"
+	           "  --count            print only the number of rows ({\"count\":N} with --json)\n"
 	           "  --json             one JSON object per row\n"
 	           "  -h, --help         this help\n");
 }
@@ -79,10 +79,14 @@ int rk_cli_scan(int argc, char **argv)
 				rk_cli_usage_error(CMD, "bad number '%s'", optarg);
 				goto out;
 			}
-			if (c == 'l')
+			if (c == 'l') {
 				so.limit = v;
-			else
-				so.read.max_versions = v > 1000000 ? 1000000 : (unsigned)v;
+			} else if (v < 1 || v > 1000000) {
+				rk_cli_usage_error(CMD, "--versions takes 1..1000000, not '%s'", optarg);
+				goto out;
+			} else {
+				so.read.max_versions = (unsigned)v;
+			}
 			break;
 		case 'c':
 			if (rk_cli__add_column(cols, colbufs, qbufs, &nc, 64, optarg)) {
@@ -112,6 +116,15 @@ int rk_cli_scan(int argc, char **argv)
 		rk_cli_usage_error(CMD, "expected TABLE");
 		goto out;
 	}
+	if (start && stop) {
+		size_t n = so.start_len < so.stop_len ? so.start_len : so.stop_len;
+		int cmp = memcmp(start, stop, n);
+		if (cmp > 0 || (cmp == 0 && so.start_len > so.stop_len)) {
+			rk_cli_usage_error(CMD, "--start is after --stop (the range is start inclusive, stop exclusive; "
+			                        "use --reverse to read backwards)");
+			goto out;
+		}
+	}
 	so.start = start;
 	so.stop = stop;
 	so.prefix = prefix;
@@ -140,7 +153,9 @@ int rk_cli_scan(int argc, char **argv)
 		rk_cli_fail(CMD, "scanning");
 		goto out;
 	}
-	if (count)
+	if (count && json)
+		printf("{\"count\":%llu}\n", (unsigned long long)rows);
+	else if (count)
 		printf("%llu\n", (unsigned long long)rows);
 	rc = RK_EXIT_OK;
 out:

@@ -93,6 +93,14 @@ int rk_cli_stats(int argc, char **argv)
 	}
 	printf("store %s: %zu region servers, %zu table%s, %zu region%s\n\n", db, ns, nt,
 	       nt == 1 ? "" : "s", nr, nr == 1 ? "" : "s");
+	if (ns && (si[0].capacity_ops || si[0].capacity_bytes)) {
+		printf("each region server's capacity:");
+		if (si[0].capacity_ops)
+			printf(" %llu ops/s", (unsigned long long)si[0].capacity_ops);
+		if (si[0].capacity_bytes)
+			printf(" %llu bytes/s", (unsigned long long)si[0].capacity_bytes);
+		printf("\n\n");
+	}
 	printf("%-20s %9s %10s %14s  %s\n", "table", "regions", "bucket_len", "size", "families");
 	for (size_t i = 0; i < nt; i++) {
 		unsigned long long size = 0;

@@ -5,6 +5,7 @@
  */
 #include "cli/records.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +24,15 @@ int rk_rec_format_parse(rk_rec_format *out, const char *s)
 	return 0;
 }
 
-/* Reads one physical line, appending to r->buf at *len. Returns 0, or
- * RK_EITEROVER at end of input with nothing read. */
+/* Reads one physical line, appending to r->buf at *len. Returns 0,
+ * RK_EITEROVER at end of input with nothing read, or RK_EIO when the input
+ * cannot be read (a directory, an I/O error): a read error is never taken
+ * for the end of the input, even after part of a line. */
 static int read_line(rk_reader *r, size_t *len)
 {
 	size_t start = *len;
 	int c;
+	errno = 0;
 	while ((c = fgetc(r->in)) != EOF) {
 		if (*len + 2 > r->cap) {
 			size_t ncap = r->cap ? r->cap * 2 : 4096;
@@ -42,8 +46,9 @@ static int read_line(rk_reader *r, size_t *len)
 			break;
 		r->buf[(*len)++] = (char)c;
 	}
-	if (c == EOF && *len == start && ferror(r->in))
-		return rk__err(RK_EIO, "reading input failed at line %ld", r->line);
+	if (c == EOF && ferror(r->in))
+		return rk__err(RK_EIO, "line %ld: reading the input failed: %s", r->line,
+		               errno ? strerror(errno) : "read error");
 	if (c == EOF && *len == start)
 		return RK_EITEROVER;
 	if (*len > start && r->buf[*len - 1] == '\r')
@@ -267,6 +272,10 @@ static int split_json(rk_reader *r)
 		r->name[r->ncells] = r->cellbuf + ns;
 		r->name_len[r->ncells] = o - ns;
 		r->cellbuf[o++] = 0;
+		for (size_t d = 0; d < r->ncells; d++) /* RFC 8259 leaves duplicates open: refuse them */
+			if (r->name_len[d] == o - 1 - ns && !memcmp(r->name[d], r->cellbuf + ns, o - 1 - ns))
+				return rk__err(RK_EINVALID, "line %ld, column %zu: duplicate member \"%s\"", r->line, i - (o - 1 - ns) - 1,
+				               r->cellbuf + ns);
 		skip_ws(b, len, &i);
 		if (i >= len || b[i] != ':')
 			return rk__err(RK_EINVALID, "line %ld, column %zu: expected ':'", r->line, i + 1);
@@ -343,7 +352,10 @@ int rk_reader_open(rk_reader *r, FILE *in, rk_rec_format fmt, const rk_schema *s
 	if (fmt == RK_FMT_JSONL || header_mode == 0)
 		return 0;
 	/* look at the first line */
+	errno = 0;
 	int c = fgetc(in);
+	if (c == EOF && ferror(in))
+		return rk__err(RK_EIO, "line 1: reading the input failed: %s", errno ? strerror(errno) : "read error");
 	if (c == EOF)
 		return 0;
 	ungetc(c, in);
@@ -373,9 +385,18 @@ void rk_reader_note_ignored(const rk_reader *r, FILE *out, const char *cmd)
 {
 	if (r->header != 1)
 		return;
-	for (size_t i = 0; i < r->header_cells; i++)
-		if (r->colfield[i] < 0)
+	int reordered = 0, last = -1;
+	for (size_t i = 0; i < r->header_cells; i++) {
+		if (r->colfield[i] < 0) {
 			fprintf(out, "rowkey %s: note: column %zu of the header is not a schema field; ignored\n", cmd, i + 1);
+			continue;
+		}
+		reordered |= r->colfield[i] < last;
+		last = r->colfield[i];
+	}
+	if (reordered)
+		fprintf(out, "rowkey %s: note: the header names the fields in another order than the schema; "
+		             "columns are mapped by name\n", cmd);
 }
 
 void rk_reader_close(rk_reader *r)

@@ -43,12 +43,14 @@ int rk_rec_format_parse(rk_rec_format *out, const char *s);
 int rk_reader_open(rk_reader *r, FILE *in, rk_rec_format fmt, const rk_schema *s, int header_mode);
 void rk_reader_close(rk_reader *r);
 
-/* Writes one note per header column that names no schema field. */
+/* Writes one note per header column that names no schema field, and one when
+ * the header's order differs from the schema's (columns map by name). */
 void rk_reader_note_ignored(const rk_reader *r, FILE *out, const char *cmd);
 
 /* Reads the next record into `values` (rk_schema_nfields() of them, missing
- * ones present = 0). Returns 0, RK_EITEROVER at the end, or RK_EINVALID with
- * "line N: ..." naming the field. Values borrow the reader's buffers until
+ * ones present = 0). Returns 0, RK_EITEROVER at the end, RK_EINVALID with
+ * "line N: ..." naming the field (a bad record: the next call reads on), or
+ * RK_EIO / RK_ENOMEM when the input cannot be read (fatal: stop). Values borrow the reader's buffers until
  * the next call. */
 int rk_reader_next(rk_reader *r, rk_value *values, const rk_schema *s);
 

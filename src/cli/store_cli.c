@@ -134,6 +134,87 @@ int rk_cli__parse_u64(uint64_t *out, const char *text)
 	return 0;
 }
 
+int rk_cli__table_schema(rk_store *s, const char *cmd, const char *table, const rk_schema *schema,
+                         int remember, int force)
+{
+	char *want = NULL;
+	void *have = NULL;
+	size_t hl = 0;
+	int ret = -1;
+	if (rk_schema_text(&want, schema)) {
+		rk_cli_fail(cmd, "schema");
+		return -1;
+	}
+	int rc = rk_store_table_prop_get(&have, &hl, s, table, "schema");
+	if (rc == RK_ENOTFOUND) {
+		if (remember && rk_store_table_prop_set(s, table, "schema", want, strlen(want))) {
+			fprintf(stderr, "rowkey %s: table %s: remembering its schema: %s\n", cmd, table, rk_error_last());
+			goto out;
+		}
+	} else if (rc == RK_EINVALID) {
+		fprintf(stderr, "rowkey %s: note: table %s: %s; its schema is not checked\n", cmd, table,
+		        rk_error_last());
+	} else if (rc) {
+		fprintf(stderr, "rowkey %s: table %s: reading its schema: %s\n", cmd, table, rk_error_last());
+		goto out;
+	} else if (hl != strlen(want) || memcmp(have, want, hl)) {
+		fprintf(stderr,
+		        "rowkey %s: %s: table %s was written with another schema than the one given%s\n"
+		        "  table's: %.*s\n  given:   %s\n",
+		        cmd, force ? "note" : "refused", table,
+		        force ? " (--force: going on; the table keeps its own)" :
+		                ": its keys would not decode (use the table's schema, or --force)",
+		        (int)hl, (const char *)have, want);
+		if (!force)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(want);
+	free(have);
+	return ret;
+}
+
+int rk_cli__stored_schema(rk_schema **out, rk_store *s, const char *cmd, const char *table)
+{
+	void *have = NULL;
+	size_t hl = 0;
+	int rc = rk_store_table_prop_get(&have, &hl, s, table, "schema");
+	rk_table *t = NULL;
+	if (rc == RK_ENOTFOUND && rk_table_open(&t, s, table)) {
+		fprintf(stderr, "rowkey %s: %s\n", cmd, rk_error_last());
+		return -1;
+	}
+	rk_table_close(t);
+	if (rc == RK_ENOTFOUND) {
+		fprintf(stderr, "rowkey %s: table %s has no stored schema (it is stored by the first load with -s): "
+		                "give one with -s\n", cmd, table);
+		return -1;
+	}
+	if (rc) {
+		fprintf(stderr, "rowkey %s: table %s: reading its schema: %s\n", cmd, table, rk_error_last());
+		return -1;
+	}
+	rc = rk_schema_parse(out, have, hl, "<the table's stored schema>");
+	free(have);
+	if (rc) {
+		fprintf(stderr, "rowkey %s: table %s: its stored schema: %s\n", cmd, table, rk_error_last());
+		return -1;
+	}
+	return 0;
+}
+
+int rk_cli__parse_max_ranges(rk_plan_options *o, const char *cmd, const char *text)
+{
+	uint64_t v;
+	if (rk_cli__parse_u64(&v, text) || v < 1 || v > 65536) {
+		rk_cli_usage_error(cmd, "--max-ranges takes 1..65536, not '%s'", text);
+		return -1;
+	}
+	o->max_ranges = (size_t)v;
+	return 0;
+}
+
 int rk_cli__add_column(rk_column *cols, char **colbufs, uint8_t **qbufs, size_t *nc, size_t max,
                        const char *text)
 {

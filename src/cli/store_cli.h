@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rowkey/key.h>
 #include <rowkey/store.h>
 
 #define RK_CLI_DEFAULT_DB "./rowkey-data"
@@ -48,5 +49,21 @@ void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only);
 
 /* Parses a non-negative integer; -1 on junk. */
 int rk_cli__parse_u64(uint64_t *out, const char *text);
+
+/* The schema a table remembers (its `schema` setting, canonical text from
+ * rk_schema_text). Checks `schema` against it: none stored and remember set:
+ * stores it; stored and different: refused (prints both, returns -1) unless
+ * force, when it is a note. A backend that keeps no table settings
+ * (Bigtable) gives a note that nothing can be checked. Returns 0 to go on. */
+int rk_cli__table_schema(rk_store *s, const char *cmd, const char *table, const rk_schema *schema,
+                         int remember, int force);
+
+/* Loads the schema a table remembers into *out (caller frees). Returns 0, or
+ * -1 after printing why not (none stored: say to give -s). */
+int rk_cli__stored_schema(rk_schema **out, rk_store *s, const char *cmd, const char *table);
+
+/* Parses --max-ranges N (1..65536) into o->max_ranges; on junk prints a usage
+ * error for `cmd` and returns -1. */
+int rk_cli__parse_max_ranges(rk_plan_options *o, const char *cmd, const char *text);
 
 #endif

@@ -197,13 +197,15 @@ static int parse_literal(rk_predicate *p, plex *l, rk_value *out, int field)
 
 static int cond_push(rk_predicate *p, const cond *c)
 {
-	cond *nc = realloc(p->conds, (p->nconds + 1) * sizeof *nc);
-	if (!nc) {
-		free(c->vals);
-		return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+	if ((p->nconds & (p->nconds - 1)) == 0) { /* 0, 1, 2, 4, ...: grow by doubling */
+		cond *nc = realloc(p->conds, (p->nconds ? p->nconds * 2 : 4) * sizeof *nc);
+		if (!nc) {
+			free(c->vals);
+			return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+		}
+		p->conds = nc;
 	}
-	nc[p->nconds++] = *c;
-	p->conds = nc;
+	p->conds[p->nconds++] = *c;
 	return 0;
 }
 
@@ -284,14 +286,18 @@ int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text,
 			}
 			if ((rc = plex_next(&l)) < 0)
 				goto fail;
+			size_t vcap = 0;
 			for (;;) {
-				rk_value *nv = realloc(c.vals, (c.nvals + 1) * sizeof *nv);
-				if (!nv) {
-					free(c.vals);
-					rc = rk__err(RK_ENOMEM, "out of memory parsing a predicate");
-					goto fail;
+				if (c.nvals == vcap) { /* doubling: parsing stays linear in the list */
+					vcap = vcap ? vcap * 2 : 8;
+					rk_value *nv = realloc(c.vals, vcap * sizeof *nv);
+					if (!nv) {
+						free(c.vals);
+						rc = rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+						goto fail;
+					}
+					c.vals = nv;
 				}
-				c.vals = nv;
 				if ((rc = parse_literal(p, &l, &c.vals[c.nvals], c.field)) < 0) {
 					free(c.vals);
 					goto fail;
@@ -346,7 +352,9 @@ int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text,
 			for (size_t k = 0; k < p->conds[i].nvals; k++)
 				p->conds[i].vals[k].v.s.ptr = (const uint8_t *)p->store + (uintptr_t)p->conds[i].vals[k].v.s.ptr;
 	}
-	/* ranges that cannot match */
+	/* ranges that cannot match: the tightest lower and upper bound per field
+	   (one pass, so a long predicate stays linear) */
+	const cond *tlo[RK_MAX_FIELDS] = {0}, *thi[RK_MAX_FIELDS] = {0};
 	for (size_t i = 0; i < p->nconds; i++) {
 		cond *c = &p->conds[i];
 		rk_type ft = s->ftype[c->field];
@@ -355,22 +363,24 @@ int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text,
 			             s->fname[c->field]);
 			goto fail;
 		}
-		for (size_t j = 0; j < i; j++) {
-			cond *d = &p->conds[j];
-			if (d->field != c->field)
-				continue;
-			const cond *lo = NULL, *hi = NULL;
-			if ((c->op == C_GT || c->op == C_GE) && (d->op == C_LT || d->op == C_LE))
-				lo = c, hi = d;
-			else if ((d->op == C_GT || d->op == C_GE) && (c->op == C_LT || c->op == C_LE))
-				lo = d, hi = c;
-			if (lo) {
-				int cmp = value_cmp(ft, &lo->vals[0], &hi->vals[0]);
-				if (cmp > 0 || (cmp == 0 && (lo->op == C_GT || hi->op == C_LT))) {
-					rc = rk__err(RK_EINVALID, "where: column %d: impossible range on '%s': no value is above %d's bound and below %d's",
-					             c->col, s->fname[c->field], lo->col, hi->col);
-					goto fail;
-				}
+		const cond **lo = &tlo[c->field], **hi = &thi[c->field];
+		if (c->op == C_GT || c->op == C_GE) {
+			int cmp = *lo ? value_cmp(ft, &c->vals[0], &(*lo)->vals[0]) : 1;
+			if (cmp > 0 || (cmp == 0 && c->op == C_GT))
+				*lo = c;
+		} else if (c->op == C_LT || c->op == C_LE) {
+			int cmp = *hi ? value_cmp(ft, &c->vals[0], &(*hi)->vals[0]) : -1;
+			if (cmp < 0 || (cmp == 0 && c->op == C_LT))
+				*hi = c;
+		} else {
+			continue;
+		}
+		if (*lo && *hi) {
+			int cmp = value_cmp(ft, &(*lo)->vals[0], &(*hi)->vals[0]);
+			if (cmp > 0 || (cmp == 0 && ((*lo)->op == C_GT || (*hi)->op == C_LT))) {
+				rc = rk__err(RK_EINVALID, "where: column %d: impossible range on '%s': no value is above %d's bound and below %d's",
+				             c->col, s->fname[c->field], (*lo)->col, (*hi)->col);
+				goto fail;
 			}
 		}
 	}
@@ -433,6 +443,14 @@ static void cons_free(fcons *fc, size_t n)
 		free(fc[i].eqbuf);
 }
 
+/* qsort / bsearch over values of one type (the planner runs on one thread
+ * per call: the type travels in a thread-local) */
+static _Thread_local rk_type sort_type;
+static int value_qcmp(const void *a, const void *b)
+{
+	return value_cmp(sort_type, a, b);
+}
+
 /* Folds every condition into per-field constraints. */
 static int gather(fcons *fc, const rk_predicate *p)
 {
@@ -447,17 +465,21 @@ static int gather(fcons *fc, const rk_predicate *p)
 			if (!f->eq) {
 				f->eq = c->vals;
 				f->neq = c->nvals;
-			} else { /* intersect */
-				rk_value *nb = malloc(f->neq * sizeof *nb);
+			} else { /* intersect: sort the new list, look each kept value up (n log n) */
+				rk_value *nb = malloc(f->neq * sizeof *nb), *sorted = malloc(c->nvals * sizeof *sorted);
 				size_t n = 0;
-				if (!nb)
+				if (!nb || !sorted) {
+					free(nb);
+					free(sorted);
 					return rk__err(RK_ENOMEM, "out of memory planning");
+				}
+				memcpy(sorted, c->vals, c->nvals * sizeof *sorted);
+				sort_type = t;
+				qsort(sorted, c->nvals, sizeof *sorted, value_qcmp);
 				for (size_t a = 0; a < f->neq; a++)
-					for (size_t b = 0; b < c->nvals; b++)
-						if (value_cmp(t, &f->eq[a], &c->vals[b]) == 0) {
-							nb[n++] = f->eq[a];
-							break;
-						}
+					if (bsearch(&f->eq[a], sorted, c->nvals, sizeof *sorted, value_qcmp))
+						nb[n++] = f->eq[a];
+				free(sorted);
 				free(f->eqbuf);
 				f->eq = f->eqbuf = nb;
 				f->neq = n;
@@ -547,6 +569,8 @@ typedef struct {
 	rk_value vals[RK_MAX_FIELDS];
 	char *words;
 	size_t wlen, wcap;
+	size_t max;   /* rk_plan_options.max_ranges */
+	int capped;   /* the bound stopped the walk */
 } planner;
 
 static void say(planner *pl, const char *fmt, ...) RK_PRINTF(2, 3);
@@ -571,6 +595,8 @@ static void say(planner *pl, const char *fmt, ...)
 		pl->wcap = cap;
 	}
 }
+
+static const char *part_words(const rk_schema *s, const rk_part *p, char *buf, size_t cap);
 
 static void states_free(state *st, size_t n)
 {
@@ -610,6 +636,38 @@ static int states_fork(planner *pl, size_t mult)
 	pl->st = ns;
 	pl->nst = n;
 	return 0;
+}
+
+/* How many states expanding the fields in `mask` not yet expanded (`done`)
+ * would make, saturating at SIZE_MAX. */
+static size_t expansion(const planner *pl, uint64_t mask, uint64_t done)
+{
+	size_t n = pl->nst;
+	for (size_t k = 0; k < pl->s->nfields; k++) {
+		if (!(mask >> k & 1) || (done >> k & 1))
+			continue;
+		size_t m = pl->fc[k].neq;
+		if (m && n > SIZE_MAX / m)
+			return SIZE_MAX;
+		n *= m;
+	}
+	return n;
+}
+
+/* The bound is reached before part p: say so; the walk stops there and each
+ * key prefix so far is read whole (the residual filter checks the rest). */
+static void cap_at(planner *pl, const rk_part *p, size_t would)
+{
+	char pw[256];
+	pl->capped = 1;
+	if (would == SIZE_MAX)
+		say(pl, "Binding %s by its IN values would make more keys or ranges than the bound of %zu (max_ranges): ",
+		    part_words(pl->s, p, pw, sizeof pw), pl->max);
+	else
+		say(pl, "Binding %s by its IN values would make %zu keys or ranges, over the bound of %zu (max_ranges): ",
+		    part_words(pl->s, p, pw, sizeof pw), would, pl->max);
+	say(pl, "the plan stops before it and reads everything under each of the %zu key prefix%s bound so far. ",
+	    pl->nst, pl->nst == 1 ? "" : "es");
 }
 
 /* Field values of a state (eq choices) into pl->vals. */
@@ -849,6 +907,12 @@ static const char *part_words(const rk_schema *s, const rk_part *p, char *buf, s
 
 int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 {
+	rk_plan_options o = RK_PLAN_OPTIONS_INIT;
+	return rk_plan_build_opts(out, s, pred, &o);
+}
+
+int rk_plan_build_opts(rk_plan **out, const rk_schema *s, const rk_predicate *pred, const rk_plan_options *opts)
+{
 	planner pl = {0};
 	rk_plan *plan = calloc(1, sizeof *plan);
 	fcons fc[RK_MAX_FIELDS];
@@ -860,6 +924,9 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 		return rk__err(RK_ENOMEM, "out of memory planning");
 	pl.s = s;
 	pl.fc = fc;
+	pl.max = opts && opts->max_ranges ? opts->max_ranges : RK_PLAN_MAX_RANGES_DEFAULT;
+	if (pl.max > RK_PLAN_MAX)
+		pl.max = RK_PLAN_MAX;
 	plan->buckets = s->info.buckets;
 	plan->prefix_len = s->info.prefix_len;
 	if ((rc = gather(fc, pred)) < 0 || (rc = rk_encoder_new(&pl.enc, s, 1)) < 0)
@@ -886,7 +953,7 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 	int lossy = 0;
 	size_t k;
 	const rk_part *stop_part = NULL;
-	int fanned = 0;
+	int fanned = 0, salt_capped = 0;
 	for (k = 0; k < s->nparts; k++) {
 		const rk_part *p = &s->parts[k];
 		uint64_t used = rk_schema__fields_used(p, 1);
@@ -897,9 +964,16 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 			continue;
 		}
 		if (p->kind == P_PSALT) {
-			/* computable only when the whole key is: then a later pass makes gets */
-			if ((s->info.point_get_mask & ~eqmask) == 0)
-				break;
+			/* computable only when the whole key is: then a later pass makes gets
+			   (unless their number is over the bound: then one range per bucket) */
+			if ((s->info.point_get_mask & ~eqmask) == 0) {
+				size_t would = expansion(&pl, s->info.point_get_mask, expanded);
+				if (would <= pl.max)
+					break;
+				say(&pl, "Computing the salt would take %zu point gets, over the bound of %zu (max_ranges): ",
+				    would, pl.max);
+				salt_capped = 1;
+			}
 		}
 		if (p->kind == P_SALT || p->kind == P_PSALT || (p->kind == P_BUCKET && (used & ~eqmask))) {
 			size_t old = pl.nst;
@@ -922,6 +996,12 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 			continue;
 		}
 		if ((used & ~eqmask) == 0) { /* every input bound by = / IN */
+			size_t would = expansion(&pl, used, expanded);
+			if (would > pl.max) {
+				cap_at(&pl, p, would);
+				stop_part = p;
+				break;
+			}
 			if ((rc = expand_fields(&pl, used, &expanded)) < 0)
 				goto fail;
 			for (size_t i = 0; i < pl.nst; i++)
@@ -985,6 +1065,13 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 		   string's own bytes, so only loose bounds exist (see text_bounds) */
 		int loose = f && (f->lo || f->hi) && !has_range && !has_prefix && p->vop == V_FIELD &&
 		            p->enc == E_TEXT && p->next_is_lit && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES);
+		/* the fields this stop part reads, other than the ranged one, must be
+		   expanded; past the bound, the part is not bound at all */
+		uint64_t stop_eq = p ? rk_schema__fields_used(p, 1) & eqmask : 0;
+		if (p && !pl.capped && expansion(&pl, stop_eq, expanded) > pl.max)
+			cap_at(&pl, p, expansion(&pl, stop_eq, expanded));
+		if (pl.capped)
+			has_range = has_prefix = loose = 0;
 		uint8_t *a = malloc(s->max_key_len + 1), *b = malloc(s->max_key_len + 1);
 		if (!a || !b) {
 			free(a);
@@ -992,8 +1079,7 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 			rc = rk__err(RK_ENOMEM, "out of memory planning");
 			goto fail;
 		}
-		/* the fields this stop part reads, other than the ranged one, must be expanded */
-		if (p && (rc = expand_fields(&pl, rk_schema__fields_used(p, 1) & eqmask, &expanded)) < 0) {
+		if (p && !pl.capped && (rc = expand_fields(&pl, stop_eq, &expanded)) < 0) {
 			free(a);
 			free(b);
 			goto fail;
@@ -1124,6 +1210,7 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 		if (plan->kind == RK_PLAN_RANGES)
 			say(&pl, "%zu range%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
 	}
+	plan->capped = pl.capped || salt_capped;
 	plan->merge = fanned && plan->nranges > 1;
 	if (plan->merge)
 		say(&pl, "Rows come back in logical order through a %zu-way merge on the key without its %u-byte prefix. ",
@@ -1200,9 +1287,9 @@ int rk_plan_json(char **out, const rk_plan *plan)
 	char *b = NULL, tmp[128];
 	size_t l = 0, c = 0;
 	static const char *kinds[] = {"", "gets", "ranges", "full_scan"};
-	snprintf(tmp, sizeof tmp, "{\"kind\":\"%s\",\"residual\":%s,\"merge\":%s,\"buckets\":%u,\"prefix_len\":%u,",
-	         kinds[plan->kind], plan->residual ? "true" : "false", plan->merge ? "true" : "false", plan->buckets,
-	         plan->prefix_len);
+	snprintf(tmp, sizeof tmp, "{\"kind\":\"%s\",\"residual\":%s,\"merge\":%s,\"capped\":%s,\"buckets\":%u,\"prefix_len\":%u,",
+	         kinds[plan->kind], plan->residual ? "true" : "false", plan->merge ? "true" : "false",
+	         plan->capped ? "true" : "false", plan->buckets, plan->prefix_len);
 	jcat(&b, &l, &c, tmp);
 	jcat(&b, &l, &c, plan->kind == RK_PLAN_GETS ? "\"keys\":[" : "\"ranges\":[");
 	for (size_t i = 0; i < plan->nranges; i++) {

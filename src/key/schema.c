@@ -8,11 +8,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "key/error.h"
 #include "key/schema_int.h"
@@ -139,6 +142,8 @@ static int lex(parser *ps)
 		t->kind = T_IDENT;
 		t->n = (size_t)(c - b);
 		ps->cur = c;
+		if (t->n > RK_MAX_IDENT)
+			return perr(ps, t, "a name is at most %d bytes, this one has %zu", RK_MAX_IDENT, t->n);
 		return 0;
 	}
 	if (isdigit((unsigned char)*c) || (*c == '-' && c + 1 < ps->end && isdigit((unsigned char)c[1]))) {
@@ -286,13 +291,19 @@ static void part_clear(rk_part *p)
 	p->nsub = 0;
 }
 
+/* Appends to an array that only ever grows by this function: its capacity
+ * is n rounded up to a power of two (at least 4), so a key of many parts
+ * costs amortised constant time a part, not a copy of the array each. */
 static int parts_push(rk_part **arr, size_t *n, const rk_part *p)
 {
-	rk_part *na = realloc(*arr, (*n + 1) * sizeof **arr);
-	if (!na)
-		return rk__err(RK_ENOMEM, "out of memory parsing a schema");
-	na[(*n)++] = *p;
-	*arr = na;
+	if (*n < 4 ? *n == 0 : (*n & (*n - 1)) == 0) {
+		size_t cap = *n < 4 ? 4 : *n * 2;
+		rk_part *na = realloc(*arr, cap * sizeof **arr);
+		if (!na)
+			return rk__err(RK_ENOMEM, "out of memory parsing a schema");
+		*arr = na;
+	}
+	(*arr)[(*n)++] = *p;
 	return 0;
 }
 
@@ -1108,14 +1119,15 @@ int rk_schema_parse(rk_schema **out, const char *text, size_t len, const char *n
 		}
 	}
 	if (!have_key) {
-		rc = rk__err(RK_EINVALID, "%s: the schema has no 'key' line", ps.name);
+		rc = rk__err(RK_EINVALID, "%s:%d: the schema has no 'key' line (at the end of the schema)", ps.name, ps.line);
 		goto fail;
 	}
 	if ((rc = derive(&ps, s, s->parts, s->nparts, 0)) < 0)
 		goto fail;
 	compute_info(s);
 	if (s->info.key_min_len > s->max_key_len) {
-		rc = rk__err(RK_EINVALID, "%s: the shortest key (%zu bytes) is over max_key_len %zu", ps.name,
+		rc = rk__err(RK_EINVALID, "%s:%d:%d: the shortest key (%zu bytes) is over max_key_len %zu (the key template starts here)",
+		             ps.name, s->nparts ? s->parts[0].line : 0, s->nparts ? s->parts[0].col : 0,
 		             s->info.key_min_len, s->max_key_len);
 		goto fail;
 	}
@@ -1136,12 +1148,33 @@ fail:
 
 int rk_schema_load(rk_schema **out, const char *arg)
 {
-	FILE *f = fopen(arg, "rb");
-	if (!f) {
+	/* O_NONBLOCK: opening a FIFO without a writer must not wait; only a
+	   regular file is read (a FIFO, a device or a directory is refused at once) */
+	int fd = open(arg, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
 		/* not a file: schema text given inline, if it looks like one */
 		if (strstr(arg, "key") && (strchr(arg, '\n') || strchr(arg, ';') || strstr(arg, "fields")))
 			return rk_schema_parse(out, arg, strlen(arg), "<inline schema>");
+		if (e != ENOENT && e != ENAMETOOLONG)
+			return rk__err(RK_EIO, "schema '%s': cannot open: %s", arg, strerror(e));
 		return rk__err(RK_ENOTFOUND, "schema '%s': no such file (and not schema text)", arg);
+	}
+	struct stat st = {0};
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int isdir = S_ISDIR(st.st_mode), isfifo = S_ISFIFO(st.st_mode);
+		close(fd);
+		return rk__err(RK_EINVALID, "schema '%s': not a regular file (%s): give a schema file or schema text", arg,
+		               isdir ? "a directory" : isfifo ? "a FIFO or pipe" : "a device or socket");
+	}
+	if (st.st_size > (1 << 24)) {
+		close(fd);
+		return rk__err(RK_ETOOLONG, "schema file '%s' is over 16 MiB", arg);
+	}
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return rk__err(RK_ENOMEM, "out of memory reading '%s'", arg);
 	}
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -1247,6 +1280,20 @@ static void field_list(char **b, size_t *l, size_t *c, const rk_schema *s, uint6
 	}
 	if (first && !json)
 		cat(b, l, c, "(none)");
+}
+
+int rk_schema_text(char **out, const rk_schema *s)
+{
+	char *b = NULL;
+	size_t l = 0, c = 0;
+	cat(&b, &l, &c, "fields ");
+	for (size_t i = 0; i < s->nfields; i++)
+		cat(&b, &l, &c, "%s%s:%s", i ? ", " : "", s->fname[i], rk_type__name(s->ftype[i]));
+	cat(&b, &l, &c, "; key %s; option max_key_len=%zu", s->text, s->max_key_len);
+	if (!b)
+		return rk__err(RK_ENOMEM, "out of memory writing a schema");
+	*out = b;
+	return 0;
 }
 
 int rk_schema_describe(char **out, const rk_schema *s)

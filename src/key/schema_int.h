@@ -11,6 +11,7 @@
 #include "key/hash.h"
 
 #define RK_MAX_FIELDS 64
+#define RK_MAX_IDENT 255        /* bytes in a field name or other identifier */
 #define RK_MAX_DEPTH 4          /* nesting of hash / hex / slice */
 #define RK_SUB_MAX (64 * 1024)  /* bytes a hash or hex input may have */
 

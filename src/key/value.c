@@ -26,6 +26,10 @@ int rk_value_parse(rk_value *out, rk_type type, const char *text, size_t len)
 	if (len == 0 || len >= sizeof buf)
 		return rk__err(RK_EINVALID, "'%.*s' is not a valid %s", (int)(len > 40 ? 40 : len), text,
 		               rk_type__name(type));
+	const char *nul = memchr(text, 0, len);
+	if (nul) /* the C conversions would stop there and take the rest for nothing */
+		return rk__err(RK_EINVALID, "a NUL byte at offset %zu in a %s value is not a number", (size_t)(nul - text),
+		               rk_type__name(type));
 	memcpy(buf, text, len);
 	buf[len] = 0;
 	/* strto* skip leading space and take '+'; a cell " -1" must not become a u64 */

@@ -80,6 +80,9 @@ struct rk_backend_ops {
 
 /* The local backend's open (src/store/local/local.c). */
 int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts);
+/* Its log repair (src/store/local/repair.c; rk_store_repair). */
+int rk_local__repair(size_t *out, const char *dir, void (*report)(const char *, void *),
+                     void *payload);
 
 /* 1 when `name` is 1..max bytes of [A-Za-z0-9_.-]. */
 int rk_store__valid_name(const char *name, size_t max);

@@ -69,6 +69,18 @@ int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 	return rk_local__open(out, dir, opts);
 }
 
+int rk_store_repair(size_t *out, const char *dir,
+                    void (*report)(const char *line, void *payload), void *payload)
+{
+	if (out)
+		*out = 0;
+	if (!dir || !*dir)
+		return rk__err(RK_EINVALID, "store: no directory given");
+	if (rk_bt__is_uri(dir))
+		return rk__err(RK_EINVALID, "store %s: Bigtable keeps no logs to repair", dir);
+	return rk_local__repair(out, dir, report, payload);
+}
+
 int rk_store_close(rk_store *store)
 {
 	return store ? store->ops->close(store) : 0;

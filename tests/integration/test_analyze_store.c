@@ -3,7 +3,9 @@
  * loaded for real into the local store (rk_analyze_store: rk_store_open on
  * a temp dir, rk_table_create with the design's split points, rk_table_apply
  * batches, per-server counts from rk_store_servers) and run in the
- * simulator give per-server write shares within 2 percentage points.
+ * simulator give per-server write shares within 2 percentage points; with
+ * the store's servers capped at the simulator's capacity, the measured
+ * throughput comes within 10% of the simulator's prediction.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +43,7 @@ static void agree(const char *name, const char *schema_text, rk_workload_options
 	rk_schema *s = NULL;
 	rk_analysis *sim = NULL, *real = NULL;
 	char dir[128];
+	o->capacity = 30000; /* shares only: servers fast enough to keep the test short */
 	assert_int_equal(rk_schema_parse(&s, schema_text, strlen(schema_text), name), 0);
 	snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
 	if (rk_analyze_run(&sim, s, name, w, o) != 0)
@@ -62,9 +65,12 @@ static void agree(const char *name, const char *schema_text, rk_workload_options
 	printf("  (regions %zu/%zu, worst difference %.2f points; at a time %.3f/%.3f)\n",
 	       a->regions, b->regions, worst * 100, a->peak_share, b->peak_share);
 	assert_true(worst <= 0.02);
-	/* the hottest server's share within a time bucket */
+	/* the hottest server's share within a time bucket; the store's buckets
+	 * are wall-clock time, so a bucket in which the balancer moved the hot
+	 * region holds writes on both servers, and each sample of the counters
+	 * lands whole in one bucket */
 	double dp = a->peak_share - b->peak_share;
-	assert_true(dp <= 0.02 && dp >= -0.02);
+	assert_true(dp <= 0.04 && dp >= -0.04);
 	/* a store directory that already holds a store is refused */
 	rk_analysis *again = NULL;
 	assert_int_equal(rk_analyze_store(&again, s, name, w, o, dir), RK_EEXISTS);
@@ -152,6 +158,83 @@ static void users(void **state)
 	agree("users", "fields user:u64, ts:i64; key bucket(16, xxh3(user)) u64(user) u64(ts)", &w, &o);
 }
 
+/* Measured against modelled throughput (issue 11): the store run caps
+ * each region server at the simulator's capacity and replays as fast as the
+ * servers admit, so its rows per wall-clock second must come within 10% of
+ * the simulator's prediction, for a growing key (about C) and 4 salt
+ * buckets (about 4C). C is low so that this machine is never the limit
+ * (the run's hottest server must be busy at least 90% of the time), and
+ * each run lasts about two seconds. */
+static void measured(const char *name, const char *schema_text, double rate, uint64_t split,
+                     double balance)
+{
+	rk_workload_options w = RK_WORKLOAD_OPTIONS_INIT;
+	rk_analyze_options o = RK_ANALYZE_OPTIONS_INIT;
+	w.rate = rate;
+	w.duration = split ? 40 : 20;
+	w.read_fraction = 0;
+	o.servers = 4;
+	o.capacity = 1000;
+	o.split_threshold = split;
+	o.balance_interval = balance;
+	o.time_buckets = split ? 20 : 4;
+	rk_schema *s = NULL;
+	rk_analysis *sim = NULL, *real = NULL;
+	char dir[128];
+	assert_int_equal(rk_schema_parse(&s, schema_text, strlen(schema_text), name), 0);
+	snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
+	if (rk_analyze_run(&sim, s, name, &w, &o) != 0)
+		fail_msg("%s: simulator: %s", name, rk_error_last());
+	if (rk_analyze_store(&real, s, name, &w, &o, dir) != 0)
+		fail_msg("%s: store: %s", name, rk_error_last());
+	const rk_report *a = rk_analysis_report(sim), *b = rk_analysis_report(real);
+	printf("%-10s throughput: simulator %.0f ops/s, store %.0f rows/s measured in %.2f s "
+	       "(hottest server busy %.0f%%; %llu moves, hottest share %.0f%%)\n",
+	       name, a->throughput, b->throughput, b->wall_seconds, b->hottest_busy * 100,
+	       (unsigned long long)b->moves, b->hottest_share * 100);
+	if (balance > 0) /* the hot spot did pass from server to server */
+		assert_true(b->moves > 0 && b->hottest_share < 0.8);
+	assert_int_equal(a->throughput_measured, 0);
+	assert_int_equal(b->throughput_measured, 1);
+	/* with moves the busy figure is approximate: the real-time samples are
+	 * taken a batch apart, and a bucket in which the hot spot moved counts
+	 * only its larger part */
+	assert_true(b->hottest_busy > (balance > 0 ? 0.75 : 0.9));
+	assert_true(b->throughput > 0.9 * a->throughput && b->throughput < 1.1 * a->throughput);
+	char *text = NULL;
+	assert_int_equal(rk_analysis_text(&text, real), 0);
+	assert_non_null(strstr(text, "rows/s measured"));
+	free(text);
+	rk_analysis_free(sim);
+	rk_analysis_free(real);
+	rk_schema_free(s);
+}
+
+static void measured_growing(void **state)
+{
+	(void)state;
+	measured("m-growing", "fields date:str, time:str, id:u64; key date \":\" time \":\" id", 100, 0,
+	         0);
+}
+
+/* The growing key's hot region splits and the balancer moves the pieces:
+ * the hot spot passes from server to server, so no server is the hottest
+ * for the whole run, yet at each moment one server sets the pace (busy is
+ * taken per time bucket, not from the run's totals). */
+static void measured_growing_moved(void **state)
+{
+	(void)state;
+	measured("m-moved", "fields date:str, time:str, id:u64; key date \":\" time \":\" id", 100,
+	         64 << 10, 2);
+}
+
+static void measured_salted(void **state)
+{
+	(void)state;
+	measured("m-salted", "fields date:str, time:str, id:u64; key bucket(4, xxh3(id), dec) \":\" "
+	                     "date \":\" time \":\" id", 400, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +243,9 @@ int main(void)
 	    cmocka_unit_test(monotonic_balanced),
 	    cmocka_unit_test(hashed),
 	    cmocka_unit_test(users),
+	    cmocka_unit_test(measured_growing),
+	    cmocka_unit_test(measured_growing_moved),
+	    cmocka_unit_test(measured_salted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

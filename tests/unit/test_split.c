@@ -104,7 +104,7 @@ static void test_middle_key(void **state)
 {
 	(void)state;
 	char *dir = st_tmpdir("mid");
-	rk__engine_options eo = {0, 1, 0};
+	rk__engine_options eo = {0, 1, 0, NULL, NULL};
 	rk__engine *e;
 	ST_OK(rk_engine__open(&e, dir, &eo));
 	rk__ebatch *b = rk_ebatch__new();
@@ -127,7 +127,7 @@ static void test_middle_key(void **state)
 	strcpy(t.name, "t");
 	rk__region *r = rk_meta__region_new(&m, &t, 1, NULL, 0, NULL, 0, 0);
 	atomic_store(&r->size, 1000 * 130);
-	rk__eiter *it = rk_eiter__new(e, 0);
+	rk__eiter *it = rk_eiter__new(e);
 	uint8_t *mid;
 	size_t ml;
 	uint64_t left, total;

@@ -18,11 +18,22 @@ typedef struct rk__eiter rk__eiter;
 typedef struct rk__engine_options {
 	size_t write_buffer_size;
 	int create_if_missing;
-	int paranoid; /* verify checksums on every read */
+	int paranoid; /* LevelDB's paranoid checks: a damaged log record, table
+	                 index or compaction input fails the open or the engine */
+	/* Repair (NULL: refuse). Before LevelDB replays them, the open scans the
+	 * write-ahead logs (ldb_log.h): damage with complete records after it,
+	 * or a damaged last record, fails the open with RK_ECORRUPT naming the
+	 * log file and offset. With repair set the open instead rewrites that log
+	 * with every intact record it holds (ldb_log.h) and calls repair with a
+	 * line saying what was dropped (file, offset, bytes, records kept). */
+	void (*repair)(const char *msg, void *payload);
+	void *repair_payload;
 } rk__engine_options;
 
 /* Opens the engine in directory `path`. RK_EIO / RK_ECORRUPT / RK_EBUSY
- * naming the path. The caller owns *out (rk_engine__close). */
+ * naming the path. A log cut short by a crash (a torn tail, no complete
+ * record after it) is cut back to its last complete record and the open goes
+ * on, as LevelDB would. The caller owns *out (rk_engine__close). */
 int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options *opts);
 void rk_engine__close(rk__engine *e);
 
@@ -64,9 +75,11 @@ void rk_ebatch__append(rk__ebatch *dst, const rk__ebatch *src);
 void rk_ebatch__clear(rk__ebatch *b);
 size_t rk_ebatch__count(const rk__ebatch *b);
 
-/* Iterators read one consistent snapshot taken at creation. The caller owns
- * the iterator (rk_eiter__free). key/value are borrowed until the next move. */
-rk__eiter *rk_eiter__new(rk__engine *e, int verify_checksums);
+/* Iterators read one consistent snapshot taken at creation, verifying the
+ * checksum of every table block they read from disk (a damaged block is a
+ * read error naming the file, never data). The caller owns the iterator
+ * (rk_eiter__free). key/value are borrowed until the next move. */
+rk__eiter *rk_eiter__new(rk__engine *e);
 void rk_eiter__free(rk__eiter *it);
 
 /* For point reads: an idle iterator of e whose snapshot no write has

@@ -18,6 +18,7 @@
  */
 #include "store/local/engine.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <leveldb/c.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "key/error.h"
+#include "store/local/ldb_log.h"
 #include "store/local/ldb_table.h"
 
 /* Under ThreadSanitizer: libleveldb is not instrumented, so TSan sees the
@@ -325,6 +327,139 @@ static int map_read_error(rk__engine *e, char *err)
 	return code;
 }
 
+/* ---- write-ahead logs ---- */
+
+static int is_log_name(const char *n)
+{
+	size_t i = 0;
+	while (n[i] >= '0' && n[i] <= '9')
+		i++;
+	return i > 0 && !strcmp(n + i, ".log");
+}
+
+/* Cuts log `file` back to `len` bytes, durably. */
+static int cut_log(const char *dir, const char *file, uint64_t len)
+{
+	int fd = open(file, O_WRONLY);
+	int rc = 0;
+	if (fd < 0 || ftruncate(fd, (off_t)len) || fsync(fd))
+		rc = rk__err(RK_EIO, "engine %s: cannot cut the torn tail of %s: %s", dir, file,
+		             strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Replaces log `file` by `img` (its intact records): a new file, synced,
+ * renamed over the old one, the directory synced. */
+static int rewrite_log(const char *dir, const char *file, const uint8_t *img, size_t len)
+{
+	char tmp[4500];
+	snprintf(tmp, sizeof tmp, "%s.repair", file);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), dfd;
+	size_t done = 0;
+	if (fd < 0)
+		goto fail;
+	while (done < len) {
+		ssize_t w = write(fd, img + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto fail;
+		done += (size_t)w;
+	}
+	if (fsync(fd) || close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, file))
+		goto fail;
+	if ((dfd = open(dir, O_RDONLY)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return rk__err(RK_EIO, "engine %s: cannot rewrite %s: %s", dir, file, strerror(e));
+}
+
+/* Scans one log file; see rk__engine_options.repair. */
+static int check_log(const char *dir, const char *file, const rk__engine_options *o)
+{
+	uint8_t *buf, *img = NULL;
+	size_t len, img_len = 0;
+	rk__ldb_log_scan sc;
+	char msg[4800];
+	int rc = 0;
+	if (slurp(&buf, &len, file))
+		return rk__err(RK_EIO, "engine %s: cannot read %s: %s", dir, file, strerror(errno));
+	rk_ldb__scan_log(&sc, buf, len);
+	if (sc.middle_damage) {
+		snprintf(msg, sizeof msg,
+		         "write-ahead log %s: damaged at offset %llu (%s); %llu damaged bytes in "
+		         "all, %llu intact records after the first damage",
+		         file, (unsigned long long)sc.first_bad, sc.why,
+		         (unsigned long long)sc.dropped_bytes, (unsigned long long)sc.records_after);
+	} else if (sc.tail_damage && sc.tail_hard) {
+		snprintf(msg, sizeof msg,
+		         "write-ahead log %s: last record damaged at offset %llu (%s: a crash cuts a "
+		         "log short, it does not change written bytes); %llu bytes from offset %llu",
+		         file, (unsigned long long)sc.tail_off, sc.tail_why,
+		         (unsigned long long)(len - sc.good_end), (unsigned long long)sc.good_end);
+	} else {
+		/* clean, or a torn tail: what LevelDB would skip, cut off so that
+		 * its paranoid replay accepts the rest */
+		if (sc.tail_damage)
+			rc = cut_log(dir, file, sc.good_end);
+		free(buf);
+		return rc;
+	}
+	if (!o->repair) {
+		free(buf);
+		return rk__err(RK_ECORRUPT,
+		               "engine %s: %s: refusing to open, as replaying the log would drop the "
+		               "damaged records without a word (`rowkey check --repair` drops them "
+		               "and says so)",
+		               dir, msg);
+	}
+	if ((rc = rk_ldb__salvage_log(&img, &img_len, &sc, buf, len)) == 0 &&
+	    (rc = rewrite_log(dir, file, img, img_len)) == 0) {
+		size_t n = strlen(msg);
+		snprintf(msg + n, sizeof msg - n, ": dropped them, kept %llu records",
+		         (unsigned long long)sc.records);
+		o->repair(msg, o->repair_payload);
+	}
+	free(img);
+	free(buf);
+	return rc;
+}
+
+/* Scans the engine's logs before LevelDB replays them (a directory not yet
+ * made has none). */
+static int check_logs(const char *dir, const rk__engine_options *o)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+	if (!d)
+		return errno == ENOENT ? 0
+		                       : rk__err(RK_EIO, "engine %s: %s", dir, strerror(errno));
+	while (!rc && (de = readdir(d)) != NULL) {
+		char file[4400];
+		if (!is_log_name(de->d_name))
+			continue;
+		snprintf(file, sizeof file, "%s/%s", dir, de->d_name);
+		rc = check_log(dir, file, o);
+	}
+	closedir(d);
+	return rc;
+}
+
 int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options *o)
 {
 	char *err = NULL;
@@ -346,14 +481,20 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 	e->wasync = leveldb_writeoptions_create();
 	leveldb_writeoptions_set_sync(e->wsync, 1);
 	leveldb_options_set_create_if_missing(e->opts, (unsigned char)(o->create_if_missing != 0));
+	/* the logs checked (and repaired), the replay may be paranoid */
 	leveldb_options_set_paranoid_checks(e->opts, (unsigned char)(o->paranoid != 0));
 	leveldb_options_set_cache(e->opts, e->cache);
 	leveldb_options_set_max_open_files(e->opts, 200);
 	if (o->write_buffer_size)
 		leveldb_options_set_write_buffer_size(e->opts, o->write_buffer_size);
+	int rc = check_logs(path, o);
+	if (rc) {
+		rk_engine__close(e);
+		return rc;
+	}
 	e->db = leveldb_open(e->opts, path, &err);
 	if (err) {
-		int rc = map_error(path, err);
+		rc = map_error(path, err);
 		rk_engine__close(e);
 		return rc;
 	}
@@ -448,7 +589,7 @@ static int key_lt(const uint8_t *k, size_t kl, const uint8_t *hi, size_t hl)
 int rk_engine__delete_range(rk__engine *e, const uint8_t *lo, size_t lolen, const uint8_t *hi,
                             size_t hilen, int sync)
 {
-	rk__eiter *it = rk_eiter__new(e, 0);
+	rk__eiter *it = rk_eiter__new(e);
 	rk__ebatch *b = rk_ebatch__new();
 	int rc = 0;
 	size_t n = 0;
@@ -523,7 +664,7 @@ size_t rk_ebatch__count(const rk__ebatch *b)
 	return n;
 }
 
-rk__eiter *rk_eiter__new(rk__engine *e, int verify_checksums)
+rk__eiter *rk_eiter__new(rk__engine *e)
 {
 	rk__eiter *it = calloc(1, sizeof *it);
 	if (!it)
@@ -531,7 +672,7 @@ rk__eiter *rk_eiter__new(rk__engine *e, int verify_checksums)
 	it->e = e;
 	it->gen = atomic_load_explicit(&e->gen, memory_order_acquire); /* before the snapshot */
 	it->ro = leveldb_readoptions_create();
-	leveldb_readoptions_set_verify_checksums(it->ro, (unsigned char)(verify_checksums != 0));
+	leveldb_readoptions_set_verify_checksums(it->ro, 1);
 	it->it = leveldb_create_iterator(e->db, it->ro);
 	return it;
 }
@@ -552,7 +693,7 @@ rk__eiter *rk_eiter__take(rk__engine *e)
 	pthread_mutex_unlock(&e->pool_mu);
 	for (int i = 0; i < nstale; i++)
 		rk_eiter__free(stale[i]);
-	return it ? it : rk_eiter__new(e, 0);
+	return it ? it : rk_eiter__new(e);
 }
 
 void rk_eiter__give_back(rk__eiter *it)

@@ -154,6 +154,7 @@ typedef struct vt {
 	size_t n;
 	char *why;
 	size_t cap;
+	uint8_t *fix; /* the same bytes, writable: checksums are set, not checked */
 } vt;
 
 static int bad(vt *v, const char *fmt, ...) RK_PRINTF(2, 3);
@@ -180,6 +181,13 @@ static int check_block(vt *v, const handle *h, const char *what)
 	size_t sz = (size_t)h->size;
 	uint32_t stored = get_u32(b + sz + 1), rot = stored - MASK_DELTA;
 	uint32_t want = rot >> 17 | rot << 15, got = rk_crc__32c(b, sz + 1);
+	if (want != got && v->fix) {
+		uint32_t m = (got >> 15 | got << 17) + MASK_DELTA;
+		uint8_t *t = v->fix + h->off + sz + 1;
+		t[0] = (uint8_t)m, t[1] = (uint8_t)(m >> 8), t[2] = (uint8_t)(m >> 16),
+		t[3] = (uint8_t)(m >> 24);
+		return 0;
+	}
 	if (want != got)
 		return bad(v, "%s at offset %llu (%llu bytes): checksum mismatch (stored %08x, "
 		              "computed %08x)",
@@ -274,16 +282,33 @@ static int check_data(vt *v, const handle *h, void *arg)
 	return 0;
 }
 
+static int walk_table(vt *vp);
+
 int rk_ldb__verify_table(const uint8_t *p, size_t n, char *why, size_t cap)
 {
-	vt v = {p, n, why, cap};
+	vt v = {p, n, why, cap, NULL};
+	return walk_table(&v);
+}
+
+int rk_ldb__fix_table_crcs(uint8_t *p, size_t n)
+{
+	char why[300];
+	vt v = {p, n, why, sizeof why, p};
+	return walk_table(&v);
+}
+
+static int walk_table(vt *vp)
+{
+	vt v = *vp;
+	const uint8_t *p = v.p;
+	size_t n = v.n;
 	handle meta_h, index_h;
 	const uint8_t *c;
 	size_t clen;
 	uint8_t *owned = NULL;
 	int rc;
-	if (cap)
-		why[0] = 0;
+	if (v.cap)
+		v.why[0] = 0;
 	if (n < FOOTER_LEN)
 		return bad(&v, "%zu bytes, too short for a table (its footer alone is %d bytes)", n,
 		           FOOTER_LEN);

@@ -20,6 +20,12 @@
  * bad). Bytes are untrusted: never reads outside p[0..n). */
 int rk_ldb__verify_table(const uint8_t *p, size_t n, char *why, size_t cap);
 
+/* For fuzzing and tests: walks the table as rk_ldb__verify_table does but
+ * sets every block checksum it meets to the right value (in place) instead
+ * of checking it, so mutated bytes reach the block parsers. RK_ECORRUPT when
+ * the structure itself does not parse. */
+int rk_ldb__fix_table_crcs(uint8_t *p, size_t n);
+
 /* Decompresses a Snappy block (LevelDB's compression type 1) into a new
  * buffer the caller frees. RK_ECORRUPT on malformed input, RK_ENOMEM. */
 int rk_ldb__snappy_uncompress(uint8_t **out, size_t *outlen, const uint8_t *p, size_t n);

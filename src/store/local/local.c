@@ -29,6 +29,7 @@
 #include "key/error.h"
 #include "store/backend.h"
 #include "store/cell.h"
+#include "store/local/dirlock.h"
 #include "store/local/engine.h"
 #include "store/local/meta.h"
 #include "store/local/server.h"
@@ -59,7 +60,7 @@ typedef struct rk__local {
 	size_t nsplit_q, cap_split_q;
 	int split_stop, split_busy;
 	_Atomic uint64_t clock;
-	int lock_fd;
+	rk__dirlock dirlock; /* DIR/LOCK, held while open */
 	/* records of earlier runs from metrics.tsv, carried into the file this
 	 * run writes (the file accumulates across runs) */
 	char *metrics_base;
@@ -202,7 +203,7 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 		               (unsigned long long)r->id);
 	}
 	unsigned srv = r->server, L = r->table->bucket_prefix_len;
-	rk__eiter *it = at ? NULL : rk_eiter__new(s->servers[srv].engine, 0);
+	rk__eiter *it = at ? NULL : rk_eiter__new(s->servers[srv].engine);
 	pthread_rwlock_unlock(&s->lock);
 
 	if (at) {
@@ -315,18 +316,7 @@ static void *splitter_main(void *arg)
 
 static int lock_dir(rk__local *s)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/LOCK", s->dir);
-	s->lock_fd = open(path, O_RDWR | O_CREAT, 0644);
-	if (s->lock_fd < 0)
-		return rk__err(RK_EIO, "store %s: cannot open %s: %s", s->dir, path, strerror(errno));
-	struct flock fl = {0};
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	if (fcntl(s->lock_fd, F_SETLK, &fl))
-		return rk__err(RK_EBUSY, "store %s: in use by another process (%s is locked)", s->dir,
-		               path);
-	return 0;
+	return rk_dirlock__acquire(&s->dirlock, s->dir);
 }
 
 /* Deletes the cells of server `srv` that no region on it owns: leftovers of
@@ -340,7 +330,7 @@ static int lock_dir(rk__local *s)
 static int remove_orphans(rk__local *s, unsigned srv, int *read_rc)
 {
 	rk__engine *e = s->servers[srv].engine;
-	rk__eiter *it = rk_eiter__new(e, 0);
+	rk__eiter *it = rk_eiter__new(e);
 	uint8_t lo[4], hi[4];
 	int rc = 0;
 	rk_eiter__seek_first(it);
@@ -414,46 +404,112 @@ static void local_free(rk__local *s)
 	pthread_cond_destroy(&s->move_cv);
 	pthread_mutex_destroy(&s->split_mu);
 	pthread_cond_destroy(&s->split_cv);
-	if (s->lock_fd >= 0)
-		close(s->lock_fd);
+	rk_dirlock__release(&s->dirlock); /* after the engines closed */
 	free(s->metrics_base);
 	free(s->dir);
 	free(s);
 }
 
-/* Loads the records of earlier runs from DIR/metrics.tsv: only lines that
- * start with a known tag are kept (the file is ours, but is read as text
- * that may be damaged); a file over 64 MiB is not carried over. */
+/* Loads the records of earlier runs from DIR/metrics.tsv (the file is ours,
+ * but is read as text that may be damaged): what rk_metrics__carry keeps,
+ * old buckets rolled up into coarser ones once there are many. */
 static void load_metrics_base(rk__local *s)
 {
-	char path[4200], line[1024];
-	snprintf(path, sizeof path, "%s/metrics.tsv", s->dir);
-	FILE *f = fopen(path, "r");
+	char path[4200];
+	uint8_t *text = NULL;
+	size_t n = 0;
+	int fd;
 	struct stat st;
-	if (!f)
+	snprintf(path, sizeof path, "%s/metrics.tsv", s->dir);
+	if ((fd = open(path, O_RDONLY)) < 0)
 		return;
-	if (fstat(fileno(f), &st) || st.st_size > (64 << 20)) {
-		fclose(f);
-		return;
+	if (!fstat(fd, &st) && (text = malloc((size_t)st.st_size + 1)) != NULL) {
+		while (n < (size_t)st.st_size) {
+			ssize_t r = read(fd, text + n, (size_t)st.st_size - n);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			n += (size_t)r;
+		}
 	}
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	char *b = malloc(cap);
-	while (b && fgets(line, sizeof line, f)) {
-		size_t n = strlen(line);
-		if (n == 0 || line[n - 1] != '\n')
-			continue; /* over-long or unterminated: not a record of ours */
-		if (strncmp(line, "region\t", 7) && strncmp(line, "r\t", 2) && strncmp(line, "s\t", 2))
-			continue;
-		if (len + n + 1 > cap)
-			break;
-		memcpy(b + len, line, n);
-		len += n;
+	close(fd);
+	if (!text || n != (size_t)st.st_size ||
+	    rk_metrics__carry(&s->metrics_base, &s->metrics_base_len, (const char *)text, n,
+	                      s->opts.metrics_bucket_ms, RK_METRICS_CARRY_MAX)) {
+		/* unread: kept aside whole rather than replaced without it */
+		char old[4300];
+		snprintf(old, sizeof old, "%s.unread", path);
+		rename(path, old);
+		s->metrics_base = NULL;
+		s->metrics_base_len = 0;
 	}
-	fclose(f);
-	if (b)
-		b[len] = 0;
-	s->metrics_base = b;
-	s->metrics_base_len = b ? len : 0;
+	free(text);
+}
+
+/* The split threshold kept with the store (META v2 store-wide property
+ * "split_threshold", decimal bytes): a new store saves the one it is given;
+ * an existing store uses its saved one, unless the caller gives another than
+ * the default (RK_STORE_OPTIONS_INIT's 256 MiB), which then replaces it.
+ * *save: META must be written. */
+#define SPLIT_THRESHOLD_DEFAULT (256ull << 20)
+static int settle_split_threshold(rk__local *s, int fresh, int *save)
+{
+	const uint8_t *v;
+	size_t n;
+	uint64_t saved = 0;
+	char text[32];
+	int have = rk_meta__prop_get(&s->meta.props, "split_threshold", &v, &n) == 0;
+	int rc = have ? rk_meta__prop_u64(&s->meta.props, "split_threshold", &saved) : 0;
+	*save = 0;
+	if (rc)
+		return rk__err_wrap(rc, "store %s: META", s->dir);
+	if (have && !fresh && s->opts.split_threshold == SPLIT_THRESHOLD_DEFAULT) {
+		s->opts.split_threshold = saved;
+		return 0;
+	}
+	if (!fresh && !have && s->opts.split_threshold == SPLIT_THRESHOLD_DEFAULT)
+		return 0; /* a store from before META v2, opened with the default */
+	if (have && saved == s->opts.split_threshold)
+		return 0;
+	snprintf(text, sizeof text, "%" PRIu64, s->opts.split_threshold);
+	*save = 1;
+	return rk_meta__prop_set(&s->meta.props, "split_threshold", text, strlen(text));
+}
+
+/* The capacity of each region server (issue 11), kept in META as the
+ * store-wide settings server_capacity_ops and server_capacity_bytes
+ * (decimal; absent: unlimited). An option other than 0 replaces the saved
+ * value (RK_SERVER_CAPACITY_OFF removes it) and sets *changed: META must
+ * be saved; 0 keeps what the store has. */
+static int server_capacity(rk__local *s, uint64_t *ops, uint64_t *bytes, int *changed)
+{
+	static const char *const key[2] = {"server_capacity_ops", "server_capacity_bytes"};
+	const uint64_t want[2] = {s->opts.server_capacity_ops, s->opts.server_capacity_bytes};
+	uint64_t *got[2] = {ops, bytes};
+	for (int i = 0; i < 2; i++) {
+		const uint8_t *v;
+		size_t n;
+		int rc = 0;
+		*got[i] = 0;
+		if (want[i] == RK_SERVER_CAPACITY_OFF) {
+			if (rk_meta__prop_get(&s->meta.props, key[i], &v, &n) == 0) {
+				rc = rk_meta__prop_del(&s->meta.props, key[i]);
+				*changed = 1;
+			}
+		} else if (want[i]) {
+			char t[24];
+			int tl = snprintf(t, sizeof t, "%llu", (unsigned long long)want[i]);
+			if (rk_meta__prop_get(&s->meta.props, key[i], &v, &n) || n != (size_t)tl ||
+			    memcmp(v, t, n)) {
+				rc = rk_meta__prop_set(&s->meta.props, key[i], t, (size_t)tl);
+				*changed = 1;
+			}
+		}
+		if (rc || (rc = rk_meta__prop_u64(&s->meta.props, key[i], got[i])) != 0)
+			return rk__err_wrap(rc, "store %s", s->dir);
+	}
+	return 0;
 }
 
 int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts)
@@ -468,7 +524,7 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 	}
 	s->base.ops = &local_ops;
 	s->opts = *opts;
-	s->lock_fd = -1;
+	s->dirlock.fd = -1;
 	pthread_rwlock_init(&s->lock, NULL);
 	pthread_mutex_init(&s->persist_mu, NULL);
 	pthread_mutex_init(&s->move_mu, NULL);
@@ -510,6 +566,16 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 		if ((rc = rk_meta__decode(&s->meta, buf, len, path)) != 0)
 			goto fail;
 	}
+	int save_settings = 0;
+	if ((rc = settle_split_threshold(s, fresh, &save_settings)) != 0)
+		goto fail;
+	if (!fresh && save_settings) {
+		free(buf);
+		buf = NULL;
+		if ((rc = rk_meta__encode(&buf, &len, &s->meta)) != 0 ||
+		    (rc = rk_meta__save(dir, buf, len)) != 0)
+			goto fail;
+	}
 	free(buf);
 	buf = NULL;
 
@@ -521,7 +587,7 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 	}
 	for (unsigned i = 0; i < s->nservers; i++) {
 		char path[4200];
-		rk__engine_options eo = {opts->write_buffer_size, fresh, 0};
+		rk__engine_options eo = {opts->write_buffer_size, fresh, 1, NULL, NULL};
 		snprintf(path, sizeof path, "%s/rs-%03u", dir, i);
 		if (!fresh && stat(path, &st)) {
 			rc = rk__err(RK_ECORRUPT, "store %s: region server %u's engine %s is missing", dir,
@@ -535,7 +601,7 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 	for (unsigned i = 0; fresh && i < s->nservers; i++) {
 		/* engines with data but no META: the meta map was lost; refuse
 		 * rather than reuse the data under new table ids */
-		rk__eiter *it = rk_eiter__new(s->servers[i].engine, 0);
+		rk__eiter *it = rk_eiter__new(s->servers[i].engine);
 		rk_eiter__seek_first(it);
 		int has_data = rk_eiter__valid(it);
 		rk_eiter__free(it);
@@ -548,7 +614,11 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 		}
 	}
 	load_metrics_base(s);
-	if (fresh) {
+	uint64_t cap_ops = 0, cap_bytes = 0;
+	int cap_changed = 0;
+	if ((rc = server_capacity(s, &cap_ops, &cap_bytes, &cap_changed)) != 0)
+		goto fail;
+	if (fresh || cap_changed) {
 		/* only now: a crash before this leaves no META, and the next open
 		 * starts afresh over whatever empty engines exist */
 		if ((rc = rk_meta__encode(&buf, &len, &s->meta)) != 0 ||
@@ -574,11 +644,11 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 			atomic_store(&r->size, rk_engine__approx_size(s->servers[r->server].engine, r->lo,
 			                                               r->lo_len, r->hi, r->hi_len));
 			atomic_store(&r->split_at_size,
-			             rk_split__limit(opts->split_threshold,
+			             rk_split__limit(s->opts.split_threshold,
 			                             rk_meta__regions_on_server(tm, r->server)));
 		}
 	}
-	if (opts->background_splits && opts->split_threshold) {
+	if (opts->background_splits && s->opts.split_threshold) {
 		if (pthread_create(&s->split_thread, NULL, splitter_main, s)) {
 			rc = rk__err(RK_EIO, "store %s: cannot start the split thread", dir);
 			goto fail;
@@ -588,6 +658,8 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 	}
 	for (unsigned i = 0; i < s->nservers; i++) {
 		s->servers[i].bucket_ms = opts->metrics_bucket_ms;
+		s->servers[i].cap_ops = cap_ops;
+		s->servers[i].cap_bytes = cap_bytes;
 		s->servers[i].grew = region_grew;
 		s->servers[i].payload = s;
 		if ((rc = rk_server__start(&s->servers[i])) != 0)
@@ -1259,6 +1331,7 @@ static int local_get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	uint64_t bytes = rk_rowbuf__bytes(&g->rb);
 	rk_metrics__add(&r->metrics, now, s->opts.metrics_bucket_ms, 0, nc, 0, bytes);
 	rk_metrics__add(&s->servers[srv].metrics, now, s->opts.metrics_bucket_ms, 0, nc, 0, bytes);
+	rk_server__admit_read(&s->servers[srv], 1, bytes);
 	if (nc == 0)
 		rc = rk__err(RK_ENOTFOUND, "table %s: row '%s' not found", tb->name,
 		             rk__err_bytes(b1, sizeof b1, row, len));
@@ -1351,6 +1424,7 @@ static void flush_scan_metrics(rk__lscan *sc)
 	rk_metrics__add(&sc->region->metrics, now, b, 0, sc->m_cells, 0, sc->m_bytes);
 	rk_metrics__add(&sc->st->servers[sc->server].metrics, now, b, 0, sc->m_cells, 0,
 	                sc->m_bytes);
+	rk_server__admit_read(&sc->st->servers[sc->server], 0, sc->m_bytes);
 	sc->m_cells = sc->m_bytes = sc->m_rows = 0;
 }
 
@@ -1458,7 +1532,7 @@ static int open_segment(rk__lscan *sc)
 	}
 	sc->region = r;
 	sc->server = r->server;
-	sc->it = rk_eiter__new(s->servers[r->server].engine, 0);
+	sc->it = rk_eiter__new(s->servers[r->server].engine);
 	if (!sc->reverse) {
 		rc = set_bound(&sc->seg_lo, &sc->seg_lo_cap, &sc->seg_lo_len, t->id, sc->resume,
 		               sc->resume_len, 0);
@@ -1496,6 +1570,7 @@ static int open_segment(rk__lscan *sc)
 	pthread_rwlock_unlock(&s->lock);
 	if (rc)
 		return rc;
+	rk_server__admit_read(&s->servers[sc->server], 1, 0); /* one region visited */
 	if (!sc->reverse) {
 		rk_eiter__seek(sc->it, sc->seg_lo, sc->seg_lo_len);
 	} else {
@@ -1722,6 +1797,8 @@ static int local_servers(rk_server_info **out, size_t *count, rk_store *st)
 		a[i].bytes_read = atomic_load(&v->metrics.total[RK_M_BREAD]);
 		a[i].batches = atomic_load(&v->batches);
 		a[i].queue_max = atomic_load(&v->queue_max);
+		a[i].capacity_ops = v->cap_ops;
+		a[i].capacity_bytes = v->cap_bytes;
 	}
 	pthread_rwlock_unlock(&s->lock);
 	*out = a;
@@ -1753,7 +1830,7 @@ static void end_move(rk__local *s, rk__region *r)
 static int copy_range(rk__engine *src, rk__engine *dst, const uint8_t *lo, size_t lolen,
                       const uint8_t *hi, size_t hilen)
 {
-	rk__eiter *it = rk_eiter__new(src, 1);
+	rk__eiter *it = rk_eiter__new(src);
 	rk__ebatch *b = rk_ebatch__new();
 	size_t bytes = 0;
 	int rc = 0;
@@ -1918,7 +1995,7 @@ static int local_check(size_t *out, rk_store *st, void (*report)(const char *, v
 			problem(&c, "meta: %s", rk_error_last());
 	for (unsigned i = 0; i < s->nservers; i++) {
 		rk__engine *e = s->servers[i].engine;
-		rk__eiter *it = rk_eiter__new(e, 1);
+		rk__eiter *it = rk_eiter__new(e);
 		for (rk_eiter__seek_first(it); rk_eiter__valid(it); rk_eiter__next(it)) {
 			size_t kl, vl;
 			const uint8_t *k = rk_eiter__key(it, &kl);

@@ -41,4 +41,19 @@ int rk_metrics__dump(rk__metrics *m, FILE *f, const char *tag, uint64_t id);
 
 int64_t rk_metrics__now_ms(void);
 
+/* Records carried from earlier runs' metrics.tsv kept at full resolution;
+ * past this many bucket records they are rolled up into coarser buckets. */
+#define RK_METRICS_CARRY_MAX 250000u
+
+/* What of an earlier metrics file (text[0..n), untrusted) the next file
+ * carries: its region lines as they are, and its bucket records ("r", "s"),
+ * malformed lines dropped. When there are more than max_records bucket
+ * records, each (tag, id)'s buckets are merged into coarser ones (widths
+ * bucket_ms * 4^k, the smallest giving at most max_records / 2 records),
+ * written with their width as an eighth field (docs/formats.md B.3): counts
+ * are summed, never dropped. The caller frees *out (NUL-terminated, *out_len
+ * bytes). 0 or RK_ENOMEM. */
+int rk_metrics__carry(char **out, size_t *out_len, const char *text, size_t n,
+                      unsigned bucket_ms, size_t max_records);
+
 #endif

@@ -66,6 +66,20 @@ int rk_wreq__account(rk__wreq *req, rk__region *r, uint64_t cells, uint64_t byte
 	return 0;
 }
 
+/* Takes a group's cells and bytes from the server's capacity: the writer
+ * sleeps here while the server is over it, and requests queue behind. */
+static void admit_group(rk__server *s, const rk__wreq *list)
+{
+	uint64_t cells = 0, bytes = 0;
+	for (const rk__wreq *q = list; q; q = q->next)
+		for (size_t i = 0; i < q->nacct; i++) {
+			cells += q->acct[i].cells;
+			bytes += q->acct[i].bytes;
+		}
+	if (cells || bytes)
+		rk_cap__take(&s->cap, cells, bytes);
+}
+
 static void apply_group(rk__server *s, rk__wreq *list)
 {
 	int sync = 0, n = 0;
@@ -77,6 +91,8 @@ static void apply_group(rk__server *s, rk__wreq *list)
 		if (n++ == 0)
 			one = q->batch;
 	}
+	if (s->cap.on)
+		admit_group(s, list);
 	int status = 0;
 	if (n == 1) {
 		status = rk_engine__write(s->engine, one, sync);
@@ -144,8 +160,11 @@ int rk_server__start(rk__server *s)
 	s->group = rk_ebatch__new();
 	s->head = s->tail = NULL;
 	s->stop = 0;
-	if (pthread_create(&s->thread, NULL, writer_main, s))
+	rk_cap__init(&s->cap, s->cap_ops, s->cap_bytes);
+	if (pthread_create(&s->thread, NULL, writer_main, s)) {
+		rk_cap__fini(&s->cap);
 		return rk__err(RK_EIO, "region server %u: cannot start its writer thread", s->id);
+	}
 	s->started = 1;
 	return 0;
 }
@@ -191,6 +210,8 @@ void rk_server__stop(rk__server *s)
 	s->started = 0;
 	rk_ebatch__free(s->group);
 	s->group = NULL;
+	rk_cap__fini(&s->cap);
+	s->cap.on = 0;
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 }

@@ -5,6 +5,11 @@
  * write (group commit: one log append, one fsync in sync mode), then
  * acknowledges each request and updates the per-region counters. Reads do
  * not go through the queue: they open engine iterators directly.
+ *
+ * A server may have a capacity (capacity.h): the writer takes each group's
+ * cells and bytes from the server's token bucket before applying it, and a
+ * read served by the server takes its share through rk_server__admit_read,
+ * so a hot server limits throughput as a cluster's machine would.
  */
 #ifndef RK_LOCAL_SERVER_H
 #define RK_LOCAL_SERVER_H
@@ -12,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "store/local/capacity.h"
 #include "store/local/engine.h"
 #include "store/local/meta.h"
 #include "store/local/metrics.h"
@@ -53,6 +59,9 @@ typedef struct rk__server {
 	rk__metrics metrics;
 	_Atomic uint64_t batches, queue_max;
 	unsigned bucket_ms;
+	/* capacity per second, set before rk_server__start (0: unlimited) */
+	uint64_t cap_ops, cap_bytes;
+	rk__cap cap;
 	/* called by the writer thread after a region grew */
 	void (*grew)(void *payload, rk__region *r);
 	void *payload;
@@ -73,6 +82,15 @@ void rk_server__submit(rk__server *s, rk__wreq *req);
 
 /* Waits until every request queued before this call is applied. */
 void rk_server__barrier(rk__server *s);
+
+/* Charges a read served by this server (ops: regions visited, bytes
+ * returned) to its capacity, sleeping when the server is over it. Nothing
+ * when the server has no capacity. */
+static inline void rk_server__admit_read(rk__server *s, uint64_t ops, uint64_t bytes)
+{
+	if (s->cap.on)
+		rk_cap__take(&s->cap, ops, bytes);
+}
 
 /* Drains the queue, stops the thread. The engine stays open. */
 void rk_server__stop(rk__server *s);

@@ -1,0 +1,103 @@
+/*
+ * Internal contracts between the parts of `rowkey serve` (issue 10):
+ *
+ *   server.c   gRPC C core: listens, accepts calls, routes each by method
+ *              path, runs the Data API (google.bigtable.v2.Bigtable) and
+ *              hands Admin API calls to admin.c; signals, draining.
+ *   admin.c    google.bigtable.admin.v2.BigtableTableAdmin: unary calls on
+ *              raw request bytes -> raw response bytes (no gRPC inside, so
+ *              tests and the fuzz target call it directly).
+ *   tables.c   the open table handles the calls share, by table id.
+ *   filter.c   RowFilter evaluation (filter.h).
+ *
+ * Every function returns 0 or a negative RK_E* code. Failures meant for the
+ * client fill an rk_sv_status with the gRPC status code and a message that
+ * names the field (e.g. "table_name: expected projects/P/instances/I/tables/T").
+ */
+#ifndef RK_SERVE_INT_H
+#define RK_SERVE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rowkey/store.h"
+
+/* gRPC status codes used in answers (grpc/status.h values). */
+enum {
+	RK_SV_OK = 0,
+	RK_SV_CANCELLED = 1,
+	RK_SV_UNKNOWN = 2,
+	RK_SV_INVALID_ARGUMENT = 3,
+	RK_SV_DEADLINE_EXCEEDED = 4,
+	RK_SV_NOT_FOUND = 5,
+	RK_SV_ALREADY_EXISTS = 6,
+	RK_SV_RESOURCE_EXHAUSTED = 8,
+	RK_SV_FAILED_PRECONDITION = 9,
+	RK_SV_ABORTED = 10,
+	RK_SV_OUT_OF_RANGE = 11,
+	RK_SV_UNIMPLEMENTED = 12,
+	RK_SV_INTERNAL = 13,
+	RK_SV_UNAVAILABLE = 14
+};
+
+typedef struct rk_sv_status {
+	int code;       /* RK_SV_*; RK_SV_OK when the call succeeded */
+	char msg[512];  /* NUL-terminated */
+} rk_sv_status;
+
+/* Sets st (printf-style message) and returns the RK_E* code `rc`, so a
+ * handler can `return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, ...)`. */
+int rk_sv__fail(rk_sv_status *st, int grpc_code, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Maps a store error (RK_E* code, with rk_error_last()) to a gRPC status. */
+int rk_sv__from_store(rk_sv_status *st, int rc, const char *what);
+
+/* ---- shared table handles (tables.c) ---- */
+
+typedef struct rk_sv_tables rk_sv_tables;
+
+int rk_sv__tables_new(rk_sv_tables **out, rk_store *store);
+/* Closes every handle; none may be in use. */
+void rk_sv__tables_free(rk_sv_tables *t);
+
+/* A handle on table `id` (a Bigtable table id), shared by concurrent calls
+ * (rk_table handles are thread-safe for reads and writes). RK_ENOTFOUND
+ * when the table does not exist. Pair with rk_sv__table_release. */
+int rk_sv__table_acquire(rk_table **out, rk_sv_tables *t, const char *id);
+void rk_sv__table_release(rk_sv_tables *t, rk_table *table);
+
+/* Before dropping or changing table `id`: new acquires of it wait, handles
+ * in use are waited for, then closed. Pair with rk_sv__table_unblock. */
+void rk_sv__table_block(rk_sv_tables *t, const char *id);
+void rk_sv__table_unblock(rk_sv_tables *t, const char *id);
+
+/* ---- what every call sees ---- */
+
+typedef struct rk_sv_env {
+	rk_store *store;
+	rk_sv_tables *tables;
+	const char *project;  /* the names this server answers for */
+	const char *instance;
+} rk_sv_env;
+
+/* Parses "projects/P/instances/I/tables/T" (field names the request field
+ * for the message), checking P and I against env, and copies T into
+ * id[RK_MAX_TABLE_NAME_LEN + 1]. INVALID_ARGUMENT naming the field when
+ * malformed, NOT_FOUND when project or instance differ. */
+int rk_sv__table_id(char *id, const rk_sv_env *env, const char *name, const char *field,
+                    rk_sv_status *st);
+
+/* ---- Admin API (admin.c) ---- */
+
+/* Runs one unary BigtableTableAdmin call. `method` is the bare method name
+ * ("CreateTable", "ListTables", "GetTable", "DeleteTable",
+ * "ModifyColumnFamilies", "DropRowRange"); req[len] the request message.
+ * On success *resp (malloc'd, owned by the caller, free()) holds the
+ * encoded response message and st->code is RK_SV_OK. On failure st says
+ * what to answer (UNIMPLEMENTED for a method it does not know) and *resp is
+ * NULL. Nothing is half applied. */
+int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *req,
+                       size_t len, uint8_t **resp, size_t *resp_len, rk_sv_status *st);
+
+#endif

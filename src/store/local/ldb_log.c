@@ -1,0 +1,314 @@
+/*
+ * LevelDB write-ahead log scan and salvage: see ldb_log.h.
+ *
+ * The scan walks the physical records in file order. Where a record does
+ * not check out it does not skip the rest of the 32 KiB block as LevelDB's
+ * reader does: it resynchronises byte by byte, taking the next offset where
+ * a whole physical record with a valid checksum starts. So it sees every
+ * intact record after damage, the ones LevelDB would replay and the ones it
+ * would drop with the rest of the block alike.
+ */
+#include "store/local/ldb_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "key/error.h"
+#include "store/local/crc.h"
+
+#define BLOCK 32768u
+#define HEADER 7u
+#define BATCH_HEADER 12u /* a write batch: sequence u64, count u32 */
+
+enum { T_ZERO = 0, T_FULL = 1, T_FIRST = 2, T_MIDDLE = 3, T_LAST = 4 };
+
+static uint32_t mask_crc(uint32_t c)
+{
+	return ((c >> 15) | (c << 17)) + 0xa282ead8u;
+}
+
+static uint32_t unmask_crc(uint32_t c)
+{
+	uint32_t rot = c - 0xa282ead8u;
+	return (rot >> 17) | (rot << 15);
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* A growing byte buffer; `failed` once an allocation failed. */
+typedef struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+	int failed;
+} bytes;
+
+static void put(bytes *b, const void *d, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap : 4096;
+		while (c < b->len + n)
+			c *= 2;
+		uint8_t *q = realloc(b->p, c);
+		if (!q) {
+			b->failed = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = c;
+	}
+	if (n)
+		memcpy(b->p + b->len, d, n);
+	b->len += n;
+}
+
+typedef struct walker {
+	const uint8_t *p;
+	size_t n;
+	rk__ldb_log_scan *s;
+	/* damage since the last complete record, not yet known to be middle */
+	int pending, pend_hard;
+	uint64_t pend_off, pend_bytes;
+	char pend_why[160];
+	/* the fragmented record being assembled */
+	int in_frag;
+	uint64_t frag_off, frag_bytes, frag_data;
+	bytes frag;    /* its data (salvage only) */
+	bytes *out;    /* the salvaged log (NULL: scan only) */
+	size_t out_block_off;
+} walker;
+
+static void damage_as(walker *w, uint64_t off, uint64_t bytes_, const char *why, int hard)
+{
+	w->pend_hard |= hard;
+	if (!w->pending) {
+		w->pending = 1;
+		w->pend_off = off;
+		snprintf(w->pend_why, sizeof w->pend_why, "%s", why);
+	}
+	w->pend_bytes += bytes_;
+}
+
+/* Appends one logical record to the salvaged log, fragmented as LevelDB's
+ * log::Writer does. */
+static void emit(walker *w, const uint8_t *d, size_t len)
+{
+	bytes *o = w->out;
+	int begin = 1;
+	do {
+		size_t left_in_block = BLOCK - w->out_block_off;
+		if (left_in_block < HEADER) {
+			static const uint8_t zeros[HEADER];
+			put(o, zeros, left_in_block);
+			w->out_block_off = 0;
+			left_in_block = BLOCK;
+		}
+		size_t avail = left_in_block - HEADER;
+		size_t frag = len < avail ? len : avail;
+		int end = frag == len;
+		uint8_t h[HEADER + 1];
+		h[6] = (uint8_t)(begin && end ? T_FULL : begin ? T_FIRST : end ? T_LAST : T_MIDDLE);
+		h[4] = (uint8_t)frag;
+		h[5] = (uint8_t)(frag >> 8);
+		/* the checksum covers the type byte, then the data */
+		uint8_t *tmp = malloc(frag + 1);
+		if (!tmp) {
+			o->failed = 1;
+			return;
+		}
+		tmp[0] = h[6];
+		memcpy(tmp + 1, d, frag);
+		uint32_t c = mask_crc(rk_crc__32c(tmp, frag + 1));
+		free(tmp);
+		h[0] = (uint8_t)c, h[1] = (uint8_t)(c >> 8), h[2] = (uint8_t)(c >> 16),
+		h[3] = (uint8_t)(c >> 24);
+		put(o, h, HEADER);
+		put(o, d, frag);
+		w->out_block_off += HEADER + frag;
+		d += frag;
+		len -= frag;
+		begin = 0;
+	} while (len > 0);
+}
+
+/* A complete logical record [off, end) with data d[0..len). */
+static void complete(walker *w, uint64_t end, const uint8_t *d, size_t len)
+{
+	rk__ldb_log_scan *s = w->s;
+	if (len < BATCH_HEADER) {
+		damage_as(w, end - len - HEADER, len + HEADER, "log record too small", 1);
+		return;
+	}
+	if (w->out && w->frag.failed)
+		return;
+	if (w->pending) {
+		if (!s->middle_damage) {
+			s->middle_damage = 1;
+			s->first_bad = w->pend_off;
+			memcpy(s->why, w->pend_why, sizeof s->why);
+		}
+		s->dropped_bytes += w->pend_bytes;
+		w->pending = w->pend_hard = 0;
+		w->pend_bytes = 0;
+	}
+	if (s->middle_damage)
+		s->records_after++;
+	s->records++;
+	s->good_end = end;
+	if (w->out)
+		emit(w, d, len);
+}
+
+/* The unfinished fragmented record is abandoned. */
+static void drop_frag(walker *w, const char *why)
+{
+	if (w->in_frag)
+		damage_as(w, w->frag_off, w->frag_bytes, why, 0);
+	w->in_frag = 0;
+	w->frag.len = 0;
+}
+
+static void walk(walker *w)
+{
+	const uint8_t *p = w->p;
+	size_t n = w->n, pos = 0;
+	int aligned = 1; /* pos is where a record starts (not a resync step) */
+	while (pos < n) {
+		size_t block = pos - pos % BLOCK;
+		size_t end = n - block < BLOCK ? n : block + BLOCK;
+		int last = end == n && n - block < BLOCK; /* the file's last, partial block */
+		if (pos == block)
+			aligned = 1;
+		if (end - pos < HEADER) {
+			/* a block's trailer, or a header cut short by the file's end */
+			pos = end;
+			continue;
+		}
+		const uint8_t *h = p + pos;
+		size_t len = (size_t)h[4] | (size_t)h[5] << 8;
+		int type = h[6];
+		if (type == T_ZERO && len == 0 && le32(h) == 0) {
+			/* a hole of zeros (no LevelDB writer leaves one) */
+			damage_as(w, pos, 1, "zeroed bytes", 0);
+			pos++;
+			aligned = 0;
+			continue;
+		}
+		if (HEADER + len > end - pos) {
+			if (aligned && last && type >= T_FULL && type <= T_LAST) {
+				/* the record runs past the end of the file: cut short */
+				damage_as(w, pos, end - pos, "record cut short by the end of the file", 0);
+				break;
+			}
+			damage_as(w, pos, 1, "bad record length", 1);
+			pos++;
+			aligned = 0;
+			continue;
+		}
+		if (!aligned && (type < T_FULL || type > T_LAST ||
+		                 ((type == T_FIRST || type == T_MIDDLE) && pos + HEADER + len != end))) {
+			/* resynchronising: only a header a writer could have made
+			 * (a first or middle fragment fills its block) is worth a
+			 * checksum */
+			damage_as(w, pos, 1, "checksum mismatch", 1);
+			pos++;
+			continue;
+		}
+		if (rk_crc__32c(h + 6, 1 + len) != unmask_crc(le32(h))) {
+			damage_as(w, pos, 1, "checksum mismatch", 1);
+			pos++;
+			aligned = 0;
+			continue;
+		}
+		const uint8_t *d = h + HEADER;
+		uint64_t off = pos;
+		pos += HEADER + len;
+		aligned = 1;
+		switch (type) {
+		case T_FULL:
+			drop_frag(w, "partial record without end");
+			complete(w, pos, d, len);
+			break;
+		case T_FIRST:
+			drop_frag(w, "partial record without end");
+			w->in_frag = 1;
+			w->frag_off = off;
+			w->frag_bytes = HEADER + len;
+			w->frag_data = len;
+			if (w->out)
+				put(&w->frag, d, len);
+			break;
+		case T_MIDDLE:
+		case T_LAST:
+			if (!w->in_frag) {
+				damage_as(w, off, HEADER + len, "missing start of fragmented record", 0);
+				break;
+			}
+			w->frag_bytes += HEADER + len;
+			w->frag_data += len;
+			if (w->out)
+				put(&w->frag, d, len);
+			if (type == T_LAST) {
+				w->in_frag = 0;
+				complete(w, pos, w->frag.p, (size_t)w->frag_data);
+				w->frag.len = 0;
+			}
+			break;
+		default: {
+			char why[64];
+			snprintf(why, sizeof why, "unknown record type %d", type);
+			damage_as(w, off, HEADER + len, why, 1);
+			break;
+		}
+		}
+	}
+	/* an unfinished fragmented record at the end: torn */
+	drop_frag(w, "record without end at the end of the file");
+	rk__ldb_log_scan *s = w->s;
+	if (w->pending) {
+		s->tail_damage = 1;
+		s->tail_hard = w->pend_hard;
+		s->tail_off = w->pend_off;
+		memcpy(s->tail_why, w->pend_why, sizeof s->tail_why);
+	}
+}
+
+void rk_ldb__scan_log(rk__ldb_log_scan *s, const uint8_t *p, size_t n)
+{
+	walker w;
+	memset(s, 0, sizeof *s);
+	memset(&w, 0, sizeof w);
+	w.p = p;
+	w.n = n;
+	w.s = s;
+	walk(&w);
+}
+
+int rk_ldb__salvage_log(uint8_t **out, size_t *outlen, rk__ldb_log_scan *s, const uint8_t *p,
+                        size_t n)
+{
+	walker w;
+	bytes o = {NULL, 0, 0, 0};
+	memset(s, 0, sizeof *s);
+	memset(&w, 0, sizeof w);
+	w.p = p;
+	w.n = n;
+	w.s = s;
+	w.out = &o;
+	walk(&w);
+	free(w.frag.p);
+	if (o.failed || w.frag.failed) {
+		free(o.p);
+		*out = NULL;
+		*outlen = 0;
+		return rk__err(RK_ENOMEM, "out of memory salvaging a log of %zu bytes", n);
+	}
+	*out = o.p;
+	*outlen = o.len;
+	return 0;
+}
