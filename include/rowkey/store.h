@@ -122,6 +122,14 @@ int rk_table_create(rk_store *store, const rk_table_def *def);
  * handle on it is open. */
 int rk_table_drop(rk_store *store, const char *name);
 
+/* Adds family `fam` to table `table`, or changes the max_versions of the
+ * family of that name: the change is saved before it returns. Versions over
+ * a lowered max_versions stop being visible at once. RK_ENOTFOUND (table),
+ * RK_EINVALID (bad family, 255 families already), RK_EBUSY while a handle on
+ * the table is open (close them first), RK_EINVALID on a backend that does
+ * not keep families (Bigtable: use its admin tools). */
+int rk_table_family_set(rk_store *store, const char *table, const rk_family_def *fam);
+
 typedef struct rk_table_info {
 	char *name;
 	rk_family_def *families; /* names owned by this info */

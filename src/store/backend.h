@@ -76,6 +76,8 @@ struct rk_backend_ops {
 	                      size_t len);
 	int (*table_prop_get)(void **out, size_t *out_len, rk_store *s, const char *table,
 	                      const char *key);
+	/* optional (NULL: refused): arguments checked by store.c */
+	int (*family_set)(rk_store *s, const char *table, const rk_family_def *fam);
 };
 
 /* The local backend's open (src/store/local/local.c). */

@@ -193,6 +193,22 @@ int rk_table_drop(rk_store *store, const char *name)
 	return store->ops->table_drop(store, name);
 }
 
+int rk_table_family_set(rk_store *store, const char *table, const rk_family_def *fam)
+{
+	if (!rk_store__valid_name(table, RK_MAX_TABLE_NAME_LEN))
+		return rk__err(RK_EINVALID, "table name '%s' is not valid", table ? table : "(null)");
+	if (!fam || !rk_store__valid_name(fam->name, RK_MAX_FAMILY_LEN))
+		return rk__err(RK_EINVALID, "table %s: family name '%s' is not valid", table,
+		               fam && fam->name ? fam->name : "(null)");
+	if (fam->max_versions < 1)
+		return rk__err(RK_EINVALID, "table %s: family %s: max_versions must be >= 1", table,
+		               fam->name);
+	if (!store->ops->family_set)
+		return rk__err(RK_EINVALID, "table %s: the %s backend does not change families here",
+		               table, store->ops->name);
+	return store->ops->family_set(store, table, fam);
+}
+
 int rk_table_list(rk_table_info **out, size_t *count, rk_store *store)
 {
 	*out = NULL;

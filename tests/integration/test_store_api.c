@@ -633,6 +633,60 @@ static void test_table_settings(void **state)
 	free(dir);
 }
 
+/* rk_table_family_set: adds a family, changes max_versions, refuses while a
+ * handle is open and bad input, and the change survives a reopen. */
+static void test_family_set(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("famset");
+	rk_store *s = open_store(dir, 2, 0);
+	rk_table *t;
+	create(s, "a", NULL, 0, 0);
+	ST_OK(rk_table_open(&t, s, "a"));
+	assert_int_equal(rk_table_put(t, (const uint8_t *)"r", 1, "new", (const uint8_t *)"q", 1, 5,
+	                              (const uint8_t *)"v", 1),
+	                 RK_EINVALID);
+	rk_family_def nf = {"new", 2};
+	assert_int_equal(rk_table_family_set(s, "a", &nf), RK_EBUSY);
+	rk_table_close(t);
+	ST_OK(rk_table_family_set(s, "a", &nf));
+	rk_family_def cf1 = {"cf", 1};
+	ST_OK(rk_table_family_set(s, "a", &cf1));
+	rk_family_def bad = {"no space", 1};
+	assert_int_equal(rk_table_family_set(s, "a", &bad), RK_EINVALID);
+	assert_int_equal(rk_table_family_set(s, "nosuch", &nf), RK_ENOTFOUND);
+	rk_family_def zero = {"z", 0};
+	assert_int_equal(rk_table_family_set(s, "a", &zero), RK_EINVALID);
+	ST_OK(rk_store_close(s));
+
+	s = open_store(dir, 2, 0);
+	rk_table_info *ti;
+	size_t n;
+	ST_OK(rk_table_list(&ti, &n, s));
+	assert_int_equal(n, 1);
+	assert_int_equal(ti[0].nfamilies, 3); /* cf, meta, new: sorted by name */
+	assert_string_equal(ti[0].families[0].name, "cf");
+	assert_int_equal(ti[0].families[0].max_versions, 1);
+	assert_string_equal(ti[0].families[2].name, "new");
+	assert_int_equal(ti[0].families[2].max_versions, 2);
+	rk_table_info_free(ti, n);
+	ST_OK(rk_table_open(&t, s, "a"));
+	put(t, "r", "new", "q", 5, "v5");
+	put(t, "r", "cf", "q", 5, "old");
+	put(t, "r", "cf", "q", 6, "new");
+	want_value(t, "r", "new", "q", "v5");
+	rk_row *r;
+	rk_read_options ro = RK_READ_OPTIONS_INIT;
+	ro.max_versions = 10;
+	ST_OK(rk_table_get(&r, t, (const uint8_t *)"r", 1, &ro));
+	assert_int_equal(r->ncells, 2); /* cf keeps 1 version now, new has 1 */
+	rk_row_free(r);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_scans_across_regions),
 		cmocka_unit_test(test_auto_split_salted),
 		cmocka_unit_test(test_table_settings),
+		cmocka_unit_test(test_family_set),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

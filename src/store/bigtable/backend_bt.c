@@ -1117,4 +1117,5 @@ static const struct rk_backend_ops bt_ops = {
 	NULL, /* flush: nothing is ever queued */
 	NULL, /* table_prop_set: Bigtable tables carry no rowkey settings */
 	NULL, /* table_prop_get */
+	NULL, /* family_set */
 };

@@ -944,6 +944,60 @@ static int local_table_prop_get(void **out, size_t *out_len, rk_store *st, const
 	return rc;
 }
 
+/* Adds or changes one family; refused while handles are open, since they
+ * point at the family array. A failed save puts the table back as it was. */
+static int local_family_set(rk_store *st, const char *table, const rk_family_def *fam)
+{
+	rk__local *s = (rk__local *)st;
+	rk__family *fams = NULL, *old;
+	uint8_t *buf;
+	size_t len, oldn;
+	uint64_t seq;
+	int rc;
+	pthread_rwlock_wrlock(&s->lock);
+	rk__tmeta *t = rk_meta__table(&s->meta, table);
+	if (!t) {
+		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->dir);
+		goto out;
+	}
+	if (atomic_load(&t->handles) > 0) {
+		rc = rk__err(RK_EBUSY, "table %s: %d handles still open", table,
+		             atomic_load(&t->handles));
+		goto out;
+	}
+	size_t i = 0;
+	while (i < t->nfamilies && strcmp(t->families[i].name, fam->name) != 0)
+		i++;
+	if (i == t->nfamilies && t->nfamilies >= 255) {
+		rc = rk__err(RK_EINVALID, "table %s: 255 families already", table);
+		goto out;
+	}
+	if (!(fams = calloc(t->nfamilies + 1, sizeof *fams))) {
+		rc = rk__err(RK_ENOMEM, "table %s: out of memory", table);
+		goto out;
+	}
+	memcpy(fams, t->families, t->nfamilies * sizeof *fams);
+	snprintf(fams[i].name, sizeof fams[i].name, "%s", fam->name);
+	fams[i].name_len = strlen(fams[i].name);
+	fams[i].max_versions = fam->max_versions;
+	old = t->families;
+	oldn = t->nfamilies;
+	t->families = fams;
+	t->nfamilies = oldn + (i == oldn);
+	qsort(t->families, t->nfamilies, sizeof *t->families, fam_cmp);
+	if ((rc = meta_snapshot(s, &buf, &len, &seq)) != 0 ||
+	    (rc = meta_persist(s, buf, len, seq)) != 0) {
+		t->families = old;
+		t->nfamilies = oldn;
+		free(fams);
+		goto out;
+	}
+	free(old);
+out:
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
+}
+
 static int local_table_open(rk_table **out, rk_store *st, const char *name)
 {
 	rk__local *s = (rk__local *)st;
@@ -2169,4 +2223,5 @@ static const struct rk_backend_ops local_ops = {
 	local_flush,
 	local_table_prop_set,
 	local_table_prop_get,
+	local_family_set,
 };
