@@ -145,8 +145,8 @@ int rk_table_create(rk_store *store, const rk_table_def *def)
 		return rk__err(RK_EINVALID,
 		               "table name '%s': must be 1..%u bytes of letters, digits, _ . -",
 		               def && def->name ? def->name : "(null)", RK_MAX_TABLE_NAME_LEN);
-	if (def->nfamilies < 1 || def->nfamilies > 255)
-		return rk__err(RK_EINVALID, "table %s: %zu column families (allowed 1..255)", def->name,
+	if (def->nfamilies > 255 || (def->nfamilies && !def->families))
+		return rk__err(RK_EINVALID, "table %s: %zu column families (allowed 0..255)", def->name,
 		               def->nfamilies);
 	for (size_t i = 0; i < def->nfamilies; i++) {
 		const rk_family_def *f = &def->families[i];

@@ -657,6 +657,12 @@ static void test_family_set(void **state)
 	assert_int_equal(rk_table_family_set(s, "nosuch", &nf), RK_ENOTFOUND);
 	rk_family_def zero = {"z", 0};
 	assert_int_equal(rk_table_family_set(s, "a", &zero), RK_EINVALID);
+	rk_table_def bare = {"bare", NULL, 0, NULL, 0, 0}; /* Bigtable allows it */
+	ST_OK(rk_table_create(s, &bare));
+	ST_OK(rk_store_close(s));
+	s = open_store(dir, 2, 0); /* a table without families survives a reopen */
+	ST_OK(rk_table_family_set(s, "bare", &nf));
+	ST_OK(rk_table_drop(s, "bare"));
 	ST_OK(rk_store_close(s));
 
 	s = open_store(dir, 2, 0);

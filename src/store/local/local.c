@@ -728,7 +728,7 @@ static int local_table_create(rk_store *st, const rk_table_def *def)
 		goto fail;
 	}
 	if (!(t = calloc(1, sizeof *t)) ||
-	    !(t->families = calloc(def->nfamilies, sizeof *t->families)) ||
+	    !(t->families = calloc(def->nfamilies ? def->nfamilies : 1, sizeof *t->families)) ||
 	    !(t->regions = calloc(def->nsplits + 1, sizeof *t->regions))) {
 		rc = rk__err(RK_ENOMEM, "table %s: out of memory", def->name);
 		goto fail;

@@ -608,13 +608,13 @@ static int decode_table(rk__meta *m, rbuf *r, uint32_t version)
 	}
 	if (ru16(r, &bpl, "bucket prefix") || ru16(r, &nfam, "family count"))
 		goto fail;
-	if (bpl > 8 || nfam < 1 || nfam > 255) {
+	if (bpl > 8 || nfam > 255) {
 		rk__err(RK_ECORRUPT, "%s: table %s: bucket prefix %u or family count %u out of range",
 		        r->file, t->name, bpl, nfam);
 		goto fail;
 	}
 	t->bucket_prefix_len = bpl;
-	if (!(t->families = calloc(nfam, sizeof *t->families))) {
+	if (!(t->families = calloc(nfam ? nfam : 1, sizeof *t->families))) {
 		rk__err(RK_ENOMEM, "out of memory reading %s", r->file);
 		goto fail;
 	}
