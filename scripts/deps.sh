@@ -2,7 +2,7 @@
 # Installs the Debian packages rowkey needs to build and test, if any are missing.
 # Idempotent: a no-op when everything is present. Needs root only when something is missing.
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libssl-dev libxxhash-dev libcmocka-dev libleveldb-dev python3 xxhash libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libcairo2-dev fonts-dejavu-core)
+pkgs=(cmake make gcc pkg-config libssl-dev libxxhash-dev libcmocka-dev libleveldb-dev python3 xxhash libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libcairo2-dev fonts-dejavu-core libre2-dev g++)
 # chromium is only for the HTML report's browser test (which skips without it):
 # RK_DEPS_CHROMIUM=1 scripts/deps.sh installs it too.
 if [ "${RK_DEPS_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi

@@ -13,6 +13,31 @@
 
 #include "cli/cli.h"
 
+int rk_cli__say_served(const char *cmd, const char *dir)
+{
+	char path[4200], line[256], listen[200] = "", pid[32] = "";
+	snprintf(path, sizeof path, "%s/SERVING", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int ok = fgets(line, sizeof line, f) && strncmp(line, "rowkey-serving 1", 16) == 0;
+	while (ok && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, "pid ", 4) == 0)
+			snprintf(pid, sizeof pid, "%.31s", line + 4);
+		else if (strncmp(line, "listen ", 7) == 0)
+			snprintf(listen, sizeof listen, "%.199s", line + 7);
+	}
+	fclose(f);
+	if (!ok || !*listen)
+		return 0;
+	fprintf(stderr,
+	        "rowkey %s: the store %s is served by rowkey serve (pid %s) at %s: use a Bigtable "
+	        "client there (BIGTABLE_EMULATOR_HOST=%s), or stop the server first\n",
+	        cmd, dir, *pid ? pid : "?", listen, listen);
+	return 1;
+}
+
 rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,
                              const rk_store_options *opts)
 {
@@ -21,7 +46,10 @@ rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,
 	if (opts)
 		o = *opts;
 	o.create_if_missing = create;
-	if (rk_store_open(&s, dir, &o)) {
+	int rc = rk_store_open(&s, dir, &o);
+	if (rc == RK_EBUSY && rk_cli__say_served(cmd, dir))
+		return NULL;
+	if (rc) {
 		rk_cli_fail(cmd, "opening the store");
 		return NULL;
 	}

@@ -15,6 +15,10 @@
 
 #define RK_CLI_DEFAULT_DB "./rowkey-data"
 
+/* When DIR/SERVING says `rowkey serve` holds the store (docs/formats.md
+ * B.4), prints which process and address on stderr and returns 1; else 0. */
+int rk_cli__say_served(const char *cmd, const char *dir);
+
 /* Opens the store at dir; create: make it when missing. On failure prints
  * the error for `cmd` and returns NULL. */
 rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,

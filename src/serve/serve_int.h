@@ -77,8 +77,8 @@ void rk_sv__table_unblock(rk_sv_tables *t, const char *id);
 typedef struct rk_sv_env {
 	rk_store *store;
 	rk_sv_tables *tables;
-	const char *project;  /* the names this server answers for */
-	const char *instance;
+	const char *project;  /* the names this server answers for; both "*": */
+	const char *instance; /* any project and instance (as the emulator) */
 } rk_sv_env;
 
 /* Parses "projects/P/instances/I/tables/T" (field names the request field
@@ -87,6 +87,19 @@ typedef struct rk_sv_env {
  * malformed, NOT_FOUND when project or instance differ. */
 int rk_sv__table_id(char *id, const rk_sv_env *env, const char *name, const char *field,
                     rk_sv_status *st);
+
+/* 1 when s[0..n) is a Bigtable id ([_a-zA-Z0-9][-_.a-zA-Z0-9]*) of at most
+ * max bytes. */
+int rk_sv__id_ok(const char *s, size_t n, size_t max);
+
+/* Checks "projects/P/instances/I" against env (INVALID_ARGUMENT when
+ * malformed, NOT_FOUND for another instance). */
+int rk_sv__instance_name(const rk_sv_env *env, const char *name, const char *field,
+                         rk_sv_status *st);
+
+/* Bigtable's own limits, which the server enforces before the store's. */
+#define RK_SV_MAX_ROW_KEY 4096u
+#define RK_SV_MAX_MUTATIONS 100000u
 
 /* ---- Admin API (admin.c) ---- */
 
@@ -99,5 +112,29 @@ int rk_sv__table_id(char *id, const rk_sv_env *env, const char *name, const char
  * NULL. Nothing is half applied. */
 int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *req,
                        size_t len, uint8_t **resp, size_t *resp_len, rk_sv_status *st);
+
+/* ---- Data API (data.c) ---- */
+
+/* Where a call's responses go: `send` takes one encoded response message and
+ * returns 0, or nonzero when the client is gone (the call then stops). */
+typedef struct rk_sv_sink {
+	int (*send)(void *arg, const uint8_t *msg, size_t len);
+	void *arg;
+} rk_sv_sink;
+
+/* Striped row locks shared by all calls: plain mutations hold a row's
+ * stripe shared, CheckAndMutateRow and ReadModifyWriteRow exclusive. */
+typedef struct rk_sv_locks rk_sv_locks;
+int rk_sv__locks_new(rk_sv_locks **out);
+void rk_sv__locks_free(rk_sv_locks *l);
+
+/* Runs one google.bigtable.v2.Bigtable call: `method` the bare name
+ * ("ReadRows", "MutateRow", "MutateRows", "CheckAndMutateRow",
+ * "ReadModifyWriteRow", "SampleRowKeys", "PingAndWarm"), req[len] its request.
+ * Responses (one for unary calls, any number for streams) go to `sink`. st
+ * says how the call ends (RK_SV_OK or the error to answer). Returns 0 or the
+ * negative RK_E* code matching st. */
+int rk_sv__data_call(const rk_sv_env *env, rk_sv_locks *locks, const char *method,
+                     const uint8_t *req, size_t len, const rk_sv_sink *sink, rk_sv_status *st);
 
 #endif

