@@ -1,0 +1,138 @@
+// The same calls of the official Node Bigtable client (@google-cloud/bigtable)
+// against whatever BIGTABLE_EMULATOR_HOST names: Google's emulator or rowkey
+// serve. Prints one JSON document of every answer (rows, cells and their
+// order, values, labels, matched flags, counters) with what differs by
+// design left out: cell timestamps (the two runs happen at different times)
+// and SampleRowKeys, which the emulator answers at random (its keys are
+// checked separately, for rowkey serve only, under "samples" when
+// RK_CHECK_SAMPLES=1). Usage: node serve_diff.js TABLE_ID > out.json
+'use strict';
+const {Bigtable} = require('@google-cloud/bigtable');
+
+const tableId = process.argv[2] || 'nt';
+const bt = new Bigtable({projectId: 'p'});
+const instance = bt.instance('i');
+const out = {};
+
+function rowsOf(rows) {
+  return rows.map(r => {
+    const fams = {};
+    for (const [fam, cols] of Object.entries(r.data).sort()) {
+      fams[fam] = {};
+      for (const [q, cells] of Object.entries(cols).sort()) {
+        fams[fam][q] = cells.map(c => ({
+          value: Buffer.isBuffer(c.value) ? c.value.toString('hex') : String(c.value),
+          labels: c.labels || [],
+        }));
+      }
+    }
+    return {key: Buffer.isBuffer(r.id) ? r.id.toString() : String(r.id), families: fams};
+  });
+}
+
+async function read(table, opts) {
+  const rows = [];
+  await new Promise((resolve, reject) => {
+    table.createReadStream(Object.assign({decode: false}, opts))
+      .on('data', r => rows.push(r))
+      .on('error', reject)
+      .on('end', resolve);
+  });
+  return rowsOf(rows);
+}
+
+async function main() {
+  const table = instance.table(tableId);
+  await table.create({splits: [Buffer.from('g'), Buffer.from('p')]});
+  await table.createFamily('cf', {versions: 3});
+  await table.createFamily('meta');
+  const [exists] = await table.exists();
+  out.exists = exists;
+  const [families] = await table.getFamilies();
+  out.families = families.map(f => f.id).sort();
+
+  const entries = [];
+  for (const k of ['a', 'b', 'c', 'g', 'h', 'm', 'p', 'q', 'z', 'zz', 'k 1', 'k\u00e9']) {
+    entries.push({key: k, data: {cf: {x: 'v-' + k, y: 'w'}, meta: {n: k}}});
+  }
+  await table.insert(entries);
+  const t0 = Date.now() * 1000;
+  await table.insert([{key: 'b', data: {cf: {x: {value: 'second', timestamp: new Date(Date.now() + 5)}}}}]);
+  await table.insert([{key: 'b', data: {cf: {x: {value: 'third', timestamp: new Date(Date.now() + 10)}}}}]);
+
+  out.all = await read(table, {});
+  out.range = await read(table, {start: 'c', end: 'q'});
+  out.range_open = await read(table, {ranges: [{start: {value: 'b', inclusive: false}, end: {value: 'm', inclusive: true}}]});
+  out.keys = await read(table, {keys: ['z', 'a', 'nope', 'h']});
+  out.prefix = await read(table, {prefix: 'z'});
+  out.prefixes = await read(table, {prefixes: ['k', 'a']});
+  out.limit = await read(table, {limit: 3});
+  out.f_family = await read(table, {filter: [{family: 'meta'}]});
+  out.f_column = await read(table, {filter: [{column: 'x'}]});
+  out.f_column_range = await read(table, {filter: [{family: 'cf', column: {start: 'x', end: 'y'}}]});
+  out.f_value_regex = await read(table, {filter: [{value: /v-[a-c]/}]});
+  out.f_value_range = await read(table, {filter: [{value: {start: 'v-g', end: 'v-q'}}]});
+  out.f_row_regex = await read(table, {filter: [{row: /[g-m]/}]});
+  out.f_cells_per_column = await read(table, {filter: [{column: {cellLimit: 1}}]});
+  // within one family: the emulator walks a row's families in Go map order
+  // (at random) when it counts cells per row; rowkey and Bigtable go in order
+  out.f_cells_per_row = await read(table, {filter: [{family: 'cf'}, {row: {cellLimit: 2}}]});
+  out.f_cells_offset = await read(table, {filter: [{family: 'cf'}, {row: {cellOffset: 1}}]});
+  out.f_strip = await read(table, {filter: [{value: {strip: true}}]});
+  out.f_label = await read(table, {filter: [{family: 'meta'}, {label: 'lab'}]});
+  out.f_interleave = await read(table, {filter: [{interleave: [[{family: 'meta'}], [{column: 'x'}, {column: {cellLimit: 1}}]]}]});
+  out.f_condition = await read(table, {filter: [{condition: {test: [{value: /v-a/}], pass: [{family: 'meta'}], fail: [{column: 'y'}]}}]});
+  out.f_time = await read(table, {filter: [{time: {start: new Date(0), end: new Date(Date.now() + 60000)}}, {family: 'meta'}]});
+  out.f_block = await read(table, {filter: [{all: false}]});
+  out.f_pass = await read(table, {filter: [{all: true}], limit: 2});
+
+  // checkAndMutate: matched on a, not on zz
+  const ra = table.row('a');
+  const [m1] = await ra.filter([{value: /v-a/}], {onMatch: [{method: 'insert', data: {meta: {hit: 'yes'}}}], onNoMatch: [{method: 'insert', data: {meta: {hit: 'no'}}}]});
+  const [m2] = await table.row('zz').filter([{value: /nothing/}], {onMatch: [{method: 'insert', data: {meta: {hit: 'yes'}}}], onNoMatch: [{method: 'insert', data: {meta: {hit: 'no'}}}]});
+  out.check = [m1, m2];
+  // increments and appends
+  const ctr = table.row('ctr');
+  const [v1] = await ctr.increment('cf:n', 5);
+  const [v2] = await ctr.increment('cf:n', -2);
+  await ctr.createRules([{column: 'cf:s', append: 'ab'}]);
+  const [rulesOut] = await ctr.createRules([{column: 'cf:s', append: 'cd'}, {column: 'cf:n', increment: 10}]);
+  out.increments = [Number(v1), Number(v2)];
+  out.rules = rowsOf([{id: 'ctr', data: rulesOut.data || {}}]);
+  // deletes
+  await table.row('a').deleteCells(['cf:x']);
+  await table.row('c').delete();
+  await table.mutate({key: 'h', method: 'delete', data: ['meta']});
+  out.after_deletes = await read(table, {end: 'i'});
+  // MutateRows with a bad entry: the good ones apply
+  try {
+    await table.insert([{key: 'n1', data: {cf: {x: '1'}}}, {key: 'n2', data: {nofam: {x: '1'}}}, {key: 'n3', data: {cf: {x: '3'}}}]);
+    out.partial = 'no error';
+  } catch (e) {
+    out.partial = (e.errors || []).map(x => x.entry ? x.entry.key : x.code).sort();
+  }
+  out.after_partial = await read(table, {prefix: 'n'});
+  // unknown table
+  try {
+    await read(instance.table('nosuch'), {});
+    out.missing = 'no error';
+  } catch (e) {
+    out.missing = e.code;
+  }
+  if (process.env.RK_CHECK_SAMPLES === '1') {
+    const [samples] = await table.sampleRowKeys();
+    out.samples = samples.map(s => (Buffer.isBuffer(s.key) ? s.key.toString() : String(s.key)));
+  }
+  await table.deleteRows('k');
+  out.after_drop_prefix = (await read(table, {})).map(r => r.key);
+  await table.delete();
+  const [e2] = await table.exists();
+  out.exists_after_delete = e2;
+  process.stdout.write(JSON.stringify(out, null, 1) + '\n');
+  void t0;
+}
+
+main().then(() => process.exit(0), e => {
+  console.error('serve_diff.js:', e && e.stack ? e.stack : e);
+  process.exit(1);
+});
