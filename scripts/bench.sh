@@ -40,5 +40,7 @@ else
   run heatmap  bench/bench_heatmap.sh "$build"
   # needs Google's emulator; it says so and stops when it is missing
   run bigtable bench/bench_bigtable.sh "$build/rowkey"
+  # rowkey serve vs the emulator, one Node client, 1M rows each (npm once)
+  run serve    bench/bench_serve.sh "$build" 1000000
 fi
 echo "bench: outputs in $out/"

@@ -63,7 +63,11 @@ static int cfail(cctx *c, int code, int rc, const char *path, const char *fmt, c
 {
 	char m[300];
 	snprintf(m, sizeof m, fmt, a);
-	snprintf(c->err, c->errcap, "%s: %s", path, m);
+	size_t pl = strlen(path);
+	if (pl > 120) /* deep nesting: its start and its end */
+		snprintf(c->err, c->errcap, "%.60s...%s: %s", path, path + pl - 50, m);
+	else
+		snprintf(c->err, c->errcap, "%s: %s", path, m);
 	*c->code = code;
 	return rc;
 }
@@ -113,9 +117,9 @@ static int compile_list(node *n, Rkbt__RowFilter *const *fs, size_t k, const cha
 		char p[512];
 		snprintf(p, sizeof p, "%s.%s.filters[%zu]", path, what, i);
 		int rc = compile(&n->kids[i], fs[i], p, depth + 1, in_condition, c);
+		n->nkids = i + 1; /* a failed kid is freed with its parent */
 		if (rc)
 			return rc;
-		n->nkids = i + 1;
 	}
 	return 0;
 }
