@@ -211,6 +211,13 @@ int rk_table_apply(rk_table *table, const rk_mutation *muts, size_t n, int *resu
  * writes. Backends without buffering apply the batch before returning. */
 int rk_table_apply_async(rk_table *table, const rk_mutation *muts, size_t n);
 
+/* 1 when rk_table_apply_async queues batches and returns before they are
+ * applied (the embedded store: each server's share is then written whole or
+ * not at all); 0 when the backend applies a batch before returning
+ * (Bigtable: each row on its own, so a failed call may have written some
+ * rows of its batch and not others). */
+int rk_table_apply_is_async(const rk_table *table);
+
 /* Waits until every batch queued with rk_table_apply_async on this handle is
  * acknowledged; returns the first failure among them (0 if none).
  * rk_table_close also waits, but cannot report failures. */

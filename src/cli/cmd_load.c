@@ -89,6 +89,9 @@ typedef struct pending {
 	rk_mutation *m;
 	size_t n, cap;
 	size_t *row_off, *val_off;
+	size_t *rec;   /* per mutation: its record's index in the batch */
+	int *res;      /* per mutation: the backend's result (synchronous backends) */
+	long *line;    /* per record: the input line it ended on */
 	span sp; /* sp.nrows: records in the batch (some may have no cells) */
 } pending;
 
@@ -132,6 +135,16 @@ static int send(rk_table *t, ledger *l, pending *p, arena *a)
 		p->m[i].row = a->p + p->row_off[i];
 		p->m[i].value = a->p + p->val_off[i];
 	}
+	if (!rk_table_apply_is_async(t)) { /* applied row by row before it returns */
+		for (size_t i = 0; i < p->n; i++)
+			p->res[i] = -1000; /* not reported */
+		int rc = rk_table_apply(t, p->m, p->n, p->res);
+		if (rc)
+			return rc;
+		l->written += p->sp.nrows;
+		pending_reset(p, a);
+		return 0;
+	}
 	int rc = rk_table_apply_async(t, p->m, p->n);
 	if (rc)
 		return rc;
@@ -142,12 +155,94 @@ static int send(rk_table *t, ledger *l, pending *p, arena *a)
 	return 0;
 }
 
+/* 1 when every cell of record r of the batch reads back with its value, 0
+ * when one does not, -1 when a read fails (the backend is gone). */
+static int record_present(rk_table *t, const pending *p, const arena *a, size_t r)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->rec[i] != r)
+			continue;
+		const rk_mutation *m = &p->m[i];
+		rk_column col = {m->family, m->qualifier, m->qualifier_len};
+		rk_read_options ro = RK_READ_OPTIONS_INIT;
+		ro.columns = &col;
+		ro.ncolumns = 1;
+		rk_row *row;
+		int rc = rk_table_get(&row, t, a->p + p->row_off[i], m->row_len, &ro);
+		if (rc) /* a key the backend cannot hold is not there either */
+			return rc == RK_ENOTFOUND || rc == RK_EINVALID || rc == RK_ETOOLONG ? 0 : -1;
+		int same = row->ncells == 1 && row->cells[0].value_len == m->value_len &&
+		           !memcmp(row->cells[0].value, a->p + p->val_off[i], m->value_len);
+		rk_row_free(row);
+		if (!same)
+			return 0;
+	}
+	return 1;
+}
+
+/* A backend that writes row by row (Bigtable) failed a batch: which of its
+ * records are there (read back: every cell with its value) and which are
+ * not, by input line. */
+static void report_rows(rk_table *t, const pending *p, const arena *a, ledger *l)
+{
+	uint64_t ok = 0, bad = 0, acked = 0, unknown = 0;
+	char lines[200] = "", why[300] = "";
+	size_t ll = 0;
+	int reads_fail = 0;
+	for (size_t r = 0; r < p->sp.nrows; r++) {
+		int present = reads_fail ? -1 : record_present(t, p, a, r); /* a failed read: stop */
+		if (present > 0) {
+			ok++;
+			continue;
+		}
+		if (present < 0) {
+			if (!reads_fail)
+				snprintf(why, sizeof why, "%s", rk_error_last());
+			reads_fail = 1;
+			/* cannot read back: the backend's own word for the row */
+			int res = 0, said = 0;
+			for (size_t i = 0; i < p->n; i++)
+				if (p->rec[i] == r) {
+					said |= p->res[i] != -1000;
+					res |= p->res[i];
+				}
+			if (!said) {
+				unknown++;
+				continue;
+			}
+			if (!res) {
+				acked++;
+				continue;
+			}
+		}
+		if (bad++ < 10 && ll < sizeof lines - 24)
+			ll += (size_t)snprintf(lines + ll, sizeof lines - ll, "%s%ld", bad > 1 ? ", " : "",
+			                       p->line[r]);
+	}
+	fprintf(stderr,
+	        "; of the batch at lines %ld..%ld (rows %llu..%llu; this backend writes each row "
+	        "on its own), %llu row%s read back as written",
+	        p->sp.first_line, p->sp.last_line, (unsigned long long)p->sp.first_row,
+	        (unsigned long long)(p->sp.first_row + p->sp.nrows - 1), (unsigned long long)ok,
+	        ok == 1 ? "" : "s");
+	if (reads_fail)
+		fprintf(stderr, ", %llu acknowledged by the backend (reading back failed: %s)",
+		        (unsigned long long)acked, why);
+	fprintf(stderr, ", %llu failed", (unsigned long long)bad);
+	if (bad)
+		fprintf(stderr, " (line%s %s%s)", bad == 1 ? "" : "s", lines, bad > 10 ? ", ..." : "");
+	if (unknown)
+		fprintf(stderr, ", %llu uncertain", (unsigned long long)unknown);
+	l->written += ok + acked;
+}
+
 /* A write failed (a full disk, ...), at `what`. Keeps the first error's
  * text, lets the batches in flight finish (rk_table_flush: the store closes
  * cleanly and a second failure is shown), then says what is known written,
  * what failed or is uncertain, and from where nothing was written (the
  * unsent batch `p`, when it has records, and the rest of the input). */
-static void failed_write(rk_table *t, ledger *l, const pending *p, const char *what)
+static void failed_write(rk_table *t, ledger *l, const pending *p, const arena *a,
+                         const char *what)
 {
 	char first[1024];
 	snprintf(first, sizeof first, "%s", rk_error_last());
@@ -170,8 +265,12 @@ static void failed_write(rk_table *t, ledger *l, const pending *p, const char *w
 		        (unsigned long long)(hi->first_row + hi->nrows - 1), lo->first_line,
 		        hi->last_line, l->nfly, l->nfly == 1 ? "" : "es");
 	}
-	if (p->sp.nrows)
+	if (p->sp.nrows && !rk_table_apply_is_async(t) && p->n) {
+		report_rows(t, p, a, l);
+		fprintf(stderr, "; nothing after line %ld was written", p->sp.last_line);
+	} else if (p->sp.nrows) {
 		fprintf(stderr, "; nothing from line %ld on was written", p->sp.first_line);
+	}
 	fputc('\n', stderr);
 	l->nfly = 0; /* reported; nothing is in flight any more */
 }
@@ -263,7 +362,10 @@ int rk_cli_load(int argc, char **argv)
 	p.m = calloc(p.cap, sizeof *p.m);
 	p.row_off = calloc(p.cap, sizeof *p.row_off);
 	p.val_off = calloc(p.cap, sizeof *p.val_off);
-	if (!values || !key || !p.m || !p.row_off || !p.val_off) {
+	p.rec = calloc(p.cap, sizeof *p.rec);
+	p.res = calloc(p.cap, sizeof *p.res);
+	p.line = calloc((size_t)batch, sizeof *p.line);
+	if (!values || !key || !p.m || !p.row_off || !p.val_off || !p.rec || !p.res || !p.line) {
 		fprintf(stderr, "rowkey load: out of memory\n");
 		goto out;
 	}
@@ -365,17 +467,19 @@ int rk_cli_load(int argc, char **argv)
 				goto nomem;
 			p.row_off[p.n] = (size_t)roff;
 			p.val_off[p.n] = (size_t)voff;
+			p.rec[p.n] = (size_t)p.sp.nrows;
 			p.m[p.n] = (rk_mutation){RK_MUT_PUT, NULL, klen, fambuf, (const uint8_t *)qual,
 			                         strlen(qual), 0, NULL, need - 1};
 			p.n++;
 		}
+		p.line[p.sp.nrows] = rd.line;
 		if (p.sp.nrows++ == 0)
 			p.sp.first_line = prev_line + 1;
 		p.sp.last_line = rd.line;
 		/* a batch of records without cells (none present) waits for one with */
 		if (p.sp.nrows >= batch && p.n) {
 			if (send(t, &l, &p, &a)) {
-				failed_write(t, &l, &p, "writing a batch");
+				failed_write(t, &l, &p, &a, "writing a batch");
 				goto out;
 			}
 			if (progress && now_s() - last_progress > 0.25) {
@@ -388,11 +492,11 @@ int rk_cli_load(int argc, char **argv)
 		}
 	}
 	if (p.n && send(t, &l, &p, &a)) {
-		failed_write(t, &l, &p, "writing a batch");
+		failed_write(t, &l, &p, &a, "writing a batch");
 		goto out;
 	}
 	if (rk_table_flush(t)) {
-		failed_write(t, &l, &p, "finishing the last batches");
+		failed_write(t, &l, &p, &a, "finishing the last batches");
 		goto out;
 	}
 	ledger_ack(&l, l.nfly);
@@ -411,7 +515,7 @@ out:
 	/* stopped early (--strict, out of memory): a batch still in flight may
 	 * yet fail, and rk_table_close could not say so */
 	if (l.nfly && rk_table_flush(t))
-		failed_write(t, &l, &p, "finishing the batches in flight");
+		failed_write(t, &l, &p, &a, "finishing the batches in flight");
 	if (reader_open)
 		rk_reader_close(&rd);
 	rk_table_close(t);
@@ -428,5 +532,8 @@ out:
 	free(p.m);
 	free(p.row_off);
 	free(p.val_off);
+	free(p.rec);
+	free(p.res);
+	free(p.line);
 	return rc;
 }

@@ -359,6 +359,11 @@ int rk_table_apply_async(rk_table *table, const rk_mutation *muts, size_t n)
 	return rc;
 }
 
+int rk_table_apply_is_async(const rk_table *table)
+{
+	return table->store->ops->apply_async != NULL;
+}
+
 int rk_table_flush(rk_table *table)
 {
 	return table->store->ops->flush ? table->store->ops->flush(table) : 0;

@@ -157,6 +157,17 @@ for b in 00 01 02 03; do
 	[ "$n" -gt 50 ] || fail "bucket $b has only $n rows"
 done
 
+# ---- a batch refused part way: the report says which rows are written ----
+ok create --db "$DB" part -f d
+awk 'BEGIN { print "user,ts,kind"; for (i = 1; i <= 20; i++) { u = "u" i; if (i == 7) { u = ""; for (k = 0; k < 5000; k++) u = u "x" } printf "%s,%d,k\n", u, i } }' >"$T/part.csv"
+code 1 load --db "$DB" part -s "$SCHEMA" --batch 5 "$T/part.csv"
+has "Bigtable row keys are at most 4096" err
+# rows 1-5 were acknowledged; the batch of lines 7..11 was refused whole (the
+# bad key is checked before anything is sent): read back, none of it is there
+has "the 5 rows before line 7 are written; of the batch at lines 7\.\.11 (rows 6\.\.10; this backend writes each row on its own), 0 rows read back as written, 5 failed (lines 7, 8, 9, 10, 11); nothing after line 11 was written" err
+n=$(cbt_ count part | tail -1)
+[ "$n" = 5 ] || fail "cbt counts $n rows in part, the report said 5"
+
 # ---- the emulator stopped in the middle of a load ----
 start_emulator EPID2
 ok create --db "$DB" big -f d
@@ -172,6 +183,13 @@ has "writing a batch" err
 has "rows acknowledged (this call)" err
 has "since the store was opened" err
 has "UNAVAILABLE" err
+# the failed batch cannot be read back with the emulator gone: the backend's
+# own word per row, which adds up to the rows it says it acknowledged
+has "this backend writes each row on its own" err
+has "acknowledged by the backend (reading back failed" err
+said=$(sed -n 's/.*: \([0-9]*\) of [0-9]* rows acknowledged (this call).*/\1/p' "$T/err")
+got=$(sed -n 's/.*read back as written, \([0-9]*\) acknowledged by the backend.*/\1/p' "$T/err")
+[ -n "$said" ] && [ "$said" = "$got" ] || fail "the report counts $got acknowledged rows, the backend said $said"
 cat "$T/err"
 
 echo "bigtable commands: ok"
