@@ -692,19 +692,60 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int rk_bt__table_ids_from_list(char ***vp, size_t *np, char **token, const uint8_t *resp,
+                               size_t resp_len, const char *instance_name, const char *what)
+{
+	char **v = *vp;
+	size_t n = *np, plen = strlen(instance_name);
+	Rkbt__ListTablesResponse *r = rkbt__list_tables_response__unpack(NULL, resp_len, resp);
+	if (!r)
+		return rk__err(RK_ECORRUPT, "%s: the response does not parse", what);
+	char **nv = realloc(v, (n + r->n_tables + 1) * sizeof *v);
+	if (!nv) {
+		rkbt__list_tables_response__free_unpacked(r, NULL);
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	}
+	*vp = v = nv;
+	v[n] = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < r->n_tables && !rc; i++) {
+		const char *full = r->tables[i]->name;
+		/* names come back as projects/P/instances/I/tables/T */
+		const char *id = full;
+		if (strncmp(full, instance_name, plen) == 0 && strncmp(full + plen, "/tables/", 8) == 0)
+			id = full + plen + 8;
+		if (!(v[n] = strdup(id)))
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		else
+			v[++n] = NULL;
+	}
+	*np = n;
+	if (!rc) {
+		free(*token);
+		if (!(*token = strdup(r->next_page_token ? r->next_page_token : "")))
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+	}
+	rkbt__list_tables_response__free_unpacked(r, NULL);
+	return rc;
+}
+
 int rk_bt__table_list(char ***out, size_t *count, rk_bt_client *c)
 {
 	const char *what = "bigtable ListTables";
 	char **v = calloc(1, sizeof *v);
 	size_t n = 0;
 	char *token = strdup("");
-	size_t plen = strlen(c->instance_name);
 	int rc = 0;
+	unsigned pages = 0;
 	if (!v || !token) {
 		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
 		goto fail;
 	}
 	do {
+		if (++pages > 100000) { /* a server that never ends its pages */
+			rc = rk__err(RK_ECORRUPT, "%s: more than 100000 pages of tables", what);
+			goto fail;
+		}
 		Rkbt__ListTablesRequest req;
 		rkbt__list_tables_request__init(&req);
 		req.parent = c->instance_name;
@@ -723,40 +764,11 @@ int rk_bt__table_list(char ***out, size_t *count, rk_bt_client *c)
 		free(buf);
 		if (rc < 0)
 			goto fail;
-		Rkbt__ListTablesResponse *r = rkbt__list_tables_response__unpack(NULL, resp_len, resp);
+		rc = rk_bt__table_ids_from_list(&v, &n, &token, resp, resp_len, c->instance_name,
+		                                what);
 		free(resp);
-		if (!r) {
-			rc = rk__err(RK_ECORRUPT, "%s: the response does not parse", what);
+		if (rc < 0)
 			goto fail;
-		}
-		char **nv = realloc(v, (n + r->n_tables + 1) * sizeof *v);
-		if (!nv) {
-			rkbt__list_tables_response__free_unpacked(r, NULL);
-			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
-			goto fail;
-		}
-		v = nv;
-		for (size_t i = 0; i < r->n_tables; i++) {
-			const char *full = r->tables[i]->name;
-			/* names come back as projects/P/instances/I/tables/T */
-			const char *id = full;
-			if (strncmp(full, c->instance_name, plen) == 0 && strncmp(full + plen, "/tables/", 8) == 0)
-				id = full + plen + 8;
-			v[n] = strdup(id);
-			if (!v[n]) {
-				rkbt__list_tables_response__free_unpacked(r, NULL);
-				rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
-				goto fail;
-			}
-			v[++n] = NULL;
-		}
-		free(token);
-		token = strdup(r->next_page_token ? r->next_page_token : "");
-		rkbt__list_tables_response__free_unpacked(r, NULL);
-		if (!token) {
-			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
-			goto fail;
-		}
 	} while (*token);
 	free(token);
 	v[n] = NULL;
@@ -774,6 +786,35 @@ fail:
 }
 
 /* ---- SampleRowKeys ---- */
+
+int rk_bt__sample_from_response(rk_bt_sample *out, const uint8_t *m, size_t ml, size_t i,
+                                const char *what)
+{
+	Rkbt__SampleRowKeysResponse *r = rkbt__sample_row_keys_response__unpack(NULL, ml, m);
+	if (!r)
+		return rk__err(RK_ECORRUPT, "%s: response %zu does not parse", what, i);
+	if (r->row_key.len > RK_BT_MAX_KEY) {
+		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
+		return rk__err(RK_ECORRUPT, "%s: response %zu: a sample key of %zu bytes (at most %u)",
+		               what, i, r->row_key.len, RK_BT_MAX_KEY);
+	}
+	if (r->offset_bytes < 0) {
+		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
+		return rk__err(RK_ECORRUPT, "%s: response %zu: negative offset %lld", what, i,
+		               (long long)r->offset_bytes);
+	}
+	out->key_len = r->row_key.len;
+	out->key = malloc(r->row_key.len ? r->row_key.len : 1);
+	out->offset_bytes = r->offset_bytes;
+	if (!out->key) {
+		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	}
+	if (r->row_key.len)
+		memcpy(out->key, r->row_key.data, r->row_key.len);
+	rkbt__sample_row_keys_response__free_unpacked(r, NULL);
+	return 0;
+}
 
 int rk_bt__sample_row_keys(rk_bt_sample **out, size_t *count, rk_bt_client *c, const char *table)
 {
@@ -811,34 +852,19 @@ int rk_bt__sample_row_keys(rk_bt_sample **out, size_t *count, rk_bt_client *c, c
 			break;
 		if (rc < 0)
 			goto fail;
-		Rkbt__SampleRowKeysResponse *r = rkbt__sample_row_keys_response__unpack(NULL, ml, m);
-		if (!r) {
-			rc = rk__err(RK_ECORRUPT, "%s: response %zu does not parse", what, n);
-			goto fail;
-		}
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			rk_bt_sample *nv = realloc(v, ncap * sizeof *nv);
 			if (!nv) {
-				rkbt__sample_row_keys_response__free_unpacked(r, NULL);
 				rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
 				goto fail;
 			}
 			v = nv;
 			cap = ncap;
 		}
-		v[n].key_len = r->row_key.len;
-		v[n].key = malloc(r->row_key.len ? r->row_key.len : 1);
-		v[n].offset_bytes = r->offset_bytes;
-		if (!v[n].key) {
-			rkbt__sample_row_keys_response__free_unpacked(r, NULL);
-			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		if ((rc = rk_bt__sample_from_response(&v[n], m, ml, n, what)) < 0)
 			goto fail;
-		}
-		if (r->row_key.len)
-			memcpy(v[n].key, r->row_key.data, r->row_key.len);
 		n++;
-		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
 	}
 	rk_bt__call_free(call);
 	free(routing);
@@ -909,33 +935,13 @@ void rk_bt__families_free(rk_bt_family *f, size_t count)
 	free(f);
 }
 
-int rk_bt__table_families(rk_bt_family **out, size_t *count, rk_bt_client *c, const char *table)
+int rk_bt__families_from_table(rk_bt_family **out, size_t *count, const uint8_t *resp,
+                               size_t resp_len, const char *what)
 {
-	char what[128];
-	snprintf(what, sizeof what, "bigtable GetTable %.60s", table ? table : "");
-	char *name;
-	int rc = rk_bt__table_name(&name, c, table);
-	if (rc < 0)
-		return rc;
-	Rkbt__GetTableRequest req;
-	rkbt__get_table_request__init(&req);
-	req.name = name;
-	req.view = RKBT__TABLE__VIEW__SCHEMA_VIEW;
-	size_t len = rkbt__get_table_request__get_packed_size(&req);
-	uint8_t *buf = malloc(len ? len : 1), *resp = NULL;
-	size_t resp_len = 0, n = 0;
+	int rc = 0;
+	size_t n = 0;
 	rk_bt_family *v = NULL;
-	Rkbt__Table *t = NULL;
-	if (!buf) {
-		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
-		goto done;
-	}
-	rkbt__get_table_request__pack(&req, buf);
-	rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_GET_TABLE, buf, len, NULL,
-	                  rk_bt__deadline(c->opts.timeout_ms), what);
-	if (rc < 0)
-		goto done;
-	t = rkbt__table__unpack(NULL, resp_len, resp);
+	Rkbt__Table *t = rkbt__table__unpack(NULL, resp_len, resp);
 	if (!t) {
 		rc = rk__err(RK_ECORRUPT, "%s: the response does not parse as a Table", what);
 		goto done;
@@ -974,6 +980,35 @@ done:
 	rk_bt__families_free(v, n);
 	if (t)
 		rkbt__table__free_unpacked(t, NULL);
+	return rc;
+}
+
+int rk_bt__table_families(rk_bt_family **out, size_t *count, rk_bt_client *c, const char *table)
+{
+	char what[128];
+	snprintf(what, sizeof what, "bigtable GetTable %.60s", table ? table : "");
+	char *name;
+	int rc = rk_bt__table_name(&name, c, table);
+	if (rc < 0)
+		return rc;
+	Rkbt__GetTableRequest req;
+	rkbt__get_table_request__init(&req);
+	req.name = name;
+	req.view = RKBT__TABLE__VIEW__SCHEMA_VIEW;
+	size_t len = rkbt__get_table_request__get_packed_size(&req);
+	uint8_t *buf = malloc(len ? len : 1), *resp = NULL;
+	size_t resp_len = 0;
+	if (!buf) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	rkbt__get_table_request__pack(&req, buf);
+	rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_GET_TABLE, buf, len, NULL,
+	                  rk_bt__deadline(c->opts.timeout_ms), what);
+	if (rc < 0)
+		goto done;
+	rc = rk_bt__families_from_table(out, count, resp, resp_len, what);
+done:
 	free(resp);
 	free(buf);
 	free(name);

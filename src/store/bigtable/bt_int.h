@@ -79,4 +79,30 @@ int rk_bt__unary(uint8_t **resp, size_t *resp_len, grpc_channel *ch, const char 
                  const void *req, size_t len, const char *routing, gpr_timespec deadline,
                  const char *what);
 
+/* ---- response decoding (each takes hostile bytes: fuzz_bt_responses) ---- */
+
+/* The column families of a GetTable response (a Table), sorted by name;
+ * *out (rk_bt__families_free) and *count set on success. RK_ECORRUPT when it
+ * does not parse or names an invalid or repeated family. */
+int rk_bt__families_from_table(rk_bt_family **out, size_t *count, const uint8_t *resp,
+                               size_t resp_len, const char *what);
+
+/* Appends the table ids of one ListTablesResponse to *v (NULL-terminated,
+ * *n entries; the caller frees with rk_bt__strv_free) and replaces *token
+ * (malloc'd) with its next_page_token. */
+int rk_bt__table_ids_from_list(char ***v, size_t *n, char **token, const uint8_t *resp,
+                               size_t resp_len, const char *instance_name, const char *what);
+
+/* One SampleRowKeysResponse (the i-th) into *out (its key malloc'd). */
+int rk_bt__sample_from_response(rk_bt_sample *out, const uint8_t *m, size_t ml, size_t i,
+                                const char *what);
+
+/* Calls entry() for each entry of a MutateRowsResponse about a request of
+ * n entries. NULL, or what was wrong with it (it does not parse, an index
+ * out of range: such entries are skipped). */
+const char *rk_bt__mutate_rows_entries(const uint8_t *msg, size_t len, size_t n,
+                                       void (*entry)(void *arg, size_t index, int code,
+                                                     const char *message),
+                                       void *arg);
+
 #endif

@@ -446,6 +446,36 @@ static void set_msg(went *e, const char *msg)
 	e->msg = strdup(msg ? msg : "");
 }
 
+const char *rk_bt__mutate_rows_entries(const uint8_t *msg, size_t len, size_t n,
+                                       void (*entry)(void *arg, size_t index, int code,
+                                                     const char *message),
+                                       void *arg)
+{
+	Rkbt__MutateRowsResponse *m = rkbt__mutate_rows_response__unpack(NULL, len, msg);
+	if (!m)
+		return "a response does not parse as MutateRowsResponse";
+	const char *err = NULL;
+	for (size_t i = 0; i < m->n_entries; i++) {
+		const Rkbt__MutateRowsResponse__Entry *re = m->entries[i];
+		if (re->index < 0 || (uint64_t)re->index >= n) {
+			err = "a response names an entry index out of range";
+			continue;
+		}
+		entry(arg, (size_t)re->index, re->status ? re->status->code : 0,
+		      re->status ? re->status->message : NULL);
+	}
+	rkbt__mutate_rows_response__free_unpacked(m, NULL);
+	return err;
+}
+
+static void take_entry(void *arg, size_t index, int code, const char *message)
+{
+	wcall *k = arg;
+	k->codes[index] = code;
+	if (code)
+		set_msg(k->ents[index], message);
+}
+
 /* Reads one MutateRowsResponse into the call's per-entry codes. */
 static void take_response(wcall *k)
 {
@@ -457,27 +487,11 @@ static void take_response(wcall *k)
 	}
 	grpc_slice s = grpc_byte_buffer_reader_readall(&r);
 	grpc_byte_buffer_reader_destroy(&r);
-	Rkbt__MutateRowsResponse *m = rkbt__mutate_rows_response__unpack(
-		NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
+	const char *err = rk_bt__mutate_rows_entries(GRPC_SLICE_START_PTR(s), GRPC_SLICE_LENGTH(s),
+	                                             k->n, take_entry, k);
 	grpc_slice_unref(s);
-	if (!m) {
-		if (!k->protocol_error)
-			k->protocol_error = strdup("a response does not parse as MutateRowsResponse");
-		return;
-	}
-	for (size_t i = 0; i < m->n_entries; i++) {
-		const Rkbt__MutateRowsResponse__Entry *re = m->entries[i];
-		if (re->index < 0 || (uint64_t)re->index >= k->n) {
-			if (!k->protocol_error)
-				k->protocol_error = strdup("a response names an entry index out of range");
-			continue;
-		}
-		int code = re->status ? re->status->code : 0;
-		k->codes[re->index] = code;
-		if (code)
-			set_msg(k->ents[re->index], re->status->message);
-	}
-	rkbt__mutate_rows_response__free_unpacked(m, NULL);
+	if (err && !k->protocol_error)
+		k->protocol_error = strdup(err);
 }
 
 static unsigned backoff_ms(rk_bt_writer *w, unsigned attempts)
