@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/served.h"
 #include "cli/store_cli.h"
 
 #define CMD "regions"
@@ -126,6 +127,62 @@ static int list(rk_store *s, const char *table, int json, const char *db)
 	return RK_EXIT_OK;
 }
 
+/* A store held by rowkey serve: its regions and load as of the server's
+ * last metrics rewrite (sizes are not recorded there). */
+static int list_served(const char *db, const char *table, int json, long pid,
+                       const char *listen)
+{
+	rk_cli_live_region *r;
+	size_t n;
+	double age;
+	if (rk_cli__live_regions(&r, &n, &age, db, table))
+		return rk_cli_fail(CMD, "reading the served store's metrics");
+	fprintf(stderr,
+	        "rowkey regions: %s is served by rowkey serve (pid %ld) at %s: regions and load "
+	        "from its metrics, written %.0f s ago (sizes are not recorded there)\n",
+	        db, pid, listen, age);
+	if (!json)
+		printf("%-8s %-16s %-20s %-20s %6s %12s %10s %10s\n", "id", "table", "start", "end",
+		       "server", "size", "writes", "reads");
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			printf("{\"id\":%llu,\"table\":\"%s\",\"start\":\"", (unsigned long long)r[i].id,
+			       r[i].table);
+			rk_cli__print_json_bytes(stdout, r[i].start, r[i].start_len);
+			printf("\",\"end\":");
+			if (r[i].end) {
+				putchar('"');
+				rk_cli__print_json_bytes(stdout, r[i].end, r[i].end_len);
+				putchar('"');
+			} else {
+				printf("null");
+			}
+			printf(",\"server\":%u,\"size\":null,\"writes\":%llu,\"reads\":%llu}\n",
+			       r[i].server, (unsigned long long)r[i].writes,
+			       (unsigned long long)r[i].reads);
+			continue;
+		}
+		char start[64], end[64];
+		FILE *m = fmemopen(start, sizeof start, "w");
+		rk_cli__print_bytes(m, r[i].start, r[i].start_len);
+		fclose(m);
+		start[sizeof start - 1] = 0;
+		if (r[i].end) {
+			m = fmemopen(end, sizeof end, "w");
+			rk_cli__print_bytes(m, r[i].end, r[i].end_len);
+			fclose(m);
+			end[sizeof end - 1] = 0;
+		} else {
+			strcpy(end, "(end)");
+		}
+		printf("%-8llu %-16s %-20s %-20s %6u %12s %10llu %10llu\n", (unsigned long long)r[i].id,
+		       r[i].table, r[i].start_len ? start : "(start)", end, r[i].server, "-",
+		       (unsigned long long)r[i].writes, (unsigned long long)r[i].reads);
+	}
+	rk_cli__live_regions_free(r, n);
+	return RK_EXIT_OK;
+}
+
 int rk_cli_regions(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -167,6 +224,11 @@ int rk_cli_regions(int argc, char **argv)
 	} else if (nargs > 1) {
 		return rk_cli_usage_error(CMD, "expected at most one TABLE");
 	}
+	long pid;
+	char listen[256];
+	if ((!sub || nargs == 1) && !(sub && (!strcmp(sub, "balance"))) &&
+	    rk_cli__served(db, &pid, listen, sizeof listen))
+		return list_served(db, sub, json, pid, listen);
 	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
 	if (!s)
 		return RK_EXIT_FAIL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/served.h"
 #include "cli/store_cli.h"
 
 #define CMD "stats"
@@ -54,11 +55,15 @@ int rk_cli_stats(int argc, char **argv)
 	unsigned long long sbw[RK_MAX_SERVERS] = {0}, sbr[RK_MAX_SERVERS] = {0};
 	long long first = -1, last = -1;
 	int have_metrics = 0;
+	unsigned file_servers = 0; /* the header's servers=N */
 	FILE *mf = fopen(path, "r");
 	if (mf) {
 		char line[1024];
 		while (fgets(line, sizeof line, mf)) {
 			unsigned id;
+			if (sscanf(line, "# rowkey metrics v1 bucket_ms=%*u servers=%u", &id) == 1 &&
+			    id <= RK_MAX_SERVERS)
+				file_servers = id;
 			long long t;
 			unsigned long long w, r, bw, br;
 			if (sscanf(line, "s\t%u\t%lld\t%llu\t%llu\t%llu\t%llu", &id, &t, &w, &r, &bw, &br) ==
@@ -78,6 +83,49 @@ int rk_cli_stats(int argc, char **argv)
 		fclose(mf);
 	}
 
+	long pid;
+	char listen[256];
+	if (rk_cli__served(db, &pid, listen, sizeof listen)) {
+		/* held by rowkey serve: what its metrics say, live */
+		rk_cli_live_region *lr;
+		size_t nl;
+		double age;
+		if (rk_cli__live_regions(&lr, &nl, &age, db, NULL))
+			return rk_cli_fail(CMD, "reading the served store's metrics");
+		unsigned nsrv = file_servers;
+		size_t ntab = 0;
+		for (size_t i = 0; i < nl; i++) {
+			if (lr[i].server + 1 > nsrv)
+				nsrv = lr[i].server + 1;
+			if (!i || strcmp(lr[i].table, lr[i - 1].table))
+				ntab++;
+		}
+		for (unsigned i = 0; i < RK_MAX_SERVERS; i++)
+			if ((sw[i] || sr[i]) && i + 1 > nsrv)
+				nsrv = i + 1;
+		printf("store %s: served by rowkey serve (pid %ld) at %s; from its metrics, written "
+		       "%.0f s ago: %zu table%s, %zu region%s\n\n",
+		       db, pid, listen, age, ntab, ntab == 1 ? "" : "s", nl, nl == 1 ? "" : "s");
+		printf("%-20s %9s\n", "table", "regions");
+		for (size_t i = 0; i < nl;) {
+			size_t j = i;
+			while (j < nl && !strcmp(lr[j].table, lr[i].table))
+				j++;
+			printf("%-20s %9zu\n", lr[i].table, j - i);
+			i = j;
+		}
+		printf("\n%-8s %8s %12s %12s %14s %14s\n", "server", "regions", "writes", "reads",
+		       "bytes_written", "bytes_read");
+		for (unsigned i = 0; i < nsrv && i < RK_MAX_SERVERS; i++) {
+			size_t nr = 0;
+			for (size_t k = 0; k < nl; k++)
+				nr += lr[k].server == i;
+			printf("%-8u %8zu %12llu %12llu %14llu %14llu\n", i, nr, sw[i], sr[i], sbw[i],
+			       sbr[i]);
+		}
+		rk_cli__live_regions_free(lr, nl);
+		return RK_EXIT_OK;
+	}
 	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
 	if (!s)
 		return RK_EXIT_FAIL;
