@@ -512,7 +512,7 @@ static int emit_row(rbuf *r, const uint8_t *key, size_t key_len, const rk_sv_cel
 			size_t piece = c->value_len - off;
 			if (piece > VALUE_PIECE)
 				piece = VALUE_PIECE;
-			ch.value.data = (uint8_t *)c->value + off;
+			ch.value.data = off ? (uint8_t *)c->value + off : (uint8_t *)c->value;
 			ch.value.len = piece;
 			int last_piece = off + piece == c->value_len;
 			ch.value_size = last_piece ? 0 : (int32_t)c->value_len;

@@ -473,7 +473,9 @@ static int eval(const node *f, const row *r, const rk_sv_cell *in, size_t n, rk_
 		size_t start = out->n;
 		for (size_t k = 0; k < f->nkids && !rc; k++)
 			rc = eval(f->kids[k], r, in, n, out);
-		return rc ? rc : sort_cells(out->cells + start, out->n - start);
+		if (rc || out->n - start < 2)
+			return rc;
+		return sort_cells(out->cells + start, out->n - start);
 	}
 	case RKBT__ROW_FILTER__FILTER_CONDITION: {
 		rk_sv_cells p = {0};
