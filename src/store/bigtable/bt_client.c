@@ -793,15 +793,16 @@ int rk_bt__sample_from_response(rk_bt_sample *out, const uint8_t *m, size_t ml, 
 	Rkbt__SampleRowKeysResponse *r = rkbt__sample_row_keys_response__unpack(NULL, ml, m);
 	if (!r)
 		return rk__err(RK_ECORRUPT, "%s: response %zu does not parse", what, i);
-	if (r->row_key.len > RK_BT_MAX_KEY) {
+	size_t kl = r->row_key.len;
+	long long off = (long long)r->offset_bytes;
+	if (kl > RK_BT_MAX_KEY || off < 0) {
 		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
-		return rk__err(RK_ECORRUPT, "%s: response %zu: a sample key of %zu bytes (at most %u)",
-		               what, i, r->row_key.len, RK_BT_MAX_KEY);
-	}
-	if (r->offset_bytes < 0) {
-		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
-		return rk__err(RK_ECORRUPT, "%s: response %zu: negative offset %lld", what, i,
-		               (long long)r->offset_bytes);
+		return kl > RK_BT_MAX_KEY
+		               ? rk__err(RK_ECORRUPT,
+		                         "%s: response %zu: a sample key of %zu bytes (at most %u)",
+		                         what, i, kl, RK_BT_MAX_KEY)
+		               : rk__err(RK_ECORRUPT, "%s: response %zu: negative offset %lld", what, i,
+		                         off);
 	}
 	out->key_len = r->row_key.len;
 	out->key = malloc(r->row_key.len ? r->row_key.len : 1);
