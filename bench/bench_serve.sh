@@ -49,8 +49,8 @@ e_line=$(cd "$work" && BIGTABLE_EMULATOR_HOST=$ea node serve_load.js emulator "$
 echo "$e_line   peak RSS $(peak "$emu")"
 s_line=$(cd "$work" && BIGTABLE_EMULATOR_HOST=$sa node serve_load.js "rowkey-serve(sync)" "$n")
 echo "$s_line   peak RSS $(peak "$sv")"
-ew=$(echo "$e_line" | awk '{print $7}'); er=$(echo "$e_line" | awk '{print $15}')
-sw=$(echo "$s_line" | awk '{print $7}'); sr=$(echo "$s_line" | awk '{print $15}')
+ew=$(echo "$e_line" | awk '{print $7}'); er=$(echo "$e_line" | awk '{print $14}')
+sw=$(echo "$s_line" | awk '{print $7}'); sr=$(echo "$s_line" | awk '{print $14}')
 awk -v ew="$ew" -v sw="$sw" -v er="$er" -v sr="$sr" \
 	'BEGIN { printf "rowkey/emulator: load %.2fx, read %.2fx\n", sw/ew, sr/er }'
 "$build/rowkey" regions --help >/dev/null
