@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analyze/analyze_int.h"
+#include "key/bytes.h"
 #include "key/error.h"
 #include "store/local/meta.h"
 
@@ -112,32 +113,6 @@ static int num(const char *f, size_t n, uint64_t *out)
 	return 0;
 }
 
-static int hex(const char *f, size_t n, uint8_t **out, size_t *len)
-{
-	if (n % 2)
-		return -1;
-	uint8_t *b = malloc(n / 2 + 1);
-	if (!b)
-		return RK_ENOMEM;
-	for (size_t i = 0; i < n; i += 2) {
-		int v = 0;
-		for (int k = 0; k < 2; k++) {
-			char c = f[i + (size_t)k];
-			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-			      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-			if (d < 0) {
-				free(b);
-				return -1;
-			}
-			v = v * 16 + d;
-		}
-		b[i / 2] = (uint8_t)v;
-	}
-	*out = b;
-	*len = n / 2;
-	return 0;
-}
-
 static int table_index(mparse *p, const char *f, size_t n)
 {
 	for (size_t i = 0; i < p->ntables; i++)
@@ -195,14 +170,14 @@ static int parse_line(mparse *p, const char *s, const char *e, size_t line, int 
 		if (field(&s, e, &f, &n) || num(f, n, &v[0]) || v[0] >= p->servers)
 			return bad(p, line, "region: the server is not a number below the header's servers");
 		g.server = (unsigned)v[0];
-		if (field(&s, e, &f, &n) || (rc = hex(f, n, &g.start, &g.start_len)) != 0)
+		if (field(&s, e, &f, &n) || (rc = rk__unhex(&g.start, &g.start_len, f, n)) != 0)
 			return rc == RK_ENOMEM ? RK_ENOMEM : bad(p, line, "region: the start key is not hex");
 		if (field(&s, e, &f, &n) || s <= e) {
 			free(g.start);
 			return bad(p, line, "region: expected 6 fields");
 		}
 		if (!(n == 1 && f[0] == '-')) {
-			if ((rc = hex(f, n, &g.end, &g.end_len)) != 0) {
+			if ((rc = rk__unhex(&g.end, &g.end_len, f, n)) != 0) {
 				free(g.start);
 				return rc == RK_ENOMEM ? RK_ENOMEM : bad(p, line, "region: the end key is not hex or -");
 			}

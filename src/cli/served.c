@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "key/error.h"
+#include "key/bytes.h"
 
 int rk_cli__served(const char *dir, long *pid, char *listen, size_t cap)
 {
@@ -53,38 +54,6 @@ void rk_cli__live_regions_free(rk_cli_live_region *r, size_t count)
 		free(r[i].end);
 	}
 	free(r);
-}
-
-static int unhex(uint8_t **out, size_t *len, const char *s, size_t n)
-{
-	if (n % 2)
-		return -1;
-	uint8_t *b = malloc(n / 2 + 1);
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < n; i += 2) {
-		int v = 0;
-		for (int k = 0; k < 2; k++) {
-			char c = s[i + (size_t)k];
-			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-			if (d < 0) {
-				free(b);
-				return -1;
-			}
-			v = v * 16 + d;
-		}
-		b[i / 2] = (uint8_t)v;
-	}
-	*out = b;
-	*len = n / 2;
-	return 0;
-}
-
-static int bcmp3(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-	size_t n = an < bn ? an : bn;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (an > bn) - (an < bn);
 }
 
 static int by_table_id(const void *a, const void *b)
@@ -150,8 +119,8 @@ int rk_cli__live_regions(rk_cli_live_region **out, size_t *count, double *age_s,
 		snprintf(r->table, sizeof r->table, "%s", fld[2]);
 		r->server = (unsigned)strtoul(fld[3], NULL, 10);
 		n++;
-		if (unhex(&r->start, &r->start_len, fld[4], strlen(fld[4])) ||
-		    (strcmp(fld[5], "-") != 0 && unhex(&r->end, &r->end_len, fld[5], strlen(fld[5])))) {
+		if (rk__unhex(&r->start, &r->start_len, fld[4], strlen(fld[4])) ||
+		    (strcmp(fld[5], "-") != 0 && rk__unhex(&r->end, &r->end_len, fld[5], strlen(fld[5])))) {
 			rc = rk__err(RK_ECORRUPT, "%s: line %ld: a region bound is not hex", path, lineno);
 			break;
 		}
@@ -179,7 +148,7 @@ int rk_cli__live_regions(rk_cli_live_region **out, size_t *count, double *age_s,
 		for (size_t steps = 0; steps <= t1 - t0; steps++) {
 			size_t best = SIZE_MAX;
 			for (size_t i = t0; i < t1; i++)
-				if (!bcmp3(all[i].start, all[i].start_len, at, at_len) &&
+				if (!rk__bytes_cmp(all[i].start, all[i].start_len, at, at_len) &&
 				    (best == SIZE_MAX || all[i].id > all[best].id))
 					best = i;
 			if (best == SIZE_MAX || used[best])

@@ -18,6 +18,7 @@
 
 #include "bt_data.pb-c.h"
 #include "key/error.h"
+#include "key/bytes.h"
 #include "serve/filter.h"
 #include "serve/serve_int.h"
 #include "store/backend.h"
@@ -545,17 +546,10 @@ typedef struct range {
 	int end_inf;
 } range;
 
-static int bcmp3(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-	size_t n = an < bn ? an : bn;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (an > bn) - (an < bn);
-}
-
 static int range_cmp(const void *a, const void *b)
 {
 	const range *x = a, *y = b;
-	return bcmp3(x->start, x->slen, y->start, y->slen);
+	return rk__bytes_cmp(x->start, x->slen, y->start, y->slen);
 }
 
 /* Copies k, with a 0 byte after it when plus0 (the next key in order). */
@@ -636,7 +630,7 @@ static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_s
 		r[n++] = x;
 		if (!x.start || (!x.end_inf && !x.end))
 			goto oom;
-		if (!x.end_inf && bcmp3(x.start, x.slen, x.end, x.elen) >= 0) { /* empty */
+		if (!x.end_inf && rk__bytes_cmp(x.start, x.slen, x.end, x.elen) >= 0) { /* empty */
 			n--;
 			free(x.start);
 			free(x.end);
@@ -646,10 +640,10 @@ static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_s
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		range *c = w ? &r[w - 1] : NULL;
-		if (c && (c->end_inf || bcmp3(r[i].start, r[i].slen, c->end, c->elen) <= 0)) {
+		if (c && (c->end_inf || rk__bytes_cmp(r[i].start, r[i].slen, c->end, c->elen) <= 0)) {
 			/* overlaps or touches: extend c */
 			if (!c->end_inf &&
-			    (r[i].end_inf || bcmp3(r[i].end, r[i].elen, c->end, c->elen) > 0)) {
+			    (r[i].end_inf || rk__bytes_cmp(r[i].end, r[i].elen, c->end, c->elen) > 0)) {
 				free(c->end);
 				c->end = r[i].end;
 				c->elen = r[i].elen;
@@ -759,7 +753,7 @@ done:
 static int region_cmp(const void *a, const void *b)
 {
 	const rk_region_info *x = a, *y = b;
-	return bcmp3(x->start, x->start_len, y->start, y->start_len);
+	return rk__bytes_cmp(x->start, x->start_len, y->start, y->start_len);
 }
 
 static int sample_row_keys(const rk_sv_env *env, const Rkbt__SampleRowKeysRequest *r,
@@ -906,7 +900,7 @@ static int newcell_cmp(const void *a, const void *b)
 {
 	const newcell *x = a, *y = b;
 	int c = strcmp(x->family, y->family);
-	return c ? c : bcmp3(x->qual, x->qlen, y->qual, y->qlen);
+	return c ? c : rk__bytes_cmp(x->qual, x->qlen, y->qual, y->qlen);
 }
 
 static int rmw_reply(const ProtobufCBinaryData *key, newcell *nc, size_t n,

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "key/error.h"
+#include "key/bytes.h"
 #include "serve/filter_re2.h"
 #include "serve/serve_int.h"
 
@@ -354,17 +355,10 @@ static int push(rk_sv_cells *v, const rk_sv_cell *c)
 	return 0;
 }
 
-static int bcmp3(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-	size_t n = an < bn ? an : bn;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (an > bn) - (an < bn);
-}
-
 static int same_column(const rk_sv_cell *a, const rk_sv_cell *b)
 {
 	return strcmp(a->family, b->family) == 0 &&
-	       bcmp3(a->qualifier, a->qualifier_len, b->qualifier, b->qualifier_len) == 0;
+	       rk__bytes_cmp(a->qualifier, a->qualifier_len, b->qualifier, b->qualifier_len) == 0;
 }
 
 static int order(const rk_sv_cell *a, const rk_sv_cell *b)
@@ -372,7 +366,7 @@ static int order(const rk_sv_cell *a, const rk_sv_cell *b)
 	int c = strcmp(a->family, b->family);
 	if (c)
 		return c;
-	if ((c = bcmp3(a->qualifier, a->qualifier_len, b->qualifier, b->qualifier_len)) != 0)
+	if ((c = rk__bytes_cmp(a->qualifier, a->qualifier_len, b->qualifier, b->qualifier_len)) != 0)
 		return c;
 	return (a->ts < b->ts) - (a->ts > b->ts);
 }
@@ -405,12 +399,12 @@ static int sort_cells(rk_sv_cell *v, size_t n)
 static int in_bounds(const bound *lo, const bound *hi, const uint8_t *s, size_t n)
 {
 	if (lo->set) {
-		int c = bcmp3(s, n, lo->b, lo->len);
+		int c = rk__bytes_cmp(s, n, lo->b, lo->len);
 		if (c < 0 || (c == 0 && lo->open))
 			return 0;
 	}
 	if (hi->set) {
-		int c = bcmp3(s, n, hi->b, hi->len);
+		int c = rk__bytes_cmp(s, n, hi->b, hi->len);
 		if (c > 0 || (c == 0 && hi->open))
 			return 0;
 	}

@@ -208,29 +208,6 @@ static void run_call(struct rk_sv_server *srv, slot *sl)
 	grpc_call_unref(c.call);
 }
 
-static void *call_thread(void *arg)
-{
-	slot *sl = arg;
-	struct rk_sv_server *srv = sl->srv;
-	run_call(srv, sl);
-	grpc_completion_queue_shutdown(sl->cq);
-	while (grpc_completion_queue_next(sl->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
-	       GRPC_QUEUE_SHUTDOWN)
-		;
-	grpc_completion_queue_destroy(sl->cq);
-	grpc_call_details_destroy(&sl->details);
-	grpc_metadata_array_destroy(&sl->md);
-	free(sl);
-	pthread_mutex_lock(&srv->mu);
-	srv->running--;
-	srv->answered++;
-	pthread_cond_broadcast(&srv->cv);
-	pthread_mutex_unlock(&srv->mu);
-	return NULL;
-}
-
-/* ---- accepting ---- */
-
 static void slot_free(slot *sl)
 {
 	grpc_completion_queue_shutdown(sl->cq);
@@ -242,6 +219,23 @@ static void slot_free(slot *sl)
 	grpc_metadata_array_destroy(&sl->md);
 	free(sl);
 }
+
+static void *call_thread(void *arg)
+{
+	slot *sl = arg;
+	struct rk_sv_server *srv = sl->srv;
+	run_call(srv, sl);
+	slot_free(sl);
+	pthread_mutex_lock(&srv->mu);
+	srv->running--;
+	srv->answered++;
+	pthread_cond_broadcast(&srv->cv);
+	pthread_mutex_unlock(&srv->mu);
+	return NULL;
+}
+
+/* ---- accepting ---- */
+
 
 static int post(struct rk_sv_server *srv)
 {

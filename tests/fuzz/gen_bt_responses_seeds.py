@@ -4,24 +4,11 @@ ListTables, 2 SampleRowKeys, 3 MutateRows), a byte for the MutateRows entry
 count, then a response message encoded by hand (field numbers of
 src/store/bigtable/proto). Run from the repository root."""
 import os
+import sys
 
-def varint(n):
-    out = b""
-    n &= (1 << 64) - 1
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out += bytes([b | (0x80 if n else 0)])
-        if not n:
-            return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import I, L  # noqa: E402
 
-def L(num, p):
-    if isinstance(p, str):
-        p = p.encode()
-    return varint(num << 3 | 2) + varint(len(p)) + p
-
-def I(num, v):
-    return varint(num << 3) + varint(v)
 
 fam = lambda name, versions: L(3, L(1, name) + L(2, L(1, I(1, versions))))
 seeds = {

@@ -3,24 +3,11 @@
 hand (protobuf wire format, field numbers of google/bigtable/v2/data.proto as
 in src/store/bigtable/proto/bt_data.proto). Run from the repository root."""
 import os
+import sys
 
-def varint(n):
-    out = b""
-    n &= (1 << 64) - 1
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out += bytes([b | (0x80 if n else 0)])
-        if not n:
-            return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import I, L  # noqa: E402
 
-def L(num, p):
-    if isinstance(p, str):
-        p = p.encode()
-    return varint(num << 3 | 2) + varint(len(p)) + p
-
-def I(num, v):
-    return varint(num << 3) + varint(v)
 
 fam, lim, strip, lab, sink = L(5, "c.*"), I(12, 1), I(13, 1), L(19, "x"), I(16, 1)
 seeds = {

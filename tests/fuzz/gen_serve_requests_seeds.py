@@ -3,24 +3,11 @@
 message encoded by hand (protobuf wire format, the field numbers of
 src/store/bigtable/proto). Run from the repository root."""
 import os
+import sys
 
-def varint(n):
-    out = b""
-    n &= (1 << 64) - 1
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out += bytes([b | (0x80 if n else 0)])
-        if not n:
-            return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import I, L  # noqa: E402
 
-def f_len(num, payload):
-    if isinstance(payload, str):
-        payload = payload.encode()
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-
-def f_int(num, v):
-    return varint(num << 3) + varint(v)
 
 T = "projects/p/instances/i/tables/t"
 INST = "projects/p/instances/i"
@@ -30,25 +17,25 @@ ADMIN = ["CreateTable", "ListTables", "GetTable", "DeleteTable", "ModifyColumnFa
 def method(name):
     return bytes([(DATA + ADMIN).index(name)])
 
-set_cell = f_len(1, f_len(1, "cf") + f_len(2, b"q") + f_int(3, 5000) + f_len(4, b"value"))
-del_col = f_len(2, f_len(1, "cf") + f_len(2, b"q") + f_len(3, f_int(1, 1000) + f_int(2, 9000)))
-del_row = f_len(4, b"")
-chain = f_len(1, f_len(1, f_len(5, "c.*")) + f_len(1, f_int(12, 1)))
+set_cell = L(1, L(1, "cf") + L(2, b"q") + I(3, 5000) + L(4, b"value"))
+del_col = L(2, L(1, "cf") + L(2, b"q") + L(3, I(1, 1000) + I(2, 9000)))
+del_row = L(4, b"")
+chain = L(1, L(1, L(5, "c.*")) + L(1, I(12, 1)))
 seeds = {
-    "readrows_all": method("ReadRows") + f_len(1, T),
-    "readrows_ranges": method("ReadRows") + f_len(1, T) + f_len(2, f_len(1, b"b") + f_len(2, f_len(1, b"a") + f_len(3, b"m"))) + f_int(4, 5),
-    "readrows_reversed_filter": method("ReadRows") + f_len(1, T) + f_len(3, chain) + f_int(7, 1),
-    "mutaterow": method("MutateRow") + f_len(1, T) + f_len(2, b"row1") + f_len(3, set_cell) + f_len(3, del_col),
-    "mutaterows": method("MutateRows") + f_len(1, T) + f_len(2, f_len(1, b"a") + f_len(2, set_cell)) + f_len(2, f_len(1, b"") + f_len(2, del_row)),
-    "checkandmutate": method("CheckAndMutateRow") + f_len(1, T) + f_len(2, b"row1") + f_len(4, set_cell) + f_len(5, del_row) + f_len(6, f_len(9, b"val.*")),
-    "rmw": method("ReadModifyWriteRow") + f_len(1, T) + f_len(2, b"ctr") + f_len(3, f_len(1, "cf") + f_len(2, b"n") + f_int(4, 3)) + f_len(3, f_len(1, "cf") + f_len(2, b"s") + f_len(3, b"xy")),
-    "sample": method("SampleRowKeys") + f_len(1, T),
-    "createtable": method("CreateTable") + f_len(1, INST) + f_len(2, "t2") + f_len(3, f_len(3, f_len(1, "cf") + f_len(2, f_len(1, f_int(1, 2))))) + f_len(4, f_len(1, b"k")),
-    "listtables": method("ListTables") + f_len(1, INST) + f_int(2, 2),
-    "gettable": method("GetTable") + f_len(1, T),
-    "deletetable": method("DeleteTable") + f_len(1, "projects/p/instances/i/tables/t2"),
-    "modifyfamilies": method("ModifyColumnFamilies") + f_len(1, T) + f_len(2, f_len(1, "nf") + f_len(2, f_len(1, f_int(1, 1)))) + f_len(2, f_len(1, "cf") + f_len(3, f_len(1, f_int(1, 5))) + f_len(6, f_len(1, "gc_rule"))),
-    "droprowrange": method("DropRowRange") + f_len(1, T) + f_len(2, b"ro"),
+    "readrows_all": method("ReadRows") + L(1, T),
+    "readrows_ranges": method("ReadRows") + L(1, T) + L(2, L(1, b"b") + L(2, L(1, b"a") + L(3, b"m"))) + I(4, 5),
+    "readrows_reversed_filter": method("ReadRows") + L(1, T) + L(3, chain) + I(7, 1),
+    "mutaterow": method("MutateRow") + L(1, T) + L(2, b"row1") + L(3, set_cell) + L(3, del_col),
+    "mutaterows": method("MutateRows") + L(1, T) + L(2, L(1, b"a") + L(2, set_cell)) + L(2, L(1, b"") + L(2, del_row)),
+    "checkandmutate": method("CheckAndMutateRow") + L(1, T) + L(2, b"row1") + L(4, set_cell) + L(5, del_row) + L(6, L(9, b"val.*")),
+    "rmw": method("ReadModifyWriteRow") + L(1, T) + L(2, b"ctr") + L(3, L(1, "cf") + L(2, b"n") + I(4, 3)) + L(3, L(1, "cf") + L(2, b"s") + L(3, b"xy")),
+    "sample": method("SampleRowKeys") + L(1, T),
+    "createtable": method("CreateTable") + L(1, INST) + L(2, "t2") + L(3, L(3, L(1, "cf") + L(2, L(1, I(1, 2))))) + L(4, L(1, b"k")),
+    "listtables": method("ListTables") + L(1, INST) + I(2, 2),
+    "gettable": method("GetTable") + L(1, T),
+    "deletetable": method("DeleteTable") + L(1, "projects/p/instances/i/tables/t2"),
+    "modifyfamilies": method("ModifyColumnFamilies") + L(1, T) + L(2, L(1, "nf") + L(2, L(1, I(1, 1)))) + L(2, L(1, "cf") + L(3, L(1, I(1, 5))) + L(6, L(1, "gc_rule"))),
+    "droprowrange": method("DropRowRange") + L(1, T) + L(2, b"ro"),
 }
 out = "tests/fuzz/corpus/fuzz_serve_requests"
 os.makedirs(out, exist_ok=True)
