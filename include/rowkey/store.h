@@ -130,6 +130,14 @@ int rk_table_drop(rk_store *store, const char *name);
  * not keep families (Bigtable: use its admin tools). */
 int rk_table_family_set(rk_store *store, const char *table, const rk_family_def *fam);
 
+/* Drops family `family` of table `table` and deletes its cells (every
+ * version of every row: a scan of the table, so it takes as long as one).
+ * RK_ENOTFOUND (table or family), RK_EBUSY while a handle on the table is
+ * open or one of its regions moves, RK_EINVALID on a backend that does not
+ * keep families (Bigtable). A failure part way leaves the family declared
+ * with some of its cells gone; repeat the call. */
+int rk_table_family_drop(rk_store *store, const char *table, const char *family);
+
 typedef struct rk_table_info {
 	char *name;
 	rk_family_def *families; /* names owned by this info */

@@ -43,6 +43,8 @@ static void usage(FILE *f)
 	        "  --project P         answer only for projects/P/... (default: any)\n"
 	        "  --instance I        answer only for .../instances/I (default: any)\n"
 	        "  --servers N         region servers of a new store (default 4)\n"
+	        "  --balance-every S   run the balancer every S seconds, as HBase's balancer\n"
+	        "                      chore does (default 60; 0: never)\n"
 	        "  -h, --help          this help\n");
 }
 
@@ -71,12 +73,14 @@ int rk_cli_serve(int argc, char **argv)
 		{"project", required_argument, NULL, 'p'},
 		{"instance", required_argument, NULL, 'i'},
 		{"servers", required_argument, NULL, 's'},
+		{"balance-every", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *db = RK_CLI_DEFAULT_DB, *listen = "127.0.0.1:8086";
 	const char *project = NULL, *instance = NULL;
 	unsigned servers = 4;
+	unsigned long balance_every = 60;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -92,6 +96,15 @@ int rk_cli_serve(int argc, char **argv)
 				return rk_cli_usage_error(CMD, "--servers: '%s' is not 1..%u", optarg,
 				                          RK_MAX_SERVERS);
 			servers = (unsigned)v;
+			break;
+		}
+		case 'b': {
+			char *end;
+			errno = 0;
+			balance_every = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || balance_every > 86400)
+				return rk_cli_usage_error(CMD, "--balance-every: '%s' is not 0..86400 seconds",
+				                          optarg);
 			break;
 		}
 		case 'h': usage(stdout); return RK_EXIT_OK;
@@ -135,12 +148,24 @@ int rk_cli_serve(int argc, char **argv)
 	fflush(stdout);
 
 	int sig = 0;
+	time_t last_balance = time(NULL);
 	while (!sig) {
 		struct timespec five = {5, 0};
 		int s = sigtimedwait(&sigs, NULL, &five);
-		if (s == SIGTERM || s == SIGINT)
+		if (s == SIGTERM || s == SIGINT) {
 			sig = s;
-		else if (rk_store_write_metrics(store, metrics))
+			break;
+		}
+		if (balance_every && difftime(time(NULL), last_balance) >= (double)balance_every) {
+			size_t moved;
+			last_balance = time(NULL);
+			if (rk_store_balance(&moved, store))
+				fprintf(stderr, "rowkey serve: warning: balancing: %s\n", rk_error_last());
+			else if (moved)
+				fprintf(stderr, "rowkey serve: balancer moved %zu region%s\n", moved,
+				        moved == 1 ? "" : "s");
+		}
+		if (rk_store_write_metrics(store, metrics))
 			fprintf(stderr, "rowkey serve: warning: writing %s: %s\n", metrics,
 			        rk_error_last());
 	}

@@ -6,7 +6,8 @@
  * (max_num_versions, or unions / intersections of them) maps onto that; no
  * rule keeps every version (max_versions UINT32_MAX, answered as an empty
  * GcRule). max_age cannot be honoured by the store and is refused with
- * FAILED_PRECONDITION, never accepted and ignored.
+ * FAILED_PRECONDITION, never accepted and ignored. Dropping a family
+ * deletes its cells (rk_table_family_drop: a scan of the table).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -401,11 +402,13 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 				                 m->id, st);
 			break;
 		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_DROP:
-			rc = rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
-			                 "modifications[%zu]: dropping column family %s is not supported "
-			                 "by rowkey serve (its cells would stay on disk); drop the table "
-			                 "or delete the family's cells row by row",
-			                 i, m->id);
+			if (!m->drop)
+				rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+				                 "modifications[%zu].drop: must be true", i);
+			else if (!exists)
+				rc = rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND,
+				                 "modifications[%zu]: column family %s not found", i, m->id);
+			defs[i].max_versions = 0; /* marks a drop below */
 			break;
 		default:
 			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
@@ -414,9 +417,13 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 	}
 	if (!rc) {
 		rk_sv__table_block(env->tables, id);
-		for (size_t i = 0; i < r->n_modifications && !rc; i++)
-			if ((rc = rk_table_family_set(env->store, id, &defs[i])) != 0)
+		for (size_t i = 0; i < r->n_modifications && !rc; i++) {
+			rc = defs[i].max_versions
+			             ? rk_table_family_set(env->store, id, &defs[i])
+			             : rk_table_family_drop(env->store, id, defs[i].name);
+			if (rc)
 				rk_sv__from_store(st, rc, "ModifyColumnFamilies");
+		}
 		rk_sv__table_unblock(env->tables, id);
 	}
 	free(defs);

@@ -78,6 +78,7 @@ struct rk_backend_ops {
 	                      const char *key);
 	/* optional (NULL: refused): arguments checked by store.c */
 	int (*family_set)(rk_store *s, const char *table, const rk_family_def *fam);
+	int (*family_drop)(rk_store *s, const char *table, const char *family);
 };
 
 /* The local backend's open (src/store/local/local.c). */

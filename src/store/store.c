@@ -209,6 +209,19 @@ int rk_table_family_set(rk_store *store, const char *table, const rk_family_def 
 	return store->ops->family_set(store, table, fam);
 }
 
+int rk_table_family_drop(rk_store *store, const char *table, const char *family)
+{
+	if (!rk_store__valid_name(table, RK_MAX_TABLE_NAME_LEN))
+		return rk__err(RK_EINVALID, "table name '%s' is not valid", table ? table : "(null)");
+	if (!rk_store__valid_name(family, RK_MAX_FAMILY_LEN))
+		return rk__err(RK_EINVALID, "table %s: family name '%s' is not valid", table,
+		               family ? family : "(null)");
+	if (!store->ops->family_drop)
+		return rk__err(RK_EINVALID, "table %s: the %s backend does not change families here",
+		               table, store->ops->name);
+	return store->ops->family_drop(store, table, family);
+}
+
 int rk_table_list(rk_table_info **out, size_t *count, rk_store *store)
 {
 	*out = NULL;

@@ -433,18 +433,24 @@ static void test_calls(void **state)
 	mo.update = &c2;
 	assert_int_equal(callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base),
 	                 GRPC_STATUS_FAILED_PRECONDITION);
+	assert_int_equal(put("a", "extra", "q", "v"), GRPC_STATUS_OK);
+	/* a family dropped takes its cells along; dropping it again: NOT_FOUND */
+	mo.id = "meta";
+	assert_int_equal(put("a", "meta", "q", "v"), GRPC_STATUS_OK);
 	mo.mod_case = RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_DROP;
 	mo.drop = 1;
+	assert_int_equal(callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base), GRPC_STATUS_OK);
 	assert_int_equal(callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base),
-	                 GRPC_STATUS_UNIMPLEMENTED);
-	assert_int_equal(put("a", "extra", "q", "v"), GRPC_STATUS_OK);
+	                 GRPC_STATUS_NOT_FOUND);
+	assert_int_equal(put("a", "meta", "q", "v"), GRPC_STATUS_NOT_FOUND);
+	mo.id = "cf";
 
 	Rkbt__GetTableRequest g = RKBT__GET_TABLE_REQUEST__INIT;
 	g.name = TBL;
 	assert_int_equal(callm(&out, ADMIN "GetTable", &g.base), GRPC_STATUS_OK);
 	Rkbt__Table *t = rkbt__table__unpack(NULL, out.len[0], out.msg[0]);
-	assert_int_equal(t->n_column_families, 3);
-	for (size_t i = 0; i < 3; i++)
+	assert_int_equal(t->n_column_families, 2); /* cf, extra */
+	for (size_t i = 0; i < 2; i++)
 		if (!strcmp(t->column_families[i]->key, "cf"))
 			assert_int_equal(t->column_families[i]->value->gc_rule->max_num_versions, 1);
 	rkbt__table__free_unpacked(t, NULL);

@@ -1118,4 +1118,5 @@ static const struct rk_backend_ops bt_ops = {
 	NULL, /* table_prop_set: Bigtable tables carry no rowkey settings */
 	NULL, /* table_prop_get */
 	NULL, /* family_set */
+	NULL, /* family_drop */
 };

@@ -998,6 +998,99 @@ out:
 	return rc;
 }
 
+/* Deletes every cell of one family of a table, server by server (a scan of
+ * the table's keys on each engine; the deletes go in synced batches), then
+ * removes the family from the table and saves META. Held under the meta
+ * lock, so no split, move or open happens meanwhile; refused while handles
+ * are open or a region moves. A crash before the save leaves the family
+ * declared and empty, never cells of an undeclared family. */
+static int local_family_drop(rk_store *st, const char *table, const char *family)
+{
+	rk__local *s = (rk__local *)st;
+	uint8_t *buf;
+	size_t len, fl = strlen(family);
+	uint64_t seq;
+	int rc = 0;
+	pthread_rwlock_wrlock(&s->lock);
+	rk__tmeta *t = rk_meta__table(&s->meta, table);
+	size_t fi = 0;
+	if (!t) {
+		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->dir);
+		goto out;
+	}
+	while (fi < t->nfamilies && strcmp(t->families[fi].name, family) != 0)
+		fi++;
+	if (fi == t->nfamilies) {
+		rc = rk__err(RK_ENOTFOUND, "table %s has no family %s", table, family);
+		goto out;
+	}
+	if (atomic_load(&t->handles) > 0) {
+		rc = rk__err(RK_EBUSY, "table %s: %d handles still open", table,
+		             atomic_load(&t->handles));
+		goto out;
+	}
+	for (size_t i = 0; i < t->nregions; i++)
+		if (atomic_load(&t->regions[i]->moving)) {
+			rc = rk__err(RK_EBUSY, "table %s: region %llu is moving", table,
+			             (unsigned long long)t->regions[i]->id);
+			goto out;
+		}
+	uint8_t lo[4], hi[4];
+	rk_cell__put_u32(lo, t->id);
+	rk_cell__put_u32(hi, t->id + 1);
+	for (unsigned i = 0; i < s->nservers && !rc; i++) {
+		rk__engine *e = s->servers[i].engine;
+		rk_server__barrier(&s->servers[i]);
+		rk__eiter *it = rk_eiter__new(e);
+		rk__ebatch *b = rk_ebatch__new();
+		if (!it || !b) {
+			rk_eiter__free(it);
+			rk_ebatch__free(b);
+			rc = rk__err(RK_ENOMEM, "table %s: out of memory dropping family %s", table,
+			             family);
+			break;
+		}
+		for (rk_eiter__seek(it, lo, 4); !rc && rk_eiter__valid(it); rk_eiter__next(it)) {
+			size_t kl;
+			const uint8_t *k = rk_eiter__key(it, &kl);
+			if (kl < 4 || memcmp(k, hi, 4) >= 0)
+				break;
+			rk__cellkey ck;
+			if (rk_cell__decode(&ck, k, kl) != 0)
+				continue; /* not ours to judge here: rowkey check names it */
+			/* family names have no byte that escaping changes */
+			if (ck.family_len == fl && !memcmp(ck.family, family, fl))
+				rk_ebatch__del(b, k, kl);
+			if (rk_ebatch__count(b) >= 4096) {
+				rc = rk_engine__write(e, b, 1);
+				rk_ebatch__clear(b);
+			}
+		}
+		if (!rc && (rc = rk_eiter__status(it)) != 0)
+			rk__err_wrap(rc, "table %s: dropping family %s on server %u", table, family, i);
+		if (!rc && rk_ebatch__count(b))
+			rc = rk_engine__write(e, b, 1);
+		rk_eiter__free(it);
+		rk_ebatch__free(b);
+	}
+	if (rc)
+		goto out;
+	rk__family removed = t->families[fi];
+	memmove(&t->families[fi], &t->families[fi + 1],
+	        (t->nfamilies - fi - 1) * sizeof *t->families);
+	t->nfamilies--;
+	if ((rc = meta_snapshot(s, &buf, &len, &seq)) != 0 ||
+	    (rc = meta_persist(s, buf, len, seq)) != 0) {
+		memmove(&t->families[fi + 1], &t->families[fi],
+		        (t->nfamilies - fi) * sizeof *t->families);
+		t->families[fi] = removed;
+		t->nfamilies++;
+	}
+out:
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
+}
+
 static int local_table_open(rk_table **out, rk_store *st, const char *name)
 {
 	rk__local *s = (rk__local *)st;
@@ -2224,4 +2317,5 @@ static const struct rk_backend_ops local_ops = {
 	local_table_prop_set,
 	local_table_prop_get,
 	local_family_set,
+	local_family_drop,
 };
