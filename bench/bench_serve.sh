@@ -3,7 +3,7 @@
 # the official Node client (bench/serve_load.js) loads N rows (default
 # 1,000,000; MutateRows of 1000, 4 in flight) into each server and reads them
 # all back; rows/s both ways, the ratios, and each server's peak RSS
-# (VmHWM). rowkey serve runs with the store's sync durability (every
+# (VmHWM); then `cbt import` loads the same rows from a CSV file into each. rowkey serve runs with the store's sync durability (every
 # acknowledged MutateRows is on disk). The Node client is installed from npm
 # into BUILD/node-serve as the tests do.
 #
@@ -53,6 +53,22 @@ ew=$(echo "$e_line" | awk '{print $7}'); er=$(echo "$e_line" | awk '{print $14}'
 sw=$(echo "$s_line" | awk '{print $7}'); sr=$(echo "$s_line" | awk '{print $14}')
 awk -v ew="$ew" -v sw="$sw" -v er="$er" -v sr="$sr" \
 	'BEGIN { printf "rowkey/emulator: load %.2fx, read %.2fx\n", sw/ew, sr/er }'
-"$build/rowkey" regions --help >/dev/null
+
+# cbt import: the same rows from a CSV file (batches of 1000, 4 workers)
+awk -v n="$n" 'BEGIN { print ",a,b"; a = sprintf("%20s", ""); gsub(/ /, "a", a);
+	b = sprintf("%80s", ""); gsub(/ /, "b", b);
+	for (i = 0; i < n; i++) printf "user%08d,%s,%s\n", (i * 2654435761) % 100000000, a, b }' >"$tmp/rows.csv"
+cbt_import() { # label addr
+	BIGTABLE_EMULATOR_HOST=$2 cbt -project p -instance i createtable imp families=d splits=user2,user4,user6,user8 2>/dev/null
+	local t0 t1
+	t0=$(date +%s.%N)
+	BIGTABLE_EMULATOR_HOST=$2 cbt -project p -instance i import imp "$tmp/rows.csv" column-family=d batch-size=1000 workers=4 >/dev/null 2>&1
+	t1=$(date +%s.%N)
+	local got
+	got=$(BIGTABLE_EMULATOR_HOST=$2 cbt -project p -instance i count imp 2>/dev/null | tail -1)
+	awk -v l="$1" -v n="$got" -v a="$t0" -v b="$t1" 'BEGIN { printf "%s cbt import %d rows %.1f s %.0f rows/s\n", l, n, b - a, n / (b - a) }'
+}
+cbt_import emulator "$ea"
+cbt_import "rowkey-serve(sync)" "$sa"
 kill -TERM "$sv"; wait "$sv"
 "$build/rowkey" regions --db "$tmp/db" bench | head -20
