@@ -4,8 +4,9 @@
  * table of the store. A backend embeds `struct rk_store` as the first member
  * of its store object and `struct rk_table` in its table handle.
  *
- * Backends: local (src/store/local, the embedded cluster). A Bigtable backend
- * implements the same table; nothing above this file knows which one runs.
+ * Backends: local (src/store/local, the embedded cluster) and Bigtable
+ * (src/store/bigtable), registered in src/store/backends.c; nothing above
+ * this file knows which one runs.
  */
 #ifndef RK_STORE_BACKEND_H
 #define RK_STORE_BACKEND_H
@@ -81,13 +82,22 @@ struct rk_backend_ops {
 	int (*family_drop)(rk_store *s, const char *table, const char *family);
 };
 
-/* The local backend's open (src/store/local/local.c). */
-int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts);
-/* Its log repair (src/store/local/repair.c; rk_store_repair). */
-int rk_local__repair(size_t *out, const char *dir, void (*report)(const char *, void *),
-                     void *payload);
+/* A backend as the registry knows it (src/store/backends.c). */
+typedef struct rk__backend {
+	const char *name;
+	const char *scheme; /* the store names it opens start with this; NULL: any other name */
+	int (*open)(rk_store **out, const char *where, const rk_store_options *opts);
+	/* NULL: the backend keeps no logs to repair */
+	int (*repair)(size_t *out, const char *where, void (*report)(const char *, void *),
+	              void *payload);
+} rk__backend;
 
-/* 1 when `name` is 1..max bytes of [A-Za-z0-9_.-]. */
+/* The backend that opens store name `where` (never NULL: a name no scheme
+ * claims is a local directory). */
+const rk__backend *rk_store__backend(const char *where);
+
+/* 1 when `name` is 1..max bytes of [A-Za-z0-9_.-] (src/store/names.c, as
+ * the next: shared by store.c and the backends). */
 int rk_store__valid_name(const char *name, size_t max);
 
 /* Returns the family of a table handle by name, or NULL. */

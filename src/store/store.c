@@ -10,43 +10,6 @@
 #include <string.h>
 
 #include "key/error.h"
-#include "store/bigtable/backend_bt.h"
-
-int rk_store__valid_name(const char *name, size_t max)
-{
-	if (!name)
-		return 0;
-	size_t n = strlen(name);
-	if (n == 0 || n > max)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-'))
-			return 0;
-	}
-	return 1;
-}
-
-const rk__family *rk_store__family(const rk_table *t, const char *name, size_t len)
-{
-	size_t lo = 0, hi = t->nfamilies;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const rk__family *f = &t->families[mid];
-		size_t m = f->name_len < len ? f->name_len : len;
-		int c = memcmp(f->name, name, m);
-		if (c == 0)
-			c = f->name_len < len ? -1 : f->name_len > len;
-		if (c == 0)
-			return f;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
 
 int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 {
@@ -64,9 +27,7 @@ int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 		               opts->n_servers, RK_MAX_SERVERS);
 	if (opts->metrics_bucket_ms == 0)
 		return rk__err(RK_EINVALID, "store %s: metrics bucket of 0 ms", dir);
-	if (rk_bt__is_uri(dir))
-		return rk_bt__store_open(out, dir, opts);
-	return rk_local__open(out, dir, opts);
+	return rk_store__backend(dir)->open(out, dir, opts);
 }
 
 int rk_store_repair(size_t *out, const char *dir,
@@ -76,9 +37,11 @@ int rk_store_repair(size_t *out, const char *dir,
 		*out = 0;
 	if (!dir || !*dir)
 		return rk__err(RK_EINVALID, "store: no directory given");
-	if (rk_bt__is_uri(dir))
-		return rk__err(RK_EINVALID, "store %s: Bigtable keeps no logs to repair", dir);
-	return rk_local__repair(out, dir, report, payload);
+	const rk__backend *b = rk_store__backend(dir);
+	if (!b->repair)
+		return rk__err(RK_EINVALID, "store %s: the %s backend keeps no logs to repair", dir,
+		               b->name);
+	return b->repair(out, dir, report, payload);
 }
 
 int rk_store_close(rk_store *store)

@@ -1,5 +1,6 @@
 /*
- * The Bigtable backend of the table store: what src/store/store.c calls to
+ * The Bigtable backend of the table store: what the registry
+ * (src/store/backends.c) calls to
  * open a store named `bigtable://PROJECT/INSTANCE` (backend_bt.c). The rest
  * of the store API reaches it through the ops table of src/store/backend.h.
  *

@@ -2,7 +2,7 @@
  * The meta map: tables, their families and their regions (contiguous row
  * ranges, each held by one region server), plus its persisted form (the META
  * file, docs/formats.md B.2). This file knows nothing of threads
- * or engines: the caller (local.c) holds the meta lock around lookups and
+ * or engines: the caller (the local backend, local_int.h) holds the meta lock around lookups and
  * changes. Region objects are never freed while the store is open (a split
  * or drop retires them), so a pointer taken under the lock stays valid.
  */

@@ -17,6 +17,7 @@
 #include "store/backend.h"
 #include "store/local/dirlock.h"
 #include "store/local/engine.h"
+#include "store/local/local.h"
 
 typedef struct repair_ctx {
 	const char *dir;

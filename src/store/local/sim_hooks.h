@@ -14,7 +14,7 @@
 size_t rk_meta__regions_on_server(const rk__tmeta *t, unsigned server);
 
 /* One step of the region balancer, the policy of the store's
- * rk_store_balance (local.c, local_balance): count t's regions per server;
+ * rk_store_balance (admin.c, rk_local__balance): count t's regions per server;
  * when the busiest and the idlest server differ by more than one region,
  * pick the busiest server's last region (in key order) to move to the
  * idlest (lowest numbered on ties). `count` is scratch of n_servers entries.
