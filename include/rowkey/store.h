@@ -59,7 +59,8 @@ typedef struct rk_store_options {
 	int create_if_missing;       /* 1: create the directory and store */
 	size_t write_buffer_size;    /* engine memtable bytes per server */
 	unsigned metrics_bucket_ms;  /* width of a metrics time bucket */
-	int background_splits;       /* 1: a background thread splits big regions */
+	int background_splits;       /* 1: a background thread splits big regions;
+	                                0: rk_store_split_due does */
 	/* Capacity of each region server, per second: what it applies (cells
 	 * written, and regions visited by the reads it serves) and the bytes of
 	 * those cells. A server over its capacity makes writes queue and reads
@@ -358,6 +359,16 @@ int rk_region_split(rk_store *store, uint64_t region_id, const uint8_t *at, size
 /* Moves a region to another server: writes to it wait while its cells are
  * copied, then meta switches and the old copy is deleted. */
 int rk_region_move(rk_store *store, uint64_t region_id, unsigned server);
+
+/* Makes, in the calling thread, the splits the store's split policy has due
+ * now: each region that grew past its limit since it was last looked at
+ * (and each half still past its own), as the background splitter would.
+ * For stores opened with background_splits = 0, whose splits wait for this
+ * call (the analyzer's store run makes them at batch boundaries); with
+ * background splits on, the caller and the splitter share the queue.
+ * *out (may be NULL) receives the number of splits made; 0 on a backend
+ * that splits on its own (Bigtable). */
+int rk_store_split_due(size_t *out, rk_store *store);
 
 /* Evens region counts across servers, table by table. *out (may be NULL)
  * receives the number of regions moved. */

@@ -31,7 +31,6 @@
 
 #include "analyze/analyze_int.h"
 #include "key/error.h"
-#include "store/local/split.h"
 
 #define BATCH 128
 #define MAX_HANDLES 64
@@ -95,66 +94,6 @@ static void rt_rebin(const rtbins *r, uint64_t *sw, size_t cols, double T)
 	}
 }
 
-typedef struct skip {
-	uint64_t id, until; /* do not retry region id before it is past `until` bytes */
-	uint64_t writes;    /* the region's write count when last looked at */
-} skip;
-
-/* Splits the regions that grew since the last call and are past their
- * limit, as the store's splitter does when a write makes a region grow,
- * until none is. */
-static int drive_splits(rk_store *st, uint64_t threshold, unsigned S, skip **sk, size_t *nsk)
-{
-	size_t *count = calloc(S, sizeof *count);
-	int rc = 0;
-	if (!count)
-		return rk__err(RK_ENOMEM, "out of memory");
-	for (int again = 1; again && !rc;) {
-		rk_region_info *reg = NULL;
-		size_t n = 0;
-		again = 0;
-		if ((rc = rk_store_regions(&reg, &n, st, "analyze")) != 0)
-			break;
-		memset(count, 0, S * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			if (reg[i].server < S)
-				count[reg[i].server]++;
-		for (size_t i = 0; i < n && !again && !rc; i++) {
-			uint64_t size = reg[i].size_bytes;
-			size_t k = 0;
-			while (k < *nsk && (*sk)[k].id != reg[i].id)
-				k++;
-			if (k == *nsk) {
-				skip *q = realloc(*sk, (*nsk + 1) * sizeof *q);
-				if (!q) {
-					rc = rk__err(RK_ENOMEM, "out of memory");
-					break;
-				}
-				*sk = q;
-				q[k].id = reg[i].id;
-				q[k].until = 0;
-				q[k].writes = 0;
-				(*nsk)++;
-			}
-			int grew = reg[i].writes > (*sk)[k].writes;
-			(*sk)[k].writes = reg[i].writes;
-			if (!grew || reg[i].server >= S || size <= (*sk)[k].until ||
-			    size <= rk_split__limit(threshold, count[reg[i].server]))
-				continue;
-			int r = rk_region_split(st, reg[i].id, NULL, 0);
-			if (r == 0)
-				again = 1;
-			else if (r == RK_ENOTFOUND)
-				(*sk)[k].until = size * 2; /* one row, or no bucket boundary inside */
-			else if (r != RK_EBUSY)
-				rc = r;
-		}
-		rk_region_info_free(reg, n);
-	}
-	free(count);
-	return rc;
-}
-
 int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
                      const rk_workload_options *wopts, const rk_analyze_options *o,
                      const char *dir)
@@ -174,8 +113,6 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	rk_mutation *muts = NULL;
 	rk_analysis *a = NULL;
 	rk_server_info *srv = NULL;
-	skip *sk = NULL;
-	size_t nsk = 0;
 	rk_region_info *reg = NULL;
 	size_t nsrv = 0, nreg = 0;
 	int rc;
@@ -219,7 +156,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	so.split_threshold = o->split_threshold;
 	so.create_if_missing = 1;
 	so.metrics_bucket_ms = 1000;
-	so.background_splits = 0; /* driven at batch boundaries: see the file comment */
+	so.background_splits = 0; /* made at batch boundaries: rk_store_split_due */
 	so.server_capacity_ops = o->capacity < 1 ? 1 : (uint64_t)(o->capacity + 0.5);
 	if ((rc = rk_store_open(&st, dir, &so)) != 0)
 		goto out;
@@ -274,8 +211,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 			if ((rc = rk_table_apply_async(tbs[hi], muts, n)) != 0)
 				goto out;
 			hi = (hi + 1) % nh;
-			if (o->split_threshold &&
-			    (rc = drive_splits(st, o->split_threshold, o->servers, &sk, &nsk)) != 0)
+			if ((rc = rk_store_split_due(NULL, st)) != 0)
 				goto out;
 			memcpy(prev, kbuf + (n - 1) * cap, klen[n - 1]);
 			prev_len = klen[n - 1];
@@ -289,8 +225,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 			for (size_t i = 0; i < nh; i++)
 				if ((rc = rk_table_flush(tbs[i])) != 0)
 					goto out;
-			if (o->split_threshold &&
-			    (rc = drive_splits(st, o->split_threshold, o->servers, &sk, &nsk)) != 0)
+			if ((rc = rk_store_split_due(NULL, st)) != 0)
 				goto out;
 		}
 		if (end)
@@ -418,7 +353,6 @@ out:
 	free(prev);
 	free(rt.bin);
 	free(rt.last);
-	free(sk);
 	free(sp);
 	for (size_t i = 0; keys && i < nkeys; i++)
 		free(keys[i]);

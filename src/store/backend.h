@@ -80,6 +80,8 @@ struct rk_backend_ops {
 	/* optional (NULL: refused): arguments checked by store.c */
 	int (*family_set)(rk_store *s, const char *table, const rk_family_def *fam);
 	int (*family_drop)(rk_store *s, const char *table, const char *family);
+	/* optional (NULL: the backend splits on its own; *out stays 0) */
+	int (*split_due)(size_t *out, rk_store *s);
 };
 
 /* A backend as the registry knows it (src/store/backends.c). */

@@ -510,6 +510,15 @@ int rk_region_move(rk_store *store, uint64_t region_id, unsigned server)
 	return store->ops->region_move(store, region_id, server);
 }
 
+int rk_store_split_due(size_t *out, rk_store *store)
+{
+	size_t dummy;
+	if (!out)
+		out = &dummy;
+	*out = 0;
+	return store->ops->split_due ? store->ops->split_due(out, store) : 0;
+}
+
 int rk_store_balance(size_t *out, rk_store *store)
 {
 	size_t dummy;

@@ -534,14 +534,10 @@ static void test_scans_across_regions(void **state)
 	free(dir);
 }
 
-static void test_auto_split_salted(void **state)
+/* 800 rows of 200-byte values, 100 in each of the buckets '0'..'7' (one
+ * leading byte). */
+static void load_buckets(rk_table *t)
 {
-	(void)state;
-	char *dir = st_tmpdir("split");
-	rk_store *s = open_store(dir, 2, 64 << 10);
-	create(s, "salted", NULL, 0, 1);
-	rk_table *t;
-	ST_OK(rk_table_open(&t, s, "salted"));
 	char val[200];
 	memset(val, 'v', sizeof val);
 	for (int b = 0; b < 8; b++) {
@@ -555,6 +551,17 @@ static void test_auto_split_salted(void **state)
 		}
 		ST_OK(rk_table_apply(t, m, 100, NULL));
 	}
+}
+
+static void test_auto_split_salted(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("split");
+	rk_store *s = open_store(dir, 2, 64 << 10);
+	create(s, "salted", NULL, 0, 1);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "salted"));
+	load_buckets(t);
 	/* wait for the background splitter: up to 30 s, a loaded CI machine is slow */
 	size_t n = 0;
 	rk_region_info *ri = NULL;
@@ -579,6 +586,47 @@ static void test_auto_split_salted(void **state)
 		rows++;
 	rk_scan_close(sc);
 	assert_int_equal(rows, 800);
+	ST_OK(rk_store_check(NULL, s, NULL, NULL));
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
+/* Without the background splitter, grown regions wait for
+ * rk_store_split_due, which makes the same splits in the caller's thread
+ * (the halves still too big included) and then has nothing left to do. */
+static void test_split_due(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("splitdue");
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	o.durability = RK_DURABILITY_ASYNC;
+	o.n_servers = 2;
+	o.split_threshold = 64 << 10;
+	o.background_splits = 0;
+	rk_store *s;
+	ST_OK(rk_store_open(&s, dir, &o));
+	create(s, "salted", NULL, 0, 1);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "salted"));
+	load_buckets(t);
+	size_t n = 0, made = 99;
+	rk_region_info *ri = NULL;
+	st_sleep_ms(50);
+	ST_OK(rk_store_regions(&ri, &n, s, "salted"));
+	assert_int_equal(n, 1); /* nothing splits by itself */
+	rk_region_info_free(ri, n);
+	ST_OK(rk_store_split_due(&made, s));
+	ST_OK(rk_store_regions(&ri, &n, s, "salted"));
+	assert_true(n >= 3);
+	assert_int_equal(made, n - 1);
+	for (size_t i = 1; i < n; i++)
+		assert_int_equal(ri[i].start_len, 1); /* bucket boundaries only */
+	rk_region_info_free(ri, n);
+	ST_OK(rk_store_split_due(&made, s));
+	assert_int_equal(made, 0);
+	ST_OK(rk_store_split_due(NULL, s));
 	ST_OK(rk_store_check(NULL, s, NULL, NULL));
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
@@ -761,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input_writes_nothing),
 		cmocka_unit_test(test_scans_across_regions),
 		cmocka_unit_test(test_auto_split_salted),
+		cmocka_unit_test(test_split_due),
 		cmocka_unit_test(test_table_settings),
 		cmocka_unit_test(test_family_set),
 		cmocka_unit_test(test_family_drop),

@@ -1119,4 +1119,5 @@ static const struct rk_backend_ops bt_ops = {
 	NULL, /* table_prop_get */
 	NULL, /* family_set */
 	NULL, /* family_drop */
+	NULL, /* split_due: Bigtable splits tablets itself */
 };

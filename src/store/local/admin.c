@@ -6,7 +6,7 @@
  * found beforehand from an engine snapshot, without locks (split.c holds
  * the policy: when and where). Regions that grow past their limit are
  * queued by the writer threads (rk_local__region_grew) for the background
- * splitter. A move blocks writes to the one region, copies its range to the
+ * splitter, or, on a store opened without it, for rk_store_split_due. A move blocks writes to the one region, copies its range to the
  * new server, switches meta and deletes the old copy; readers that looked
  * the region up before the switch hold engine snapshots. The balancer makes
  * the analyzer simulator's pick (sim_hooks.c) until no move is left.
@@ -140,6 +140,33 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 	return 0;
 }
 
+/* Looks at one queued region under the split policy: splits it when it is
+ * still past its limit, else records the limit it must pass next. Returns 1
+ * when it split. */
+static int split_queued(rk__local *s, rk__region *r)
+{
+	int split = 0;
+	pthread_rwlock_rdlock(&s->lock);
+	int gone = atomic_load(&r->retired);
+	uint64_t lim = gone ? 0
+	                    : rk_split__limit(s->opts.split_threshold,
+	                                      rk_meta__regions_on_server(r->table, r->server));
+	pthread_rwlock_unlock(&s->lock);
+	uint64_t size = atomic_load(&r->size);
+	if (gone)
+		return 0;
+	if (size <= lim) {
+		atomic_store(&r->split_at_size, lim);
+	} else {
+		int rc = split_region(s, r, NULL, 0);
+		split = rc == 0;
+		if (rc == RK_ENOTFOUND || (rc && rc != RK_EBUSY))
+			atomic_store(&r->split_at_size, size * 2); /* try again much later */
+	}
+	atomic_store(&r->split_pending, 0);
+	return split;
+}
+
 void *rk_local__splitter_main(void *arg)
 {
 	rk__local *s = arg;
@@ -152,30 +179,28 @@ void *rk_local__splitter_main(void *arg)
 		rk__region *r = s->split_q[--s->nsplit_q];
 		s->split_busy = 1;
 		pthread_mutex_unlock(&s->split_mu);
-
-		pthread_rwlock_rdlock(&s->lock);
-		int gone = atomic_load(&r->retired);
-		uint64_t lim = gone ? 0
-		                    : rk_split__limit(s->opts.split_threshold,
-		                                      rk_meta__regions_on_server(r->table, r->server));
-		pthread_rwlock_unlock(&s->lock);
-		uint64_t size = atomic_load(&r->size);
-		if (!gone) {
-			if (size <= lim) {
-				atomic_store(&r->split_at_size, lim);
-			} else {
-				int rc = split_region(s, r, NULL, 0);
-				if (rc == RK_ENOTFOUND || (rc && rc != RK_EBUSY))
-					atomic_store(&r->split_at_size, size * 2); /* try again much later */
-			}
-			atomic_store(&r->split_pending, 0);
-		}
+		split_queued(s, r);
 		pthread_mutex_lock(&s->split_mu);
 		s->split_busy = 0;
 		pthread_cond_broadcast(&s->split_cv);
 	}
 	pthread_mutex_unlock(&s->split_mu);
 	return NULL;
+}
+
+/* The queue drained in the caller's thread (a split's halves still over
+ * their limit join the queue and are taken too). */
+int rk_local__split_due(size_t *out, rk_store *st)
+{
+	rk__local *s = (rk__local *)st;
+	for (;;) {
+		pthread_mutex_lock(&s->split_mu);
+		rk__region *r = s->nsplit_q ? s->split_q[--s->nsplit_q] : NULL;
+		pthread_mutex_unlock(&s->split_mu);
+		if (!r)
+			return 0;
+		*out += (size_t)split_queued(s, r);
+	}
 }
 
 void rk_local__splitter_stop(rk__local *s)

@@ -374,14 +374,16 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 			                             rk_meta__regions_on_server(tm, r->server)));
 		}
 	}
+	/* grown regions are queued whenever there is a threshold; without the
+	 * background thread they wait for rk_store_split_due */
 	if (opts->background_splits && s->opts.split_threshold) {
 		if (pthread_create(&s->split_thread, NULL, rk_local__splitter_main, s)) {
 			rc = rk__err(RK_EIO, "store %s: cannot start the split thread", dir);
 			goto fail;
 		}
 		s->split_started = 1;
-		s->splits_on = 1;
 	}
+	s->splits_on = s->opts.split_threshold != 0;
 	for (unsigned i = 0; i < s->nservers; i++) {
 		s->servers[i].bucket_ms = opts->metrics_bucket_ms;
 		s->servers[i].cap_ops = cap_ops;
@@ -452,4 +454,5 @@ static const struct rk_backend_ops local_ops = {
 	.table_prop_get = rk_local__table_prop_get,
 	.family_set = rk_local__family_set,
 	.family_drop = rk_local__family_drop,
+	.split_due = rk_local__split_due,
 };
