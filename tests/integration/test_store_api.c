@@ -634,6 +634,62 @@ static void test_split_due(void **state)
 	free(dir);
 }
 
+/* A move changes the split limit of the regions it leaves behind: a region
+ * that has its server to itself after a move splits at a quarter of the
+ * threshold at its next write, as the simulator's does (regression: the
+ * limit recorded before the move held until the region passed the full
+ * threshold, so the analyzer's store run and the simulator moved different
+ * regions). */
+static void test_split_limit_after_move(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("splitmove");
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	o.durability = RK_DURABILITY_ASYNC;
+	o.n_servers = 2;
+	o.split_threshold = 64 << 10;
+	o.background_splits = 0;
+	rk_store *s;
+	ST_OK(rk_store_open(&s, dir, &o));
+	const char *sp[] = {"m"};
+	create(s, "mv", sp, 1, 0);
+	rk_region_info *ri = NULL;
+	size_t n = 0, made = 99;
+	ST_OK(rk_store_regions(&ri, &n, s, "mv"));
+	assert_int_equal(n, 2);
+	uint64_t left = ri[0].id, right = ri[1].id;
+	rk_region_info_free(ri, n);
+	ST_OK(rk_region_move(s, left, 0));
+	ST_OK(rk_region_move(s, right, 0)); /* two regions on server 0: limit 64 KiB */
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "mv"));
+	char row[16], val[101];
+	memset(val, 'v', 100);
+	val[100] = 0;
+	for (int i = 0; i < 300; i++) {
+		snprintf(row, sizeof row, "n%04d", i);
+		put(t, row, "cf", "q", 1, val);
+	}
+	ST_OK(rk_store_split_due(&made, s));
+	assert_int_equal(made, 0);
+	ST_OK(rk_store_regions(&ri, &n, s, "mv"));
+	assert_int_equal(n, 2);
+	assert_true(ri[1].size_bytes > (16u << 10) && ri[1].size_bytes < (64u << 10));
+	rk_region_info_free(ri, n);
+	ST_OK(rk_region_move(s, left, 1)); /* server 0 keeps one region: 16 KiB */
+	put(t, "n9999", "cf", "q", 1, val);
+	ST_OK(rk_store_split_due(&made, s));
+	assert_int_equal(made, 1);
+	ST_OK(rk_store_regions(&ri, &n, s, "mv"));
+	assert_int_equal(n, 3);
+	rk_region_info_free(ri, n);
+	ST_OK(rk_store_check(NULL, s, NULL, NULL));
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 /* Table settings persist across a reopen, are per table, and bad keys,
  * unknown tables and oversize values are refused without changing anything. */
 static void test_table_settings(void **state)
@@ -810,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_scans_across_regions),
 		cmocka_unit_test(test_auto_split_salted),
 		cmocka_unit_test(test_split_due),
+		cmocka_unit_test(test_split_limit_after_move),
 		cmocka_unit_test(test_table_settings),
 		cmocka_unit_test(test_family_set),
 		cmocka_unit_test(test_family_drop),

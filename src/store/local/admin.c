@@ -310,6 +310,23 @@ int rk_local__region_split(rk_store *st, uint64_t id, const uint8_t *at, size_t 
 	return split_region(s, r, at, at_len);
 }
 
+/* A move changes how many regions of its table the two servers hold, and so
+ * the split limit of each of their regions (the first region of a table on a
+ * server splits early): each takes its server's limit now, and its next
+ * write queues it when it is past that, as the simulator checks the limit
+ * of the moment at every write (sim.c). A "no split point" mark is lost
+ * too; that costs one more look for a middle key. Meta lock held. */
+static void reset_limits(rk__local *s, const rk__tmeta *t, unsigned a, unsigned b)
+{
+	uint64_t la = rk_split__limit(s->opts.split_threshold, rk_meta__regions_on_server(t, a));
+	uint64_t lb = rk_split__limit(s->opts.split_threshold, rk_meta__regions_on_server(t, b));
+	for (size_t i = 0; i < t->nregions; i++) {
+		rk__region *q = t->regions[i];
+		if (q->server == a || q->server == b)
+			atomic_store(&q->split_at_size, q->server == a ? la : lb);
+	}
+}
+
 static void end_move(rk__local *s, rk__region *r)
 {
 	pthread_mutex_lock(&s->move_mu);
@@ -404,6 +421,9 @@ int rk_local__region_move(rk_store *st, uint64_t id, unsigned dst)
 		end_move(s, r);
 		return rk__err_wrap(rc, "moving region %llu", (unsigned long long)id);
 	}
+	pthread_rwlock_rdlock(&s->lock);
+	reset_limits(s, r->table, src, dst);
+	pthread_rwlock_unlock(&s->lock);
 	end_move(s, r);
 	/* readers that looked the region up before the switch hold snapshots */
 	return rk_engine__delete_range(s->servers[src].engine, r->lo, r->lo_len, r->hi, r->hi_len, 0);
