@@ -593,13 +593,9 @@ static void test_auto_split_salted(void **state)
 	free(dir);
 }
 
-/* Without the background splitter, grown regions wait for
- * rk_store_split_due, which makes the same splits in the caller's thread
- * (the halves still too big included) and then has nothing left to do. */
-static void test_split_due(void **state)
+/* 2 servers, a 64 KiB split threshold, splits made by rk_store_split_due. */
+static rk_store *open_split_due_store(const char *dir)
 {
-	(void)state;
-	char *dir = st_tmpdir("splitdue");
 	rk_store_options o = RK_STORE_OPTIONS_INIT;
 	o.durability = RK_DURABILITY_ASYNC;
 	o.n_servers = 2;
@@ -607,6 +603,17 @@ static void test_split_due(void **state)
 	o.background_splits = 0;
 	rk_store *s;
 	ST_OK(rk_store_open(&s, dir, &o));
+	return s;
+}
+
+/* Without the background splitter, grown regions wait for
+ * rk_store_split_due, which makes the same splits in the caller's thread
+ * (the halves still too big included) and then has nothing left to do. */
+static void test_split_due(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("splitdue");
+	rk_store *s = open_split_due_store(dir);
 	create(s, "salted", NULL, 0, 1);
 	rk_table *t;
 	ST_OK(rk_table_open(&t, s, "salted"));
@@ -644,13 +651,7 @@ static void test_split_limit_after_move(void **state)
 {
 	(void)state;
 	char *dir = st_tmpdir("splitmove");
-	rk_store_options o = RK_STORE_OPTIONS_INIT;
-	o.durability = RK_DURABILITY_ASYNC;
-	o.n_servers = 2;
-	o.split_threshold = 64 << 10;
-	o.background_splits = 0;
-	rk_store *s;
-	ST_OK(rk_store_open(&s, dir, &o));
+	rk_store *s = open_split_due_store(dir);
 	const char *sp[] = {"m"};
 	create(s, "mv", sp, 1, 0);
 	rk_region_info *ri = NULL;
