@@ -17,8 +17,11 @@
  *   check.c         rk_store_check
  *   metrics_file.c  DIR/metrics.tsv: read at open, rewritten at close
  *   server.c        a region server's writer thread and admission
- *   meta.c          the meta map and its file; split.c the split policy;
- *   engine_leveldb.c the engine; repair.c log repair; dirlock.c DIR/LOCK
+ *   meta.c          the meta map; meta_file.c its file (META);
+ *                   split.c the split policy
+ *   engine_leveldb.c the engine; engine_files.c its logs checked before
+ *                   LevelDB replays them; repair.c log repair; dirlock.c
+ *                   DIR/LOCK
  *
  * Lock order: meta lock, then a server's queue mutex, then a completion's
  * mutex. No thread waits for a server while holding the meta lock.

@@ -111,6 +111,8 @@ rk__tmeta *rk_meta__table_by_id(const rk__meta *m, uint32_t id);
  * dropped list and retires its regions. */
 int rk_meta__table_add(rk__meta *m, rk__tmeta *t);
 void rk_meta__table_remove(rk__meta *m, rk__tmeta *t);
+/* Frees a table that is in no list (its regions are m->all_regions'). */
+void rk_meta__table_free(rk__tmeta *t);
 
 /* The region of `t` holding `row` (rows compare bytewise). */
 rk__region *rk_meta__lookup(const rk__tmeta *t, const uint8_t *row, size_t len);

@@ -1,0 +1,197 @@
+/*
+ * The engine's files as rowkey reads them itself, beside LevelDB: a whole
+ * file read, and the write-ahead logs checked before LevelDB replays them
+ * (a torn tail cut back, a damaged record in the middle refused or, with
+ * rk__engine_options.repair, dropped and reported). engine_leveldb.c's
+ * helpers; nothing else calls them.
+ */
+#include "store/local/engine_files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "key/error.h"
+#include "store/local/ldb_log.h"
+
+/* Reads a whole file (what is there, should it shrink meanwhile); 0, or -1
+ * with errno. */
+int rk_engine__slurp(uint8_t **out, size_t *len, const char *path)
+{
+	int fd = open(path, O_RDONLY), e = 0;
+	struct stat st;
+	uint8_t *b = NULL;
+	size_t got = 0;
+	*out = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		e = errno;
+		goto fail;
+	}
+	size_t n = (size_t)st.st_size;
+	if (!(b = malloc(n ? n : 1))) {
+		e = ENOMEM;
+		goto fail;
+	}
+	while (got < n) {
+		ssize_t r = pread(fd, b + got, n - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	*out = b;
+	*len = got;
+	return 0;
+fail:
+	free(b);
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/* ---- write-ahead logs ---- */
+
+static int is_log_name(const char *n)
+{
+	size_t i = 0;
+	while (n[i] >= '0' && n[i] <= '9')
+		i++;
+	return i > 0 && !strcmp(n + i, ".log");
+}
+
+/* Cuts log `file` back to `len` bytes, durably. */
+static int cut_log(const char *dir, const char *file, uint64_t len)
+{
+	int fd = open(file, O_WRONLY);
+	int rc = 0;
+	if (fd < 0 || ftruncate(fd, (off_t)len) || fsync(fd))
+		rc = rk__err(RK_EIO, "engine %s: cannot cut the torn tail of %s: %s", dir, file,
+		             strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Replaces log `file` by `img` (its intact records): a new file, synced,
+ * renamed over the old one, the directory synced. */
+static int rewrite_log(const char *dir, const char *file, const uint8_t *img, size_t len)
+{
+	char tmp[4500];
+	snprintf(tmp, sizeof tmp, "%s.repair", file);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), dfd;
+	size_t done = 0;
+	if (fd < 0)
+		goto fail;
+	while (done < len) {
+		ssize_t w = write(fd, img + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto fail;
+		done += (size_t)w;
+	}
+	if (fsync(fd) || close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, file))
+		goto fail;
+	if ((dfd = open(dir, O_RDONLY)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return rk__err(RK_EIO, "engine %s: cannot rewrite %s: %s", dir, file, strerror(e));
+}
+
+/* Scans one log file; see rk__engine_options.repair. */
+static int check_log(const char *dir, const char *file, const rk__engine_options *o)
+{
+	uint8_t *buf, *img = NULL;
+	size_t len, img_len = 0;
+	rk__ldb_log_scan sc;
+	char msg[4800];
+	int rc = 0;
+	if (rk_engine__slurp(&buf, &len, file))
+		return rk__err(RK_EIO, "engine %s: cannot read %s: %s", dir, file, strerror(errno));
+	rk_ldb__scan_log(&sc, buf, len);
+	if (sc.middle_damage) {
+		snprintf(msg, sizeof msg,
+		         "write-ahead log %s: damaged at offset %llu (%s); %llu damaged bytes in "
+		         "all, %llu intact records after the first damage",
+		         file, (unsigned long long)sc.first_bad, sc.why,
+		         (unsigned long long)sc.dropped_bytes, (unsigned long long)sc.records_after);
+	} else if (sc.tail_damage && sc.tail_hard) {
+		snprintf(msg, sizeof msg,
+		         "write-ahead log %s: last record damaged at offset %llu (%s: a crash cuts a "
+		         "log short, it does not change written bytes); %llu bytes from offset %llu",
+		         file, (unsigned long long)sc.tail_off, sc.tail_why,
+		         (unsigned long long)(len - sc.good_end), (unsigned long long)sc.good_end);
+	} else {
+		/* clean, or a torn tail: what LevelDB would skip, cut off so that
+		 * its paranoid replay accepts the rest */
+		if (sc.tail_damage)
+			rc = cut_log(dir, file, sc.good_end);
+		free(buf);
+		return rc;
+	}
+	if (!o->repair) {
+		free(buf);
+		return rk__err(RK_ECORRUPT,
+		               "engine %s: %s: refusing to open, as replaying the log would drop the "
+		               "damaged records without a word (`rowkey check --repair` drops them "
+		               "and says so)",
+		               dir, msg);
+	}
+	if ((rc = rk_ldb__salvage_log(&img, &img_len, &sc, buf, len)) == 0 &&
+	    (rc = rewrite_log(dir, file, img, img_len)) == 0) {
+		size_t n = strlen(msg);
+		snprintf(msg + n, sizeof msg - n, ": dropped them, kept %llu records",
+		         (unsigned long long)sc.records);
+		o->repair(msg, o->repair_payload);
+	}
+	free(img);
+	free(buf);
+	return rc;
+}
+
+/* Scans the engine's logs before LevelDB replays them (a directory not yet
+ * made has none). */
+int rk_engine__check_logs(const char *dir, const rk__engine_options *o)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+	if (!d)
+		return errno == ENOENT ? 0
+		                       : rk__err(RK_EIO, "engine %s: %s", dir, strerror(errno));
+	while (!rc && (de = readdir(d)) != NULL) {
+		char file[4400];
+		if (!is_log_name(de->d_name))
+			continue;
+		snprintf(file, sizeof file, "%s/%s", dir, de->d_name);
+		rc = check_log(dir, file, o);
+	}
+	closedir(d);
+	return rc;
+}
