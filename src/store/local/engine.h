@@ -28,7 +28,19 @@ typedef struct rk__engine_options {
 	 * line saying what was dropped (file, offset, bytes, records kept). */
 	void (*repair)(const char *msg, void *payload);
 	void *repair_payload;
+	/* The block cache (rk_ecache__new), shared with other engines and
+	 * outliving this one; NULL: a private cache of 8 MiB. */
+	struct rk__ecache *cache;
 } rk__engine_options;
+
+/* A cache of table blocks that engines share: LevelDB's LRU cache, bounded
+ * in bytes. A block enters it after its checksum was verified on its read
+ * from disk, and a hit is not verified again, so the cache decides how much
+ * of a read path pays for verification. NULL when out of memory; free it
+ * after every engine that uses it is closed. */
+typedef struct rk__ecache rk__ecache;
+rk__ecache *rk_ecache__new(size_t bytes);
+void rk_ecache__free(rk__ecache *c);
 
 /* Opens the engine in directory `path`. RK_EIO / RK_ECORRUPT / RK_EBUSY
  * naming the path. A log cut short by a crash (a torn tail, no complete
@@ -57,6 +69,11 @@ const char *rk_engine__failure(rk__engine *e);
 size_t rk_engine__verify_tables(rk__engine *e,
                                 void (*report)(const char *file, const char *why, void *payload),
                                 void *payload);
+
+/* LevelDB's "approximate-memory-usage": its memtables plus the blocks in
+ * the engine's block cache (all of a shared cache's blocks, whichever
+ * engine read them). */
+uint64_t rk_engine__memory(rk__engine *e);
 
 /* Bytes of the engine's files holding keys in [lo, hi). */
 uint64_t rk_engine__approx_size(rk__engine *e, const uint8_t *lo, size_t lolen, const uint8_t *hi,

@@ -59,6 +59,7 @@ struct rk__engine {
 	leveldb_t *db;
 	leveldb_options_t *opts;
 	leveldb_cache_t *cache;
+	int own_cache; /* the cache is this engine's (no shared one was given) */
 	leveldb_writeoptions_t *wsync, *wasync;
 	char *path;
 	pthread_mutex_t mu; /* guards failure, diag_files, diag */
@@ -295,7 +296,8 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 	   to make), and LevelDB consults filters only in Get. A bloom filter
 	   would be built at every flush and compaction and never read. */
 	e->opts = leveldb_options_create();
-	e->cache = leveldb_cache_create_lru(8u << 20);
+	e->own_cache = o->cache == NULL;
+	e->cache = e->own_cache ? leveldb_cache_create_lru(8u << 20) : (leveldb_cache_t *)o->cache;
 	e->wsync = leveldb_writeoptions_create();
 	e->wasync = leveldb_writeoptions_create();
 	leveldb_writeoptions_set_sync(e->wsync, 1);
@@ -326,6 +328,17 @@ nomem:
 	return rk__err(RK_ENOMEM, "engine %s: out of memory", path);
 }
 
+rk__ecache *rk_ecache__new(size_t bytes)
+{
+	return (rk__ecache *)leveldb_cache_create_lru(bytes);
+}
+
+void rk_ecache__free(rk__ecache *c)
+{
+	if (c)
+		leveldb_cache_destroy((leveldb_cache_t *)c);
+}
+
 void rk_engine__close(rk__engine *e)
 {
 	if (!e)
@@ -338,7 +351,8 @@ void rk_engine__close(rk__engine *e)
 	leveldb_writeoptions_destroy(e->wsync);
 	leveldb_writeoptions_destroy(e->wasync);
 	leveldb_options_destroy(e->opts);
-	leveldb_cache_destroy(e->cache);
+	if (e->own_cache)
+		leveldb_cache_destroy(e->cache);
 	pthread_mutex_destroy(&e->mu);
 	pthread_mutex_destroy(&e->pool_mu);
 	free(e->diag_files);
@@ -386,6 +400,14 @@ int rk_engine__write(rk__engine *e, rk__ebatch *b, int sync)
 const char *rk_engine__failure(rk__engine *e)
 {
 	return atomic_load_explicit(&e->failed, memory_order_acquire) ? e->failure : NULL;
+}
+
+uint64_t rk_engine__memory(rk__engine *e)
+{
+	char *v = leveldb_property_value(e->db, "leveldb.approximate-memory-usage");
+	uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+	leveldb_free(v);
+	return n;
 }
 
 uint64_t rk_engine__approx_size(rk__engine *e, const uint8_t *lo, size_t lolen, const uint8_t *hi,

@@ -49,6 +49,7 @@ typedef struct rk__local {
 	uint64_t meta_seq; /* bumped on every change (under the write lock) */
 	rk__server *servers;
 	unsigned nservers;
+	rk__ecache *cache; /* the block cache the servers' engines share, or NULL */
 	pthread_mutex_t persist_mu;
 	uint64_t persisted_seq;
 	pthread_mutex_t move_mu;

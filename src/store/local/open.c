@@ -159,6 +159,7 @@ static void local_free(rk__local *s)
 			rk_metrics__fini(&s->servers[i].metrics);
 	}
 	free(s->servers);
+	rk_ecache__free(s->cache); /* after the engines that shared it */
 	free(s->split_q);
 	rk_meta__fini(&s->meta);
 	pthread_rwlock_destroy(&s->lock);
@@ -307,13 +308,15 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 
 	s->nservers = s->meta.n_servers;
 	s->servers = calloc(s->nservers, sizeof *s->servers);
-	if (!s->servers) {
+	if (opts->block_cache_size)
+		s->cache = rk_ecache__new(opts->block_cache_size);
+	if (!s->servers || (opts->block_cache_size && !s->cache)) {
 		rc = rk__err(RK_ENOMEM, "store %s: out of memory", dir);
 		goto fail;
 	}
 	for (unsigned i = 0; i < s->nservers; i++) {
 		char path[4200];
-		rk__engine_options eo = {opts->write_buffer_size, fresh, 1, NULL, NULL};
+		rk__engine_options eo = {opts->write_buffer_size, fresh, 1, NULL, NULL, s->cache};
 		snprintf(path, sizeof path, "%s/rs-%03u", dir, i);
 		if (!fresh && stat(path, &st)) {
 			rc = rk__err(RK_ECORRUPT, "store %s: region server %u's engine %s is missing", dir,

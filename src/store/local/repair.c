@@ -71,7 +71,7 @@ int rk_local__repair(size_t *out, const char *dir, void (*report)(const char *, 
 		snprintf(path, sizeof path, "%s/rs-%03u", dir, i);
 		if (stat(path, &st))
 			break;
-		rk__engine_options eo = {0, 0, 1, dropped, &c};
+		rk__engine_options eo = {0, 0, 1, dropped, &c, NULL};
 		rk__engine *e = NULL;
 		rc = rk_engine__open(&e, path, &eo);
 		rk_engine__close(e);
