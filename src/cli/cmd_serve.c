@@ -45,6 +45,8 @@ static void usage(FILE *f)
 	        "  --servers N         region servers of a new store (default 4)\n"
 	        "  --balance-every S   run the balancer every S seconds, as HBase's balancer\n"
 	        "                      chore does (default 60; 0: never)\n"
+	        "  --block-cache MIB   MiB of table blocks kept in memory, one cache for all\n"
+	        "                      region servers (default 64; 0: 8 MiB a server)\n"
 	        "  -h, --help          this help\n");
 }
 
@@ -74,6 +76,7 @@ int rk_cli_serve(int argc, char **argv)
 		{"instance", required_argument, NULL, 'i'},
 		{"servers", required_argument, NULL, 's'},
 		{"balance-every", required_argument, NULL, 'b'},
+		{"block-cache", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -81,6 +84,7 @@ int rk_cli_serve(int argc, char **argv)
 	const char *project = NULL, *instance = NULL;
 	unsigned servers = 4;
 	unsigned long balance_every = 60;
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -107,6 +111,16 @@ int rk_cli_serve(int argc, char **argv)
 				                          optarg);
 			break;
 		}
+		case 'c': {
+			char *end;
+			errno = 0;
+			unsigned long mib = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || mib > 65536)
+				return rk_cli_usage_error(CMD, "--block-cache: '%s' is not 0..65536 MiB",
+				                          optarg);
+			o.block_cache_size = (size_t)mib << 20;
+			break;
+		}
 		case 'h': usage(stdout); return RK_EXIT_OK;
 		default: return rk_cli_usage_error(CMD, "unknown option");
 		}
@@ -128,7 +142,6 @@ int rk_cli_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	rk_store_options o = RK_STORE_OPTIONS_INIT;
 	o.n_servers = servers;
 	rk_store *store = rk_cli__open_store(CMD, db, 1, &o);
 	if (!store)

@@ -181,7 +181,11 @@ for id in $("$ROWKEY" regions --db "$B" bt | awk 'NR > 1 { print $1 }'); do
 	"$ROWKEY" regions --db "$B" move "$id" 0 >/dev/null || fail "move $id"
 done
 [ "$("$ROWKEY" regions --db "$B" bt | awk 'NR > 1 && $5 != 0' | wc -l)" = 0 ] || fail "setup: not all on server 0"
-"$ROWKEY" serve --db "$B" --listen 127.0.0.1:0 --balance-every 1 >"$T/bal.out" 2>"$T/bal.err" &
+# (and with a block cache of its own size; a size that is not one is refused)
+timeout 10 "$ROWKEY" serve --db "$B" --listen 127.0.0.1:0 --block-cache 64K >/dev/null 2>"$T/bc.err"
+[ $? = 2 ] || fail "--block-cache 64K: not refused as a usage error"
+has "block-cache: '64K' is not 0..65536 MiB" "$T/bc.err"
+"$ROWKEY" serve --db "$B" --listen 127.0.0.1:0 --balance-every 1 --block-cache 16 >"$T/bal.out" 2>"$T/bal.err" &
 BPID=$!
 PIDS+=("$BPID")
 for _ in $(seq 200); do grep -q "balancer moved" "$T/bal.err" && break; sleep 0.05; done
