@@ -85,6 +85,7 @@ int rk_cli_serve(int argc, char **argv)
 	unsigned servers = 4;
 	unsigned long balance_every = 60;
 	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	uint64_t v;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -92,35 +93,24 @@ int rk_cli_serve(int argc, char **argv)
 		case 'l': listen = optarg; break;
 		case 'p': project = optarg; break;
 		case 'i': instance = optarg; break;
-		case 's': {
-			char *end;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (errno || *end || v < 1 || v > RK_MAX_SERVERS)
+		case 's':
+			if (rk_cli__parse_u64(&v, optarg) || v < 1 || v > RK_MAX_SERVERS)
 				return rk_cli_usage_error(CMD, "--servers: '%s' is not 1..%u", optarg,
 				                          RK_MAX_SERVERS);
 			servers = (unsigned)v;
 			break;
-		}
-		case 'b': {
-			char *end;
-			errno = 0;
-			balance_every = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-' || balance_every > 86400)
+		case 'b':
+			if (rk_cli__parse_u64(&v, optarg) || v > 86400)
 				return rk_cli_usage_error(CMD, "--balance-every: '%s' is not 0..86400 seconds",
 				                          optarg);
+			balance_every = (unsigned long)v;
 			break;
-		}
-		case 'c': {
-			char *end;
-			errno = 0;
-			unsigned long mib = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-' || mib > 65536)
+		case 'c':
+			if (rk_cli__parse_u64(&v, optarg) || v > 65536)
 				return rk_cli_usage_error(CMD, "--block-cache: '%s' is not 0..65536 MiB",
 				                          optarg);
-			o.block_cache_size = (size_t)mib << 20;
+			o.block_cache_size = (size_t)v << 20;
 			break;
-		}
 		case 'h': usage(stdout); return RK_EXIT_OK;
 		default: return rk_cli_usage_error(CMD, "unknown option");
 		}
