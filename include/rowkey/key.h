@@ -109,6 +109,15 @@ void rk_schema_free(rk_schema *schema);
 size_t rk_schema_nfields(const rk_schema *schema);
 const char *rk_schema_field_name(const rk_schema *schema, size_t i);
 rk_type rk_schema_field_type(const rk_schema *schema, size_t i);
+/* 1 when field i was declared `ts` (an i64 time): its text values may be
+ * ISO-8601 date-times as well as integers (see rk_schema_value_parse). */
+int rk_schema_field_is_time(const rk_schema *schema, size_t i);
+/* Parses text as a value of field i: rk_value_parse for the field's type,
+ * and for a `ts` field also an ISO-8601 date-time (YYYY-MM-DD[THH:MM[:SS
+ * [.fff]]][Z|+HH:MM]; no zone is UTC), given as Unix milliseconds. Messages
+ * name the type and the text, not the field (the caller knows it). */
+int rk_schema_value_parse(rk_value *out, const rk_schema *schema, size_t i, const char *text,
+                          size_t len);
 /* Returns the field's index, or RK_ENOTFOUND. */
 int rk_schema_field_index(const rk_schema *schema, const char *name, size_t len);
 

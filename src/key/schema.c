@@ -1024,6 +1024,8 @@ static int parse_fields(parser *ps)
 		s->fname[s->nfields] = strndup(name.p, name.n);
 		if (!s->fname[s->nfields])
 			return rk__err(RK_ENOMEM, "out of memory parsing a schema");
+		if (is_ident(t, "ts"))
+			s->time_mask |= 1ull << s->nfields;
 		s->ftype[s->nfields++] = ty;
 		if ((rc = lex(ps)) < 0)
 			return rc;

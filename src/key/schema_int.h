@@ -101,6 +101,7 @@ struct rk_schema {
 	size_t nfields;
 	char *fname[RK_MAX_FIELDS];
 	rk_type ftype[RK_MAX_FIELDS];
+	uint64_t time_mask; /* fields declared `ts`: integers that also take ISO-8601 text */
 	rk_part *parts;
 	size_t nparts;
 	size_t max_key_len;

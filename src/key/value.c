@@ -10,6 +10,7 @@
 
 #include "key/error.h"
 #include "key/schema_int.h"
+#include "key/timefmt.h"
 
 static const uint64_t umax[] = {0, 0xff, 0xffff, 0xffffffff, UINT64_MAX};
 
@@ -59,6 +60,29 @@ int rk_value_parse(rk_value *out, rk_type type, const char *text, size_t len)
 	}
 	out->present = 1;
 	return 0;
+}
+
+int rk_schema_field_is_time(const rk_schema *s, size_t i)
+{
+	return i < s->nfields && (s->time_mask >> i & 1);
+}
+
+int rk_schema_value_parse(rk_value *out, const rk_schema *s, size_t i, const char *text, size_t len)
+{
+	if (i >= s->nfields)
+		return rk__err(RK_EINVALID, "no field %zu in the schema", i);
+	int rc = rk_value_parse(out, s->ftype[i], text, len);
+	int64_t ms;
+	if (rc == RK_EINVALID && (s->time_mask >> i & 1) && len >= 10 && text[4] == '-') {
+		if (rk__iso8601_ms(&ms, text, len) != 0)
+			return rk__err(RK_EINVALID, "'%.*s' is neither an integer time nor an ISO-8601 date-time",
+			               (int)(len > 40 ? 40 : len), text);
+		memset(out, 0, sizeof *out);
+		out->present = 1;
+		out->v.i = ms;
+		return 0;
+	}
+	return rc;
 }
 
 size_t rk_value_format(char *buf, size_t cap, rk_type type, const rk_value *v)

@@ -1,0 +1,110 @@
+/*
+ * ISO-8601 date-times (see timefmt.h). Days from the civil date by Howard
+ * Hinnant's days_from_civil, exact for the proleptic Gregorian calendar.
+ */
+#include "key/timefmt.h"
+
+static int digits(const char *s, size_t n, size_t at, int count, int *out)
+{
+	int v = 0;
+	if (at + (size_t)count > n)
+		return -1;
+	for (int k = 0; k < count; k++) {
+		char c = s[at + (size_t)k];
+		if (c < '0' || c > '9')
+			return -1;
+		v = v * 10 + (c - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static int month_days(int y, int m)
+{
+	static const int md[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return md[m - 1] + (m == 2 && leap);
+}
+
+/* The zone at s[i..n): Z, +HH, +HHMM, +HH:MM; minutes east of UTC. */
+static int zone(const char *s, size_t n, size_t i, int *minutes)
+{
+	int hh, mm = 0;
+	if (i == n) {
+		*minutes = 0;
+		return 0;
+	}
+	if (s[i] == 'Z' && i + 1 == n) {
+		*minutes = 0;
+		return 0;
+	}
+	if (s[i] != '+' && s[i] != '-')
+		return -1;
+	int sign = s[i] == '-' ? -1 : 1;
+	if (digits(s, n, i + 1, 2, &hh))
+		return -1;
+	i += 3;
+	if (i < n && s[i] == ':')
+		i++;
+	if (i < n && digits(s, n, i, 2, &mm))
+		return -1;
+	if (i < n)
+		i += 2;
+	if (i != n || hh > 23 || mm > 59)
+		return -1;
+	*minutes = sign * (hh * 60 + mm);
+	return 0;
+}
+
+int rk__iso8601_ms(int64_t *out, const char *s, size_t n)
+{
+	int y, mo, d, h = 0, mi = 0, sec = 0, ms = 0, tz = 0;
+	if (digits(s, n, 0, 4, &y) || n < 10 || s[4] != '-' || digits(s, n, 5, 2, &mo) ||
+	    s[7] != '-' || digits(s, n, 8, 2, &d))
+		return -1;
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo))
+		return -1;
+	size_t i = 10;
+	if (i < n && (s[i] == 'T' || s[i] == ' ')) {
+		if (digits(s, n, i + 1, 2, &h) || i + 3 >= n || s[i + 3] != ':' ||
+		    digits(s, n, i + 4, 2, &mi))
+			return -1;
+		i += 6;
+		if (i < n && s[i] == ':') {
+			if (digits(s, n, i + 1, 2, &sec))
+				return -1;
+			i += 3;
+			if (i < n && (s[i] == '.' || s[i] == ',')) {
+				size_t k = i + 1, nd = 0;
+				while (k < n && s[k] >= '0' && s[k] <= '9') {
+					if (nd < 3)
+						ms = ms * 10 + (s[k] - '0');
+					nd++;
+					k++;
+				}
+				if (nd == 0)
+					return -1;
+				for (size_t p = nd; p < 3; p++)
+					ms *= 10;
+				i = k;
+			}
+		}
+		if (h > 23 || mi > 59 || sec > 60)
+			return -1;
+	}
+	if (zone(s, n, i, &tz))
+		return -1;
+	int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+	*out = ((days * 86400 + h * 3600 + mi * 60 + sec) - (int64_t)tz * 60) * 1000 + ms;
+	return 0;
+}
