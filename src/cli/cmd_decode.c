@@ -11,7 +11,7 @@
 #include <rowkey/key.h>
 
 #include "cli/cli.h"
-#include "cli/records.h"
+#include "cli/textio.h"
 
 static void help(FILE *f)
 {

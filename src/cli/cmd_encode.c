@@ -11,7 +11,9 @@
 #include <rowkey/key.h>
 
 #include "cli/cli.h"
-#include "cli/records.h"
+#include "cli/textio.h"
+#include "records/map.h"
+#include "records/reader.h"
 
 static void help(FILE *f)
 {
@@ -21,11 +23,13 @@ static void help(FILE *f)
 	        "Reads records and writes one row key per record.\n\n"
 	        "  -s, --schema SCHEMA   schema file, or schema text ('fields a:str, b:u64; key a \":\" b')\n"
 	        "  -i, --in FILE         read records from FILE (default: standard input)\n"
-	        "  -f, --format FMT      csv (default), tsv or jsonl\n"
+	        "  -f, --format FMT      csv (default; JSON lines are recognised), tsv or jsonl\n"
 	        "  -o, --out FORM        text: printable bytes as they are, others as \\xNN (default)\n"
 	        "                        hex: lower-case hex; binary: 2-byte big-endian length + bytes\n"
-	        "      --header          the first line names the fields (default: detected)\n"
-	        "      --no-header       fields are positional, in schema order\n"
+	        "      --header          the first line names the fields (the default): columns map\n"
+	        "                        by name, in any order\n"
+	        "      --no-header       no header line: cells are the schema's fields in order\n"
+	        "      --max-record B    refuse records longer than B bytes (default 16 MiB)\n"
 	        "      --on-error MODE   stop (default) at the first bad record, or skip and count\n"
 	        "      --seed N          seed for random salts (default fixed: runs are reproducible)\n"
 	        "  -h, --help            this help\n");
@@ -33,14 +37,15 @@ static void help(FILE *f)
 
 int rk_cli_encode(int argc, char **argv)
 {
-	const char *schema_arg = NULL, *in_path = NULL, *fmt_arg = "csv", *out_arg = "text", *onerr = "stop";
-	int header = -1;
+	const char *schema_arg = NULL, *in_path = NULL, *out_arg = "text", *onerr = "stop";
+	rk_rec_options ro = RK_REC_OPTIONS_INIT;
 	unsigned long long seed = 0;
 	static const struct option opts[] = {
 		{"schema", required_argument, 0, 's'}, {"in", required_argument, 0, 'i'},
 		{"format", required_argument, 0, 'f'}, {"out", required_argument, 0, 'o'},
 		{"header", no_argument, 0, 'H'},       {"no-header", no_argument, 0, 'N'},
 		{"on-error", required_argument, 0, 'E'}, {"seed", required_argument, 0, 'S'},
+		{"max-record", required_argument, 0, 'M'},
 		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
 	int c;
 	optind = 1;
@@ -48,10 +53,23 @@ int rk_cli_encode(int argc, char **argv)
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'i': in_path = optarg; break;
-		case 'f': fmt_arg = optarg; break;
+		case 'f':
+			if (rk_rec__format_parse(&ro.format, optarg) < 0)
+				return rk_cli_usage_error("encode", "%s", rk_error_last());
+			break;
 		case 'o': out_arg = optarg; break;
-		case 'H': header = 1; break;
-		case 'N': header = 0; break;
+		case 'H': ro.header = 1; break;
+		case 'N': ro.header = 0; break;
+		case 'M': {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end || errno || v < 1 || v > (1ull << 31))
+				return rk_cli_usage_error("encode", "--max-record: '%s' is not in 1..2147483648 bytes",
+				                          optarg);
+			ro.max_record = (size_t)v;
+			break;
+		}
 		case 'E': onerr = optarg; break;
 		case 'S': {
 			char *end;
@@ -70,9 +88,6 @@ int rk_cli_encode(int argc, char **argv)
 		return rk_cli_usage_error("encode", "unexpected argument '%s'", argv[optind]);
 	if (!schema_arg)
 		return rk_cli_usage_error("encode", "a schema is required (-s SCHEMA)");
-	rk_rec_format fmt;
-	if (rk_rec_format_parse(&fmt, fmt_arg) < 0)
-		return rk_cli_usage_error("encode", "%s", rk_error_last());
 	int out_form = !strcmp(out_arg, "text") ? 0 : !strcmp(out_arg, "hex") ? 1 : !strcmp(out_arg, "binary") ? 2 : -1;
 	if (out_form < 0)
 		return rk_cli_usage_error("encode", "unknown output form '%s' (text, hex, binary)", out_arg);
@@ -83,7 +98,8 @@ int rk_cli_encode(int argc, char **argv)
 	int status = RK_EXIT_FAIL, rc;
 	rk_schema *s = NULL;
 	rk_encoder *e = NULL;
-	rk_reader r = {0};
+	rk_rec *r = NULL;
+	rk_rec_map map;
 	rk_value *vals = NULL;
 	uint8_t *key = NULL;
 	FILE *in = stdin;
@@ -99,32 +115,34 @@ int rk_cli_encode(int argc, char **argv)
 	size_t cap = rk_schema_max_key_len(s);
 	vals = calloc(rk_schema_nfields(s), sizeof *vals);
 	key = malloc(cap);
-	if (!vals || !key || rk_encoder_new(&e, s, seed) < 0 || rk_reader_open(&r, in, fmt, s, header) < 0) {
-		rk_cli_fail("encode", in_path ? in_path : "<stdin>");
+	ro.name = in_path ? in_path : "<stdin>";
+	if (!vals || !key || rk_encoder_new(&e, s, seed) < 0) {
+		rk_cli_fail("encode", "preparing the encoder");
 		goto done;
 	}
-	rk_reader_note_ignored(&r, stderr, "encode");
+	if (rk_rec__open(&r, in, &ro) < 0 || rk_rec__map_init(&map, r, s) < 0) {
+		fprintf(stderr, "rowkey encode: %s\n", rk_error_last());
+		goto done;
+	}
+	rk_rec__map_notes(&map, r, stderr, "encode");
 	for (;;) {
-		rc = rk_reader_next(&r, vals, s);
+		rk_record rec;
+		rc = rk_rec__next(r, &rec);
 		if (rc == RK_EITEROVER)
 			break;
+		if (rc == RK_EIO || rc == RK_ENOMEM) {
+			fprintf(stderr, "rowkey encode: %s\n", rk_error_last());
+			goto done;
+		}
 		nrec++;
 		size_t klen = 0;
-		if (rc == 0 && (rc = rk_key_encode(key, cap, &klen, e, vals)) < 0) {
-			fprintf(stderr, "rowkey encode: %s%sline %ld: %s\n", in_path ? in_path : "", in_path ? ": " : "",
-			        r.line, rk_error_last());
-			if (!skip)
-				goto done;
-			nbad++;
-			continue;
-		}
+		if (rc == 0)
+			rc = rk_rec__map_values(vals, &map, r, &rec);
+		if (rc == 0 && (rc = rk_key_encode(key, cap, &klen, e, vals)) < 0)
+			fprintf(stderr, "rowkey encode: %s: line %ld: %s\n", ro.name, rec.line, rk_error_last());
+		else if (rc < 0)
+			fprintf(stderr, "rowkey encode: %s\n", rk_error_last());
 		if (rc < 0) {
-			if (rc != RK_EINVALID) {
-				rk_cli_fail("encode", in_path ? in_path : "<stdin>");
-				goto done;
-			}
-			fprintf(stderr, "rowkey encode: %s%s%s\n", in_path ? in_path : "", in_path ? ": " : "",
-			        rk_error_last());
 			if (!skip)
 				goto done;
 			nbad++;
@@ -147,7 +165,7 @@ int rk_cli_encode(int argc, char **argv)
 		fprintf(stderr, "rowkey encode: skipped %ld of %ld records\n", nbad, nrec);
 	status = fflush(stdout) == 0 ? RK_EXIT_OK : RK_EXIT_FAIL;
 done:
-	rk_reader_close(&r);
+	rk_rec__close(r);
 	if (in && in != stdin)
 		fclose(in);
 	free(vals);

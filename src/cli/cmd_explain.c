@@ -12,7 +12,7 @@
 #include <rowkey/store.h>
 
 #include "cli/cli.h"
-#include "cli/records.h"
+#include "cli/textio.h"
 #include "cli/store_cli.h"
 
 static void help(FILE *f)

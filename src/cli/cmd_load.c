@@ -13,6 +13,7 @@
  * (see the ledger below); a failed load says which rows are written, which
  * may be, and where nothing was.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/records.h"
+#include "records/map.h"
+#include "records/reader.h"
 #include "cli/store_cli.h"
 
 #define CMD "load"
@@ -33,9 +35,11 @@ static void usage(FILE *f)
 	        "key of the record; each field becomes a cell FAMILY:field with its text value.\n\n"
 	        "  --db DIR            store directory (default " RK_CLI_DEFAULT_DB ")\n"
 	        "  -s, --schema S      schema file or inline schema text\n"
-	        "  --format FMT        csv (default), tsv or jsonl\n"
-	        "  --header            the first line names the fields (default: detected)\n"
-	        "  --no-header         fields are positional, in schema order\n"
+	        "  --format FMT        csv (default; JSON lines are recognised), tsv or jsonl\n"
+	        "  --header            the first line names the fields (the default): columns\n"
+	        "                      map by name, in any order\n"
+	        "  --no-header         no header line: cells are the schema's fields in order\n"
+	        "  --max-record BYTES  refuse records longer than this (default 16 MiB)\n"
 	        "  -f, --family F      the family to write (default: the table's first)\n"
 	        "  --batch N           records per write batch (default 1000; up to two in flight)\n"
 	        "  --async             do not fsync each batch (see docs/store.md)\n"
@@ -275,7 +279,18 @@ static void failed_write(rk_table *t, ledger *l, const pending *p, const arena *
 	l->nfly = 0; /* reported; nothing is in flight any more */
 }
 
-int rk_cli_load(int argc, char **argv)
+/* ---- the command ---- */
+
+typedef struct load_args {
+	const char *db, *schema_arg, *family, *file;
+	const char *table;
+	rk_rec_options ro;
+	int strict, quiet, force;
+	uint64_t batch, seed;
+	rk_store_options so;
+} load_args;
+
+static int parse_args(load_args *a, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"db", required_argument, NULL, 'd'},   {"schema", required_argument, NULL, 's'},
@@ -284,32 +299,39 @@ int rk_cli_load(int argc, char **argv)
 		{"batch", required_argument, NULL, 'b'}, {"async", no_argument, NULL, 'a'},
 		{"strict", no_argument, NULL, 'S'},     {"seed", required_argument, NULL, 'e'},
 		{"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-		{"force", no_argument, NULL, 'X'},
+		{"force", no_argument, NULL, 'X'},      {"max-record", required_argument, NULL, 'M'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *db = RK_CLI_DEFAULT_DB, *schema_arg = NULL, *fmt_arg = "csv", *family = NULL;
-	int header = -1, strict = 0, quiet = 0, force = 0, c, rc = RK_EXIT_FAIL;
-	uint64_t batch = 1000, seed = 0;
-	rk_store_options so = RK_STORE_OPTIONS_INIT;
+	int c;
+	uint64_t max_record;
 	while ((c = getopt_long(argc, argv, "d:s:f:qh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
-		case 's': schema_arg = optarg; break;
-		case 'F': fmt_arg = optarg; break;
-		case 'H': header = 1; break;
-		case 'N': header = 0; break;
-		case 'f': family = optarg; break;
-		case 'a': so.durability = RK_DURABILITY_ASYNC; break;
-		case 'S': strict = 1; break;
-		case 'q': quiet = 1; break;
-		case 'X': force = 1; break;
+		case 'd': a->db = optarg; break;
+		case 's': a->schema_arg = optarg; break;
+		case 'F':
+			if (rk_rec__format_parse(&a->ro.format, optarg) < 0)
+				return rk_cli_usage_error(CMD, "unknown format '%s' (csv, tsv or jsonl)", optarg);
+			break;
+		case 'H': a->ro.header = 1; break;
+		case 'N': a->ro.header = 0; break;
+		case 'f': a->family = optarg; break;
+		case 'a': a->so.durability = RK_DURABILITY_ASYNC; break;
+		case 'S': a->strict = 1; break;
+		case 'q': a->quiet = 1; break;
+		case 'X': a->force = 1; break;
 		case 'b':
-			if (rk_cli__parse_u64(&batch, optarg) || batch < 1 || batch > 1000000)
+			if (rk_cli__parse_u64(&a->batch, optarg) || a->batch < 1 || a->batch > 1000000)
 				return rk_cli_usage_error(CMD, "bad batch size '%s' (1..1000000)", optarg);
 			break;
 		case 'e':
-			if (rk_cli__parse_u64(&seed, optarg))
+			if (rk_cli__parse_u64(&a->seed, optarg))
 				return rk_cli_usage_error(CMD, "bad seed '%s'", optarg);
+			break;
+		case 'M':
+			if (rk_cli__parse_u64(&max_record, optarg) || max_record < 1 || max_record > (1ull << 31))
+				return rk_cli_usage_error(CMD, "--max-record: '%s' is not in 1..2147483648 bytes",
+				                          optarg);
+			a->ro.max_record = (size_t)max_record;
 			break;
 		case 'h':
 			usage(stdout);
@@ -320,220 +342,284 @@ int rk_cli_load(int argc, char **argv)
 	}
 	if (argc - optind < 1 || argc - optind > 2)
 		return rk_cli_usage_error(CMD, "expected TABLE [FILE]");
-	if (!schema_arg)
+	if (!a->schema_arg)
 		return rk_cli_usage_error(CMD, "a schema is required (-s FILE or -s 'fields ...; key ...')");
-	rk_rec_format fmt;
-	if (rk_rec_format_parse(&fmt, fmt_arg) < 0)
-		return rk_cli_usage_error(CMD, "unknown format '%s' (csv, tsv or jsonl)", fmt_arg);
-	const char *table_name = argv[optind];
-	const char *file = argc - optind == 2 ? argv[optind + 1] : NULL;
+	a->table = argv[optind];
+	a->file = argc - optind == 2 ? argv[optind + 1] : NULL;
+	a->ro.name = a->file ? a->file : "<stdin>";
+	return -1; /* go on */
+}
 
-	rk_schema *schema = NULL;
-	rk_encoder *enc = NULL;
-	rk_store *s = NULL;
-	rk_table *t = NULL;
-	rk_reader rd;
-	int reader_open = 0;
-	FILE *in = stdin;
-	rk_value *values = NULL;
-	uint8_t *key = NULL;
-	char *text = NULL;
-	size_t text_cap = 0;
-	arena a = {0};
-	pending p = {.sp = {.first_row = 1}};
-	ledger l = {0};
-	uint64_t rejected = 0;
-	long prev_line = 0; /* the line the previous record ended on */
-	double t0 = now_s(), last_progress = 0;
-	int progress = !quiet && isatty(STDERR_FILENO);
-
-	if (rk_schema_load(&schema, schema_arg)) {
-		rk_cli_fail(CMD, "reading the schema");
-		goto out;
-	}
-	size_t nf = rk_schema_nfields(schema), maxkey = rk_schema_max_key_len(schema);
-	if (rk_encoder_new(&enc, schema, seed)) {
-		rk_cli_fail(CMD, "preparing the encoder");
-		goto out;
-	}
-	values = calloc(nf ? nf : 1, sizeof *values);
-	key = malloc(maxkey ? maxkey : 1);
-	p.cap = (size_t)batch * (nf ? nf : 1);
-	p.m = calloc(p.cap, sizeof *p.m);
-	p.row_off = calloc(p.cap, sizeof *p.row_off);
-	p.val_off = calloc(p.cap, sizeof *p.val_off);
-	p.rec = calloc(p.cap, sizeof *p.rec);
-	p.res = calloc(p.cap, sizeof *p.res);
-	p.line = calloc((size_t)batch, sizeof *p.line);
-	if (!values || !key || !p.m || !p.row_off || !p.val_off || !p.rec || !p.res || !p.line) {
-		fprintf(stderr, "rowkey load: out of memory\n");
-		goto out;
-	}
-	if (file && !(in = fopen(file, "r"))) {
-		fprintf(stderr, "rowkey load: cannot open %s\n", file);
-		goto out;
-	}
-	if (!(s = rk_cli__open_store(CMD, db, 0, &so)))
-		goto out;
-	if (rk_table_open(&t, s, table_name)) {
-		rk_cli_fail(CMD, "opening the table");
-		goto out;
-	}
+/* The family to write: the named one, or the table's first. */
+static int pick_family(char *out, size_t cap, rk_store *s, const char *table, const char *family)
+{
 	rk_table_info *ti;
 	size_t nt;
+	int ok = 0;
 	if (rk_table_list(&ti, &nt, s)) {
 		rk_cli_fail(CMD, "listing tables");
-		goto out;
+		return -1;
 	}
-	static char fambuf[RK_MAX_FAMILY_LEN + 1];
-	int fam_ok = 0;
-	for (size_t i = 0; i < nt; i++) {
-		if (strcmp(ti[i].name, table_name))
+	for (size_t i = 0; i < nt && !ok; i++) {
+		if (strcmp(ti[i].name, table))
 			continue;
-		for (size_t f = 0; f < ti[i].nfamilies; f++)
+		for (size_t f = 0; f < ti[i].nfamilies && !ok; f++)
 			if (family ? !strcmp(family, ti[i].families[f].name) : f == 0) {
-				snprintf(fambuf, sizeof fambuf, "%s", ti[i].families[f].name);
-				fam_ok = 1;
-				break;
+				snprintf(out, cap, "%s", ti[i].families[f].name);
+				ok = 1;
 			}
 	}
 	rk_table_info_free(ti, nt);
-	if (!fam_ok) {
-		fprintf(stderr, "rowkey load: table %s has no family '%s'\n", table_name,
-		        family ? family : "(none)");
-		goto out;
+	if (!ok)
+		fprintf(stderr, "rowkey load: table %s has no family '%s'\n", table, family ? family : "(none)");
+	return ok ? 0 : -1;
+}
+
+/* Everything one load holds. */
+typedef struct loader {
+	const load_args *a;
+	rk_schema *schema;
+	rk_encoder *enc;
+	rk_table *t;
+	rk_rec *rd;
+	rk_rec_map map;
+	rk_value *values;
+	uint8_t *key;
+	size_t nf, maxkey;
+	char *text;
+	size_t text_cap;
+	char family[RK_MAX_FAMILY_LEN + 1];
+	arena ar;
+	pending p;
+	ledger l;
+	uint64_t rejected;
+} loader;
+
+static int loader_alloc(loader *L)
+{
+	uint64_t batch = L->a->batch;
+	size_t nf = L->nf ? L->nf : 1;
+	L->values = calloc(nf, sizeof *L->values);
+	L->key = malloc(L->maxkey ? L->maxkey : 1);
+	L->p.cap = (size_t)batch * nf;
+	L->p.m = calloc(L->p.cap, sizeof *L->p.m);
+	L->p.row_off = calloc(L->p.cap, sizeof *L->p.row_off);
+	L->p.val_off = calloc(L->p.cap, sizeof *L->p.val_off);
+	L->p.rec = calloc(L->p.cap, sizeof *L->p.rec);
+	L->p.res = calloc(L->p.cap, sizeof *L->p.res);
+	L->p.line = calloc((size_t)batch, sizeof *L->p.line);
+	if (L->values && L->key && L->p.m && L->p.row_off && L->p.val_off && L->p.rec && L->p.res &&
+	    L->p.line)
+		return 0;
+	fprintf(stderr, "rowkey load: out of memory\n");
+	return -1;
+}
+
+/* A record the schema cannot take: counted, and said for the first ten. */
+static void reject(loader *L, long line, const char *why, int named)
+{
+	L->rejected++;
+	if (L->a->strict || L->rejected <= 10) {
+		if (named) /* the reader's message names the input and line itself */
+			fprintf(stderr, "rowkey load: %s\n", why);
+		else
+			fprintf(stderr, "rowkey load: %s: line %ld: %s\n", L->a->ro.name, line, why);
 	}
-	/* the first load with a schema stores it with the table; later loads and
-	   queries with another one are refused (their keys would not decode) */
-	if (rk_cli__table_schema(s, CMD, table_name, schema, 1, force))
-		goto out;
-	if (rk_reader_open(&rd, in, fmt, schema, header)) {
-		rk_cli_fail(CMD, file ? file : "<stdin>");
-		goto out;
+	if (L->rejected == 10 && !L->a->strict)
+		fprintf(stderr, "rowkey load: (further rejected records not shown)\n");
+}
+
+/* The record's cells into the pending batch: one per present field. */
+static int add_cells(loader *L, size_t klen, long line)
+{
+	pending *p = &L->p;
+	long roff = arena_put(&L->ar, L->key, klen);
+	if (roff < 0)
+		return -1;
+	for (size_t i = 0; i < L->nf; i++) {
+		if (!L->values[i].present)
+			continue;
+		rk_type ty = rk_schema_field_type(L->schema, i);
+		size_t need = rk_value_format(L->text, L->text_cap, ty, &L->values[i]) + 1;
+		if (need > L->text_cap) {
+			char *q = realloc(L->text, need);
+			if (!q)
+				return -1;
+			L->text = q;
+			L->text_cap = need;
+			rk_value_format(L->text, L->text_cap, ty, &L->values[i]);
+		}
+		long voff = arena_put(&L->ar, L->text, need - 1);
+		const char *qual = rk_schema_field_name(L->schema, i);
+		if (voff < 0)
+			return -1;
+		p->row_off[p->n] = (size_t)roff;
+		p->val_off[p->n] = (size_t)voff;
+		p->rec[p->n] = (size_t)p->sp.nrows;
+		p->m[p->n] = (rk_mutation){RK_MUT_PUT, NULL, klen, L->family, (const uint8_t *)qual,
+		                           strlen(qual), 0, NULL, need - 1};
+		p->n++;
 	}
-	rk_reader_note_ignored(&rd, stderr, "load");
-	reader_open = 1;
+	p->line[p->sp.nrows] = line;
+	if (p->sp.nrows++ == 0)
+		p->sp.first_line = line;
+	p->sp.last_line = line;
+	return 0;
+}
+
+/* Reads, encodes and writes every record. 0 at the input's end, -1 when the
+ * load stops (said). */
+static int load_records(loader *L)
+{
+	double t0 = now_s(), last_progress = 0;
+	int progress = !L->a->quiet && isatty(STDERR_FILENO);
 	for (;;) {
-		prev_line = rd.line;
-		int e = rk_reader_next(&rd, values, schema);
+		rk_record rec;
+		int e = rk_rec__next(L->rd, &rec);
 		if (e == RK_EITEROVER)
-			break;
-		if (e && e != RK_EINVALID) { /* the input cannot be read: never its end */
-			fprintf(stderr, "rowkey load: %s: %s\n", file ? file : "<stdin>", rk_error_last());
-			goto out; /* the batches in flight are settled there */
-		}
-		size_t klen = 0;
-		const char *why = NULL;
-		int read_error = e != 0; /* the reader's message names the line itself */
-		if (!e)
-			e = rk_key_encode(key, maxkey, &klen, enc, values);
-		if (!e && (klen == 0 || klen > RK_MAX_ROW_LEN)) {
-			e = klen ? RK_ETOOLONG : RK_EINVALID;
-			why = klen ? "row key over 32767 bytes" : "empty row key";
-		}
-		if (e) {
-			rejected++;
-			if ((strict || rejected <= 10) && read_error)
-				fprintf(stderr, "rowkey load: %s: %s\n", file ? file : "<stdin>",
-				        rk_error_last());
-			else if (strict || rejected <= 10)
-				fprintf(stderr, "rowkey load: %s: line %ld: %s\n", file ? file : "<stdin>",
-				        rd.line, why ? why : rk_error_last());
-			if (rejected == 10 && !strict)
-				fprintf(stderr, "rowkey load: (further rejected records not shown)\n");
-			if (strict)
-				goto out; /* the batches in flight are settled there */
+			return 0;
+		if (e == RK_EINVALID || e == RK_ETOOLONG ||
+		    (!e && (e = rk_rec__map_values(L->values, &L->map, L->rd, &rec)) != 0)) {
+			reject(L, 0, rk_error_last(), 1);
+			if (L->a->strict)
+				return -1;
 			continue;
 		}
-		long roff = arena_put(&a, key, klen);
-		if (roff < 0)
-			goto nomem;
-		for (size_t i = 0; i < nf; i++) {
-			if (!values[i].present)
-				continue;
-			rk_type ty = rk_schema_field_type(schema, i);
-			size_t need = rk_value_format(text, text_cap, ty, &values[i]) + 1;
-			if (need > text_cap) {
-				char *q = realloc(text, need);
-				if (!q)
-					goto nomem;
-				text = q;
-				text_cap = need;
-				rk_value_format(text, text_cap, ty, &values[i]);
-			}
-			long voff = arena_put(&a, text, need - 1);
-			const char *qual = rk_schema_field_name(schema, i);
-			if (voff < 0)
-				goto nomem;
-			p.row_off[p.n] = (size_t)roff;
-			p.val_off[p.n] = (size_t)voff;
-			p.rec[p.n] = (size_t)p.sp.nrows;
-			p.m[p.n] = (rk_mutation){RK_MUT_PUT, NULL, klen, fambuf, (const uint8_t *)qual,
-			                         strlen(qual), 0, NULL, need - 1};
-			p.n++;
+		if (e) { /* the input cannot be read: never its end */
+			fprintf(stderr, "rowkey load: %s\n", rk_error_last());
+			return -1;
 		}
-		p.line[p.sp.nrows] = rd.line;
-		if (p.sp.nrows++ == 0)
-			p.sp.first_line = prev_line + 1;
-		p.sp.last_line = rd.line;
+		size_t klen = 0;
+		e = rk_key_encode(L->key, L->maxkey, &klen, L->enc, L->values);
+		if (!e && (klen == 0 || klen > RK_MAX_ROW_LEN)) {
+			reject(L, rec.line, klen ? "row key over 32767 bytes" : "empty row key", 0);
+			e = 1;
+		} else if (e) {
+			reject(L, rec.line, rk_error_last(), 0);
+		}
+		if (e) {
+			if (L->a->strict)
+				return -1;
+			continue;
+		}
+		if (add_cells(L, klen, rec.line)) {
+			fprintf(stderr, "rowkey load: out of memory\n");
+			return -1;
+		}
 		/* a batch of records without cells (none present) waits for one with */
-		if (p.sp.nrows >= batch && p.n) {
-			if (send(t, &l, &p, &a)) {
-				failed_write(t, &l, &p, &a, "writing a batch");
-				goto out;
+		if (L->p.sp.nrows >= L->a->batch && L->p.n) {
+			if (send(L->t, &L->l, &L->p, &L->ar)) {
+				failed_write(L->t, &L->l, &L->p, &L->ar, "writing a batch");
+				return -1;
 			}
 			if (progress && now_s() - last_progress > 0.25) {
 				last_progress = now_s(); /* written: acknowledged, not merely sent */
 				fprintf(stderr, "\rloaded %llu rows (%.0f rows/s), %llu rejected",
-				        (unsigned long long)l.written,
-				        (double)l.written / (last_progress - t0),
-				        (unsigned long long)rejected);
+				        (unsigned long long)L->l.written,
+				        (double)L->l.written / (last_progress - t0),
+				        (unsigned long long)L->rejected);
 			}
 		}
 	}
-	if (p.n && send(t, &l, &p, &a)) {
-		failed_write(t, &l, &p, &a, "writing a batch");
-		goto out;
+}
+
+/* The last batches, then the summary. */
+static int finish(loader *L, double t0)
+{
+	if (L->p.n && send(L->t, &L->l, &L->p, &L->ar)) {
+		failed_write(L->t, &L->l, &L->p, &L->ar, "writing a batch");
+		return -1;
 	}
-	if (rk_table_flush(t)) {
-		failed_write(t, &l, &p, &a, "finishing the last batches");
-		goto out;
+	if (rk_table_flush(L->t)) {
+		failed_write(L->t, &L->l, &L->p, &L->ar, "finishing the last batches");
+		return -1;
 	}
-	ledger_ack(&l, l.nfly);
-	l.written += p.sp.nrows; /* trailing records without cells: nothing to write */
+	ledger_ack(&L->l, L->l.nfly);
+	L->l.written += L->p.sp.nrows; /* trailing records without cells: nothing to write */
 	double secs = now_s() - t0;
-	if (progress)
+	if (!L->a->quiet && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r%60s\r", "");
 	printf("rows %llu, seconds %.2f, rows/s %.0f, rejected %llu\n",
-	       (unsigned long long)l.written, secs, secs > 0 ? (double)l.written / secs : 0.0,
-	       (unsigned long long)rejected);
-	rc = RK_EXIT_OK;
-	goto out;
-nomem:
-	fprintf(stderr, "rowkey load: out of memory\n");
-out:
+	       (unsigned long long)L->l.written, secs, secs > 0 ? (double)L->l.written / secs : 0.0,
+	       (unsigned long long)L->rejected);
+	return 0;
+}
+
+/* Schema, encoder, input, store, table, family and the schema check. */
+static int load_open(loader *L, rk_store **s, FILE **in)
+{
+	const load_args *a = L->a;
+	if (rk_schema_load(&L->schema, a->schema_arg)) {
+		rk_cli_fail(CMD, "reading the schema");
+		return -1;
+	}
+	L->nf = rk_schema_nfields(L->schema);
+	L->maxkey = rk_schema_max_key_len(L->schema);
+	if (rk_encoder_new(&L->enc, L->schema, a->seed)) {
+		rk_cli_fail(CMD, "preparing the encoder");
+		return -1;
+	}
+	if (loader_alloc(L))
+		return -1;
+	if (a->file && !(*in = fopen(a->file, "r"))) {
+		fprintf(stderr, "rowkey load: cannot open %s: %s\n", a->file, strerror(errno));
+		return -1;
+	}
+	/* the header is checked against the schema before the store is touched */
+	if (rk_rec__open(&L->rd, *in, &a->ro) || rk_rec__map_init(&L->map, L->rd, L->schema)) {
+		fprintf(stderr, "rowkey load: %s\n", rk_error_last());
+		return -1;
+	}
+	rk_rec__map_notes(&L->map, L->rd, stderr, CMD);
+	rk_store_options so = a->so;
+	if (!(*s = rk_cli__open_store(CMD, a->db, 0, &so)))
+		return -1;
+	if (rk_table_open(&L->t, *s, a->table)) {
+		rk_cli_fail(CMD, "opening the table");
+		return -1;
+	}
+	if (pick_family(L->family, sizeof L->family, *s, a->table, a->family))
+		return -1;
+	/* the first load with a schema stores it with the table; later loads and
+	   queries with another one are refused (their keys would not decode) */
+	return rk_cli__table_schema(*s, CMD, a->table, L->schema, 1, a->force) ? -1 : 0;
+}
+
+int rk_cli_load(int argc, char **argv)
+{
+	load_args a = {.db = RK_CLI_DEFAULT_DB, .ro = RK_REC_OPTIONS_INIT, .batch = 1000,
+	               .so = RK_STORE_OPTIONS_INIT};
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = RK_EXIT_FAIL;
+	loader L = {.a = &a, .p = {.sp = {.first_row = 1}}};
+	rk_store *s = NULL;
+	FILE *in = stdin;
+	double t0 = now_s();
+	if (load_open(&L, &s, &in) == 0 && load_records(&L) == 0 && finish(&L, t0) == 0)
+		rc = RK_EXIT_OK;
 	/* stopped early (--strict, out of memory): a batch still in flight may
 	 * yet fail, and rk_table_close could not say so */
-	if (l.nfly && rk_table_flush(t))
-		failed_write(t, &l, &p, &a, "finishing the batches in flight");
-	if (reader_open)
-		rk_reader_close(&rd);
-	rk_table_close(t);
+	if (L.l.nfly && rk_table_flush(L.t))
+		failed_write(L.t, &L.l, &L.p, &L.ar, "finishing the batches in flight");
+	rk_rec__close(L.rd);
+	rk_table_close(L.t);
 	if (s)
 		rc = rk_cli__close_store(CMD, s, rc);
 	if (in && in != stdin)
 		fclose(in);
-	rk_encoder_free(enc);
-	rk_schema_free(schema);
-	free(values);
-	free(key);
-	free(text);
-	free(a.p);
-	free(p.m);
-	free(p.row_off);
-	free(p.val_off);
-	free(p.rec);
-	free(p.res);
-	free(p.line);
+	rk_encoder_free(L.enc);
+	rk_schema_free(L.schema);
+	free(L.values);
+	free(L.key);
+	free(L.text);
+	free(L.ar.p);
+	free(L.p.m);
+	free(L.p.row_off);
+	free(L.p.val_off);
+	free(L.p.rec);
+	free(L.p.res);
+	free(L.p.line);
 	return rc;
 }

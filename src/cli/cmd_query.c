@@ -11,7 +11,7 @@
 #include <rowkey/query.h>
 
 #include "cli/cli.h"
-#include "cli/records.h"
+#include "cli/textio.h"
 #include "cli/store_cli.h"
 
 static void help(FILE *f)

@@ -5,7 +5,7 @@
  */
 #include "cli/store_cli.h"
 
-#include "cli/records.h"
+#include "cli/textio.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,7 +65,7 @@ int rk_cli__close_store(const char *cmd, rk_store *s, int rc)
 
 int rk_cli__unescape(uint8_t **out, size_t *len, const char *text)
 {
-	/* one escape dialect for every command: records.c's */
+	/* one escape dialect for every command: textio.c */
 	size_t n = strlen(text);
 	uint8_t *b = malloc(n + 1);
 	if (!b || rk_parse_escaped(b, len, text, n) < 0) {

@@ -84,7 +84,7 @@ expect_grep decode_bad_msg "line 1: key byte 0" "$T/err"
 printf 'date,time,id\n230611,063031,1\n230611,063031,notanumber\n230611,063031,3\n' > "$T/bad.csv"
 "$R" encode -s "$S" --in "$T/bad.csv" > "$T/out" 2> "$T/err"; rc=$?
 expect_rc stop_rc $rc 1
-expect_grep stop_msg "line 3, field 'id': 'notanumber' is not a valid u64" "$T/err"
+expect_grep stop_msg "line 3, column 15, field 'id': 'notanumber' is not a valid u64" "$T/err"
 expect_eq stop_out_count "$(wc -l < "$T/out")" "1"
 "$R" encode -s "$S" --in "$T/bad.csv" --on-error skip > "$T/out" 2> "$T/err"; rc=$?
 expect_rc skip_rc $rc 0
