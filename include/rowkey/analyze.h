@@ -32,14 +32,31 @@ typedef struct rk_workload_options {
 	const char *name;     /* messages, keys, urls, trades, cars, users, file */
 	uint64_t seed;        /* the same seed gives the same operations */
 	double rate;          /* operations (writes + reads) per virtual second, > 0 */
-	double duration;      /* virtual seconds, > 0 */
+	double duration;      /* virtual seconds, > 0 (generated workloads) */
 	double read_fraction; /* 0..1 of operations that are reads; < 0: the workload's default */
 	uint64_t cardinality; /* users, sellers, cars, subdomains per domain; 0: default */
 	double zipf;          /* skew exponent of Zipf draws (> 0); <= 0: default 1.1 */
-	const char *file;     /* "file" workload: CSV with a header line, or JSON lines */
+	const char *file;     /* "file" workload: records (CSV with a header, TSV, JSON lines) */
+	/* the file workload: every record is replayed, in file order, at the
+	 * data's own pace when it has a time field in order (that field's clock
+	 * is the time axis), else at `rate` */
+	uint64_t limit;       /* replay at most this many records; 0: all of them */
+	int fixed_rate;       /* 1: replay at `rate` even when the data has its own clock */
+	int format;           /* records format: 0 detect, 1 csv, 2 tsv, 3 jsonl */
+	int no_header;        /* 1: CSV/TSV without a header (fields col1, col2, ...) */
+	size_t memory;        /* bytes of records held in memory; 0: 1 GiB (past it the
+	                         file is read again for each pass, and the profile's
+	                         exact figures cover the records held) */
+	/* query shapes (docs/advisor.md): predicates in the language of rowkey
+	 * query with ? for values the data fills in, optionally led by a weight
+	 * ("5: store = ? AND ts >= ? AND ts < ?"). A file workload has no other
+	 * shapes; a generated workload's own shapes are replaced when set. */
+	const char *const *queries;
+	size_t nqueries;
 } rk_workload_options;
 
-#define RK_WORKLOAD_OPTIONS_INIT { "messages", 1, 1000.0, 600.0, -1.0, 0, 0.0, NULL }
+#define RK_WORKLOAD_OPTIONS_INIT \
+	{ "messages", 1, 1000.0, 600.0, -1.0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL, 0 }
 
 /* The workload names, NULL-terminated; static storage. */
 const char *const *rk_workload_names(void);

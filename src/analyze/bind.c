@@ -131,6 +131,25 @@ const rk_value *rk__bind(rk__binder *b, const rk__wval *rec)
 			v->present = 1;
 			continue;
 		}
+		if (x->has_text && (t == RK_T_STR || t == RK_T_BYTES)) {
+			v->v.s.ptr = (const uint8_t *)x->s; /* the digits as the file wrote them */
+			v->v.s.len = x->len;
+			continue;
+		}
+		if (kind == RK__W_F64) {
+			if (t == RK_T_F64) {
+				v->v.f = x->f;
+			} else if (t == RK_T_STR || t == RK_T_BYTES) {
+				int n = snprintf(b->buf[i], sizeof b->buf[i], "%.17g", x->f);
+				v->v.s.ptr = (const uint8_t *)b->buf[i];
+				v->v.s.len = (size_t)n;
+			} else {
+				rk__err(RK_EINVALID, "design %s: field '%s': the decimal %.17g is not an integer",
+				        b->design, rk__workload_field(b->w, (size_t)b->src[i])->name, x->f);
+				return NULL;
+			}
+			continue;
+		}
 		int neg = kind == RK__W_I64 && x->i < 0;
 		uint64_t mag = kind == RK__W_U64 ? x->u : neg ? 0 : (uint64_t)x->i;
 		if (t == RK_T_STR || t == RK_T_BYTES) {

@@ -1,13 +1,17 @@
 /*
- * Workload generators for the analyzer: seeded, reproducible streams of
- * operations in virtual time. A write carries one record (a value per
- * workload field); a read carries a query shape and two bound records, lo
- * and hi: the fields the query binds hold values, the others hold "the
- * smallest" / "the largest" markers (ext), so encoding lo and hi under a key
- * design gives the key range the query has to read.
+ * Workloads for the analyzer: streams of operations in virtual time, from a
+ * seeded generator (gen.c: messages, keys, urls, trades, cars, users) or
+ * from the records of a file (a dataset, replayed in file order at the
+ * data's own pace or a fixed rate). A write carries one record (a value per
+ * workload field); a read of a generated workload carries a query shape and
+ * two bound records, lo and hi: the fields the query binds hold values, the
+ * others hold "the smallest" / "the largest" markers (ext), so encoding lo
+ * and hi under a key design gives the key range the query has to read.
  *
- * Field values are native (u64, i64 or text); binding them to a schema's
- * field types is bind.c's job. Nothing here allocates per operation.
+ * Every workload also names its query shapes as predicates with ? (shape.c
+ * fills and prices them on the data). Field values are native (u64, i64,
+ * f64 or text); binding them to a schema's field types is bind.c's job.
+ * Nothing here allocates per operation.
  */
 #ifndef RK_ANALYZE_WORKLOAD_H
 #define RK_ANALYZE_WORKLOAD_H
@@ -17,14 +21,16 @@
 
 #include <rowkey/analyze.h>
 
-typedef enum { RK__W_U64 = 1, RK__W_I64 = 2, RK__W_STR = 3 } rk__wkind;
+typedef enum { RK__W_U64 = 1, RK__W_I64 = 2, RK__W_STR = 3, RK__W_F64 = 4 } rk__wkind;
 
 typedef struct rk__wval {
 	int ext;        /* 0: a value; -1: the smallest of its type; +1: the largest;
 	                   2: absent (a file record without the field) */
+	int has_text;   /* a number that also has its text in s (as a file wrote it) */
 	uint64_t u;     /* U64 */
 	int64_t i;      /* I64 */
-	const char *s;  /* STR: borrowed from the workload until the next call */
+	double f;       /* F64 */
+	const char *s;  /* STR (and numbers with has_text): borrowed until the next call */
 	size_t len;
 } rk__wval;
 
@@ -35,9 +41,19 @@ typedef struct rk__wfield {
 
 typedef struct rk__workload rk__workload;
 
-/* Opens the workload named in o (validated: rate, duration, fraction).
- * RK_ENOTFOUND for an unknown name or a missing file. */
+typedef struct rk__dataset rk__dataset;
+
+/* Opens the workload named in o (validated: rate, duration, fraction). A
+ * file workload reads its file into a dataset of its own. RK_ENOTFOUND for
+ * an unknown name or a missing file. */
 int rk__workload_open(rk__workload **out, const rk_workload_options *o);
+
+/* A file workload over a dataset read already (borrowed: it must outlive
+ * the workload), so several runs share one read of the file. */
+int rk__workload_open_on(rk__workload **out, const rk_workload_options *o, const rk__dataset *d);
+
+/* The dataset a file workload replays (NULL for a generated one). */
+const rk__dataset *rk__workload_dataset(const rk__workload *w);
 void rk__workload_close(rk__workload *w);
 
 /* Restarts the stream from its first operation (same seed, same ops). */
@@ -47,19 +63,29 @@ size_t rk__workload_nfields(const rk__workload *w);
 const rk__wfield *rk__workload_field(const rk__workload *w, size_t i);
 const char *rk__workload_name(const rk__workload *w);
 
-/* Query shapes: count and names (static). */
+/* Query shapes: count, names, predicates with ? and weights. Generated
+ * workloads execute their shapes as reads (rk__workload_query); every
+ * workload's shapes are priced by shape.c. Borrowed for the workload's life. */
 size_t rk__workload_nshapes(const rk__workload *w);
 const char *rk__workload_shape(const rk__workload *w, size_t i);
+const char *rk__workload_shape_where(const rk__workload *w, size_t i);
+double rk__workload_shape_weight(const rk__workload *w, size_t i);
 
 /* The workload's "fields ..." directive and an obvious key template (what a
  * first design would write), for suggestions. Borrowed. */
 const char *rk__workload_fields_text(const rk__workload *w);
 const char *rk__workload_natural_key(const rk__workload *w);
 
-/* Total operations and virtual duration in ms (known when opened). */
+/* Total operations and virtual duration in ms (known when opened). A file
+ * workload's total is its records (up to the limit); its duration is the
+ * data's own span when it replays at its own pace. */
 uint64_t rk__workload_total(const rk__workload *w);
 int64_t rk__workload_duration_ms(const rk__workload *w);
 double rk__workload_rate(const rk__workload *w);
+/* 1 when a file replays at its own pace (the time axis is the data's). */
+int rk__workload_own_time(const rk__workload *w);
+/* Unix ms of virtual time 0 (the first record's time; T0 for generators). */
+int64_t rk__workload_t0_ms(const rk__workload *w);
 
 /* The next operation: *t_ms its virtual time, *shape -1 for a write (values
  * in rk__workload_rec) or a shape index for a read (bounds in lo / hi).

@@ -1,0 +1,237 @@
+/*
+ * Streaming field statistics (see fstats.h). HyperLogLog after Flajolet et
+ * al. (2007) with the small-range correction (linear counting below 5/2 m);
+ * Space-Saving after Metwally, Agrawal and El Abbadi (2005). Hashes are
+ * XXH3-64, the library the key layer already links.
+ */
+#include "analyze/fstats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "key/timefmt.h"
+
+uint64_t rk__fstats_hash(const void *p, size_t n)
+{
+	return XXH3_64bits(p, n);
+}
+
+void rk__fstats_init(rk__fstats *s)
+{
+	memset(s, 0, sizeof *s);
+	s->len_min = SIZE_MAX;
+}
+
+static void hll_add(rk__fstats *s, uint64_t h)
+{
+	unsigned idx = (unsigned)(h >> (64 - RK__HLL_BITS));
+	uint64_t rest = h << RK__HLL_BITS | (1ull << (RK__HLL_BITS - 1));
+	uint8_t rank = (uint8_t)(__builtin_clzll(rest) + 1);
+	if (rank > s->hll[idx])
+		s->hll[idx] = rank;
+}
+
+double rk__fstats_distinct(const rk__fstats *s)
+{
+	const double m = 1 << RK__HLL_BITS;
+	double sum = 0;
+	unsigned zeros = 0;
+	for (unsigned i = 0; i < (1u << RK__HLL_BITS); i++) {
+		sum += ldexp(1.0, -s->hll[i]);
+		zeros += s->hll[i] == 0;
+	}
+	double e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+	if (e <= 2.5 * m && zeros)
+		e = m * log(m / zeros);
+	return e;
+}
+
+/* Space-Saving: the value's counter, or the smallest one taken over. */
+static void ss_add(rk__fstats *s, uint64_t h, const void *p, size_t n)
+{
+	size_t min = 0;
+	for (size_t i = 0; i < s->nss; i++) {
+		if (s->ss[i].h == h) {
+			s->ss[i].count++;
+			return;
+		}
+		if (s->ss[i].count < s->ss[min].count)
+			min = i;
+	}
+	rk__ss *c;
+	if (s->nss < RK__SS_K) {
+		c = &s->ss[s->nss++];
+		c->count = 0;
+		c->err = 0;
+	} else {
+		c = &s->ss[min];
+		c->err = c->count;
+	}
+	c->h = h;
+	c->count++;
+	c->len = (uint8_t)(n < RK__SS_TEXT ? n : RK__SS_TEXT);
+	c->cut = n > RK__SS_TEXT;
+	memcpy(c->text, p, c->len);
+}
+
+static void lengths(rk__fstats *s, size_t n)
+{
+	if (n < s->len_min)
+		s->len_min = n;
+	if (n > s->len_max)
+		s->len_max = n;
+	s->len_sum += n;
+}
+
+/* A pair with the previous value: numbers compare as numbers, text as bytes. */
+static void monotonic(rk__fstats *s, int is_num, double num, const void *p, size_t n)
+{
+	if (s->prev_kind) {
+		s->pairs++;
+		if (is_num && s->prev_kind == 1) {
+			s->num_pairs++;
+			s->ge_num += num >= s->prev_num;
+		}
+		size_t m = n < s->prev_len ? n : s->prev_len;
+		int c = m ? memcmp(p, s->prev_text, m) : 0;
+		s->ge_bytes += c > 0 || (c == 0 && n >= s->prev_len);
+	}
+	s->prev_kind = is_num ? 1 : 2;
+	s->prev_num = num;
+	s->prev_len = n < sizeof s->prev_text ? n : sizeof s->prev_text;
+	memcpy(s->prev_text, p, s->prev_len);
+}
+
+static void number_seen(rk__fstats *s, double d)
+{
+	if (!s->have_num || d < s->min)
+		s->min = d;
+	if (!s->have_num || d > s->max)
+		s->max = d;
+	s->have_num = 1;
+}
+
+/* Classifies text: 1 an integer (*d its value), 2 another number, 3 an
+ * ISO-8601 time (*iso), 0 text. */
+static int classify(rk__fstats *s, const char *p, size_t n, double *d, int64_t *iso)
+{
+	size_t i = p[0] == '-';
+	size_t digits = 0;
+	while (i + digits < n && p[i + digits] >= '0' && p[i + digits] <= '9')
+		digits++;
+	if (digits && i + digits == n && digits <= 20) {
+		char buf[24];
+		memcpy(buf, p, n);
+		buf[n] = 0;
+		errno = 0;
+		if (p[0] == '-') {
+			long long v = strtoll(buf, NULL, 10);
+			*d = (double)v;
+			s->shape.neg = 1;
+		} else {
+			unsigned long long v = strtoull(buf, NULL, 10);
+			*d = (double)v;
+			s->shape.big |= v > (unsigned long long)INT64_MAX;
+		}
+		if (errno) /* past 64 bits: a number, not an integer a key can hold */
+			return 2;
+		if (digits > 1 && p[i] == '0')
+			s->shape.lead0++;
+		return 1;
+	}
+	if (n < 64 && n > 0 && (p[0] == '-' || p[0] == '.' || (p[0] >= '0' && p[0] <= '9'))) {
+		char buf[64], *end;
+		memcpy(buf, p, n);
+		buf[n] = 0;
+		*d = strtod(buf, &end);
+		if (*end == 0 && isfinite(*d))
+			return 2;
+	}
+	if (n >= 10 && p[4] == '-' && rk__iso8601_ms(iso, p, n) == 0)
+		return 3;
+	return 0;
+}
+
+void rk__fstats_text(rk__fstats *s, const char *p, size_t n, int absent)
+{
+	s->cells++;
+	if (absent || n == 0) {
+		s->empties++;
+		return;
+	}
+	uint64_t h = rk__fstats_hash(p, n);
+	hll_add(s, h);
+	ss_add(s, h, p, n);
+	lengths(s, n);
+	double d = 0;
+	int64_t iso = 0;
+	int k = classify(s, p, n, &d, &iso);
+	if (k == 1) {
+		s->shape.ints++;
+		number_seen(s, d);
+	} else if (k == 2) {
+		s->shape.decs++;
+		number_seen(s, d);
+	} else if (k == 3) {
+		if (!s->shape.isos || iso < s->iso_min)
+			s->iso_min = iso;
+		if (!s->shape.isos || iso > s->iso_max)
+			s->iso_max = iso;
+		s->shape.isos++;
+	} else {
+		s->shape.texts++;
+	}
+	monotonic(s, k == 1 || k == 2, d, p, n);
+}
+
+/* Typed values hash their decimal text, so a generated workload's values
+ * and a file's text of the same numbers profile alike. */
+static size_t dec(char *b, uint64_t v, int neg)
+{
+	char t[24];
+	size_t n = 0, o = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		b[o++] = '-';
+	while (n)
+		b[o++] = t[--n];
+	return o;
+}
+
+static void typed(rk__fstats *s, const char *b, size_t n, double d)
+{
+	s->cells++;
+	s->shape.ints++;
+	uint64_t h = rk__fstats_hash(b, n);
+	hll_add(s, h);
+	ss_add(s, h, b, n);
+	lengths(s, n);
+	number_seen(s, d);
+	monotonic(s, 1, d, b, n);
+}
+
+void rk__fstats_u64(rk__fstats *s, uint64_t v)
+{
+	char b[24];
+	typed(s, b, dec(b, v, 0), (double)v);
+}
+
+void rk__fstats_i64(rk__fstats *s, int64_t v)
+{
+	char b[24];
+	s->shape.neg |= v < 0;
+	typed(s, b, dec(b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0), (double)v);
+}
+
+double rk__fstats_monotonic(const rk__fstats *s, int numeric)
+{
+	if (numeric && s->num_pairs)
+		return (double)s->ge_num / (double)s->num_pairs;
+	return s->pairs ? (double)s->ge_bytes / (double)s->pairs : 0;
+}
