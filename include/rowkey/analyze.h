@@ -76,20 +76,53 @@ typedef struct rk_analyze_options {
 	unsigned time_buckets;     /* heatmap columns / time series length, 1..10000 */
 	unsigned key_buckets;      /* heatmap rows at the finest, 1..4096 */
 	size_t value_len;          /* value bytes written with each row (one cell) */
-	int presplit;              /* 1: regions from the design (buckets, hash prefix); 0: one */
+	int presplit;              /* 1: regions from the design (buckets, hash prefix); 2: also
+	                              any other design, one region per server at the data's
+	                              own key quantiles (what suggest proposes); 0: one */
 } rk_analyze_options;
 
 #define RK_ANALYZE_OPTIONS_INIT { 16, 10000.0, 256ull << 20, 300.0, 120, 1000, 100, 1 }
 
-/* What one query shape of the workload costs under the design, from the
- * key library's planner (rk_plan_build) over sampled queries of the shape,
- * priced on the final region map. */
+/* What one query shape of the workload costs under the design: the shape
+ * filled from the data several times, each query planned by the key
+ * library's planner (rk_plan_build) and priced on the final region map
+ * (docs/advisor.md). */
 typedef struct rk_query_cost {
-	const char *name;  /* "latest 10 for a user (last minute)", ... (static) */
-	const char *plan;  /* "get", "gets", "scan", "one scan per bucket", "full scan" (static) */
+	const char *name;  /* "a seller's trades of the last hour", or the query */
+	const char *plan;  /* "get", "gets", "scan", "one scan per bucket", "full scan",
+	                      "ranges that read most of the table" */
 	double ranges;     /* mean key ranges per query (1 for a get) */
 	double regions;    /* mean regions touched per query, with the final region map */
+	const char *query; /* the shape as a predicate with ? */
+	double weight;     /* its weight in the ranking */
+	const char *kind;  /* "gets", "ranges" or "scan" (ranges reading half the table
+	                      or more are a scan) */
+	double rows_read;          /* mean rows a query reads */
+	double rows_returned;      /* mean rows it returns (exact on the data) */
+	double rows_read_per_row;  /* read amplification: rows read / rows returned */
+	int rows_read_estimated;   /* 1: rows read estimated from the design's sampled keys */
+	unsigned merge_ways;       /* salt buckets merged to return rows in order, or 0 */
+	int ordered;               /* 1: rows come back in key order from one range or gets */
+	size_t samples;            /* filled queries priced */
 } rk_query_cost;
+
+/* Why writes or reads land where they do: one cause with its number and the
+ * remedy the seeds teach, with its price on reads (docs/advisor.md lists
+ * every kind). Strings are static or owned by the analysis. */
+typedef struct rk_cause {
+	const char *kind;    /* not_unique, rising_lead, low_cardinality, hot_key,
+	                        few_buckets, few_regions, balancer_off, skew, full_scan,
+	                        read_amplification, fan_out, numbers_as_text, long_key */
+	const char *field;   /* the field it is about, or NULL */
+	const char *value;   /* hot_key: the hot value as the data writes it; else NULL */
+	double number;       /* the measured number the text cites */
+	const char *unit;    /* what number is: "share", "distinct", "buckets", "regions",
+	                        "servers", "rows_per_row", "ranges", "bytes", "keys" */
+	const char *text;    /* the cause in words, with its numbers */
+	const char *remedy;  /* the remedy, with its price on reads */
+	const char *pattern; /* Key Visualizer's name for its heatmap pattern, or NULL */
+	const char *query;   /* a query shape's cause: the shape's name; else NULL */
+} rk_cause;
 
 typedef struct rk_report {
 	const char *design;       /* label given to the run (borrowed from the analysis) */
@@ -119,6 +152,10 @@ typedef struct rk_report {
 	size_t nqueries;
 	const rk_query_cost *queries;
 	const char *verdict;      /* one plain-language line */
+	size_t ncauses;
+	const rk_cause *causes;   /* most important first */
+	uint64_t key_distinct;    /* distinct row keys among the writes checked */
+	uint64_t keys_checked;    /* writes whose keys were counted (all, up to 16M) */
 	/* store runs: the write side measured in wall-clock time, the store's
 	 * region servers capped at `capacity` operations per second each */
 	int throughput_measured;  /* 1: throughput is rows written per second of
@@ -172,7 +209,7 @@ int rk_analysis_from_metrics(rk_analysis **out, const char *dir, const char *tab
 /* Sets one option from text by its command-line name: workload, seed, rate,
  * duration, read-fraction, cardinality, zipf, file, servers, capacity,
  * split-threshold (bytes, K/M/G suffixes), balance-interval, time-buckets,
- * key-buckets, value-len, presplit (0/1). `w` or `o` may be NULL when the
+ * key-buckets, value-len, presplit (0/1/2), memory, limit. `w` or `o` may be NULL when the
  * name is not theirs. Borrows `value` for the string options (workload,
  * file). RK_ENOTFOUND for an unknown name, RK_EINVALID for a bad value; the
  * message names both. */
@@ -182,6 +219,12 @@ int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char 
 /* Attaches the design's schema text to a run (shown in the HTML report).
  * Copied. */
 int rk_analysis_set_schema_text(rk_analysis *a, const char *text);
+
+/* The table's initial split points in the run (bucket boundaries, hash
+ * prefix or data quantiles, per rk_analyze_options.presplit): returns the
+ * count, and when i is below it, split i (borrowed, valid until
+ * rk_analysis_free) in *key / *len. */
+size_t rk_analysis_splits(const rk_analysis *a, size_t i, const uint8_t **key, size_t *len);
 
 /* The report of a run: borrowed, valid until rk_analysis_free. */
 const rk_report *rk_analysis_report(const rk_analysis *a);
@@ -231,23 +274,153 @@ int rk_analysis_write_compare_png(const char *path, const rk_analysis *const *ru
 int rk_analysis_write_html(const char *path, const char *title, const rk_analysis *const *runs,
                            size_t n);
 
+/* ---- data profiles ---- */
+
+/* What a records file (or a generated workload's writes) holds: per field
+ * the inferred type, values and empties, distinct values, the most frequent
+ * values with their shares, how often a value is >= the one before it, the
+ * lengths of its text; and the smallest field sets that identify every
+ * record. One pass over the input, memory bounded (docs/advisor.md). */
+typedef struct rk_profile rk_profile;
+
+typedef struct rk_profile_options {
+	size_t memory;     /* bytes of records held for exact figures; 0: 1 GiB. Past
+	                      it distinct counts are HyperLogLog estimates and the
+	                      field sets are checked on the records held */
+	uint64_t limit;    /* records to read at most; 0: all */
+	int format;        /* 0 detect, 1 csv, 2 tsv, 3 jsonl */
+	int no_header;     /* CSV/TSV without a header: fields col1, col2, ... */
+	/* progress, every 65536 records and at each step's end (may be NULL) */
+	void (*progress)(const char *what, uint64_t done, uint64_t bytes, void *payload);
+	void *payload;
+} rk_profile_options;
+
+#define RK_PROFILE_OPTIONS_INIT { 0, 0, 0, 0, NULL, NULL }
+
+typedef struct rk_value_count {
+	const char *value; /* as the input wrote it (at most 48 bytes shown) */
+	uint64_t count;
+	double share;      /* of the field's values */
+} rk_value_count;
+
+typedef struct rk_field_profile {
+	const char *name;
+	const char *type;      /* u64, i64, f64, ts or str: what a schema should declare */
+	const char *time_unit; /* ts: "s", "ms", "us", "ns" or "ISO-8601"; else NULL */
+	uint64_t values;       /* records with a value */
+	uint64_t empties;      /* records with an empty or no value */
+	uint64_t distinct;
+	int distinct_exact;    /* 0: a HyperLogLog estimate (about 1.6% error) */
+	double monotonic;      /* share of consecutive values >= the one before */
+	double min, max;       /* numbers and times (times in ms) */
+	size_t len_min, len_max;
+	double len_avg;
+	size_t ntop;           /* up to 5 most frequent values (counts exact when
+	                          distinct_exact, else upper bounds) */
+	rk_value_count top[5];
+} rk_field_profile;
+
+/* Profiles a records file (docs/records.md). The caller frees *out with
+ * rk_profile_free. RK_ENOTFOUND: no such file; RK_EINVALID: no records, a
+ * bad header. */
+int rk_profile_file(rk_profile **out, const char *path, const rk_profile_options *o);
+
+/* Profiles the writes of a workload (a generated one, or a file). */
+int rk_profile_workload(rk_profile **out, const rk_workload_options *w,
+                        const rk_profile_options *o);
+
+void rk_profile_free(rk_profile *p);
+
+/* Records read, records the exact figures cover (all of them unless the
+ * memory bound was reached), records the reader refused. */
+uint64_t rk_profile_records(const rk_profile *p);
+uint64_t rk_profile_checked(const rk_profile *p);
+uint64_t rk_profile_rejected(const rk_profile *p);
+
+size_t rk_profile_nfields(const rk_profile *p);
+/* Borrowed, valid until rk_profile_free. */
+const rk_field_profile *rk_profile_field(const rk_profile *p, size_t i);
+
+/* The smallest field sets whose values identify every checked record (each
+ * a list of field indexes, at most 8 sets). None when no set does: then
+ * rk_profile_duplicates says how many records repeat another exactly. */
+size_t rk_profile_nunique(const rk_profile *p);
+size_t rk_profile_unique(const rk_profile *p, size_t i, const size_t **fields);
+uint64_t rk_profile_duplicates(const rk_profile *p);
+
+/* The field that is the data's clock (a time field in order), or -1. */
+int rk_profile_clock(const rk_profile *p);
+
+/* Text (a table and the findings) and one JSON object. The caller frees
+ * *out with free(). */
+int rk_profile_text(char **out, const rk_profile *p);
+int rk_profile_json(char **out, const rk_profile *p);
+
 /* ---- suggestions ---- */
 
+typedef struct rk_suggest_options {
+	size_t top;         /* proposals kept, best first (0: 8) */
+	unsigned threads;   /* designs simulated at once (0: 2) */
+	/* progress: "profiling" (records, bytes), "design" (designs done, of total) */
+	void (*progress)(const char *what, uint64_t done, uint64_t total, void *payload);
+	void *payload;
+} rk_suggest_options;
+
+#define RK_SUGGEST_OPTIONS_INIT { 8, 0, NULL, NULL }
+
+/* One table of a proposal: its key and the shapes it serves. */
+typedef struct rk_suggest_table {
+	char *label;
+	char *schema_text;       /* schema text (inline form, ';'-separated) */
+	rk_analysis *analysis;   /* its run (owned by the suggestion) */
+	uint64_t serves;         /* bit q: query shape q is read from this table */
+} rk_suggest_table;
+
 typedef struct rk_suggestion {
-	char *design;        /* short label */
-	char *schema_text;   /* schema text (inline form, ';'-separated) */
-	rk_analysis *analysis;
-	double score;        /* higher is better: write spread with read cost */
+	char *design;            /* short label */
+	char *schema_text;       /* the first table's schema */
+	rk_analysis *analysis;   /* the first table's run */
+	double score;            /* write spread x read efficiency, 0..1 (docs/advisor.md) */
+	double write_score;      /* 1 / (servers x the busiest server's share at a time), divided
+	                            by the tables each write goes to */
+	double read_score;       /* weighted geometric mean over the shapes of their read
+	                            efficiency in the table that serves them */
+	size_t ntables;          /* 1, or 2..3: a key per query shape, each write to all */
+	rk_suggest_table table[3];
+	char *trade;             /* the trade in words */
+	int no_queries;          /* 1: no shape was given; ranked by writes and by lookups of
+	                            the identifying fields only */
+	int uniquifier;          /* 1: no field set identifies a record: the key ends with an
+	                            added field (seq) the writer must supply */
 } rk_suggestion;
 
-/* Proposes key designs for the workload (its natural key, field promotion,
- * salt buckets of several counts, hash prefixes on the leading field), runs
- * each in the simulator and ranks them best first by write spread (effective
- * servers) and read cost (regions touched by the query shapes). The caller
- * owns *out (count entries) and frees it with rk_suggestions_free. */
+/* Proposes key designs for a workload and ranks them: the data's profile
+ * (types, identifying fields, rising, low-cardinality and hot fields), the
+ * query shapes (the workload's own, or wopts->queries), candidate keys
+ * built from both, each simulated (pre-split at bucket boundaries or the
+ * data's key quantiles) and priced per shape; a design whose key does not
+ * identify every record is never proposed. When no one key serves every
+ * shape, sets of two or three tables (a key per shape) are ranked too.
+ * The caller owns *out (count entries) and frees it with
+ * rk_suggestions_free. opts may be NULL. */
 int rk_suggest(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
                const rk_analyze_options *opts);
+int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
+                    const rk_analyze_options *opts, const rk_suggest_options *so);
 void rk_suggestions_free(rk_suggestion *s, size_t count);
+
+/* The ranked proposals as text, and as a JSON array (docs/advisor.md):
+ * each entry has schema, unique {distinct, records}, writes {hottest_share,
+ * effective_servers}, queries (query, plan: gets/ranges/scan, ranges,
+ * rows_read_per_row, ...), causes, splits and tables. The caller frees
+ * *out with free(). */
+int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n);
+int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n);
+
+/* Writes the first table's split points of a proposal, one per line in the
+ * form rowkey create --splits reads (printable ASCII as is, other bytes and
+ * '\\' as \\xNN). RK_EIO naming the path. */
+int rk_suggestion_write_splits(const rk_suggestion *s, const char *path);
 
 #ifdef __cplusplus
 }

@@ -139,6 +139,25 @@ typedef struct rk_schema_info {
 
 void rk_schema_get_info(rk_schema_info *out, const rk_schema *schema);
 
+/* One field in the order a key sorts rows: the key's value parts, first
+ * appearance of each field, spread prefixes (hash, bucket, salt) left out. */
+typedef struct rk_key_field {
+	size_t field;    /* the schema field */
+	int as_text;     /* 1: a number written as decimal text of varying width, so
+	                    key order is text order ("10" < "9"), not numeric order */
+	int transformed; /* 1: rts(), reverse(), reverse_num(), tbucket(), ...: rows
+	                    sort by the transform of the value, not the value */
+	int desc;        /* 1: descending */
+} rk_key_field;
+
+/* Writes up to max entries to out and returns how many fields order the
+ * key (which may be more than max). */
+size_t rk_schema_key_fields(const rk_schema *schema, rk_key_field *out, size_t max);
+
+/* The fields a key's spread prefix is computed from (hash, bucket parts
+ * before the first field): bit i for field i; 0 without such a prefix. */
+uint64_t rk_schema_spread_fields(const rk_schema *schema);
+
 /* A human-readable summary (fields, key parts, width, point-get fields,
  * fan-out). The caller owns *out and frees it with free(). */
 int rk_schema_describe(char **out, const rk_schema *schema);

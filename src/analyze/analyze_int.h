@@ -90,6 +90,7 @@ struct rk_analysis {
 	double *share;           /* per server */
 	uint64_t *srv_writes;    /* per server totals */
 	rk_query_cost *queries;
+	char **query_str;        /* 2 per query: its name and predicate (owned) */
 	char *verdict;
 	char lead[64];           /* the key's leading field from describe, or "" */
 	double mono;             /* fraction of writes whose key sorts after the previous */
@@ -109,6 +110,13 @@ struct rk_analysis {
 	size_t nregions;
 	/* schema info */
 	rk_schema_info info;
+	/* the table's initial split points (owned) */
+	uint8_t **split;
+	size_t *split_len, nsplits;
+	/* causes (causes.c): strings owned here */
+	rk_cause causes[16];
+	char *cause_str[16][4]; /* text, remedy, value, field */
+	size_t ncauses;
 	/* pictures: wall-clock start of column 0 in Unix ms (0: virtual time from
 	 * 0 s), bytes written per heat cell (NULL: not recorded) */
 	int64_t t0_ms;
@@ -119,9 +127,44 @@ struct rk_analysis {
 rk_analysis *rk__analysis_new(const char *design, const char *workload, const char *engine,
                               unsigned servers);
 
-/* Computes the derived metrics (shares, effective servers, ...) and the
- * verdict from rep.writes, srv_writes, sw/sr, queries. */
-int rk__analysis_finish(rk_analysis *a, const rk_schema *schema);
+typedef struct rk__source rk__source;
+
+/* Computes the derived metrics (shares, effective servers, ...), the causes
+ * and the verdict from rep.writes, srv_writes, sw/sr, queries; src (may be
+ * NULL) gives the data's profile the causes cite. */
+int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__source *src,
+                        const rk_analyze_options *o);
+
+/* The causes of the run's write spread and read costs (a->causes) and the
+ * verdict built from them (causes.c). src (may be NULL) gives the profile. */
+int rk__causes(rk_analysis *a, const rk_schema *schema, const rk__source *src,
+               const rk_analyze_options *o);
+
+/* A simulated run over a source built already (rk_analyze_run builds one
+ * per call; suggest shares one across designs). */
+int rk__analyze_on(rk_analysis **out, const rk_schema *schema, const char *design,
+                   const rk__source *src, const rk_analyze_options *o);
+
+/* ---- pricing query shapes (price.c) ---- */
+
+typedef struct rk__qset rk__qset;
+typedef struct rk__tmeta rk__tmeta;
+
+typedef struct rk__price_in {
+	const rk__qset *q;           /* filled shapes (NULL or empty: none) */
+	const rk_schema *schema;
+	const rk__tmeta *map;        /* the final region map */
+	uint8_t *const *keys;        /* the design's sampled keys, sorted */
+	const size_t *key_len;
+	size_t nkeys;
+	uint64_t records;            /* rows the table holds */
+} rk__price_in;
+
+/* Fills a->queries (and rep.nqueries) with the cost of every shape. */
+int rk__price_queries(rk_analysis *a, const rk__price_in *in);
+
+/* Keeps a copy of the table's initial split points. */
+int rk__analysis_set_splits(rk_analysis *a, const rk_bytes *sp, size_t n);
 
 /* Validates options common to both engines. */
 int rk__check_options(const rk_analyze_options *o, unsigned max_servers);
@@ -150,10 +193,18 @@ typedef struct rk__sb {
 
 void rk__sb_printf(rk__sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rk__sb_put(rk__sb *b, const char *s, size_t n);
+/* Appends a string literal (its length counted by the compiler). */
+#define RK__SB_LIT(b, lit) rk__sb_put((b), "" lit, sizeof(lit) - 1)
 /* s as a JSON string (quotes included); bytes >= 0x7f and controls as \u00XX */
 void rk__sb_json_str(rk__sb *b, const uint8_t *s, size_t n);
 /* Hands the string to *out (caller frees) or fails with RK_ENOMEM. */
 int rk__sb_done(char **out, rk__sb *b);
+
+/* A count with thousands separators ("30,000") into buf. Returns buf. */
+const char *rk__count_text(char *buf, size_t cap, uint64_t n);
+/* A share as a percentage for text ("31%", "2.4%", "<0.1%"); the string
+ * lives in one of 8 per-thread buffers, so up to 8 may be used at once. */
+const char *rk__share_text(double share);
 
 /* Printable form of key bytes (\xNN for the others), NUL-terminated in buf. */
 const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n);

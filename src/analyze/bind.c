@@ -339,9 +339,11 @@ int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
 		*n = pfx->n - 1;
 		return 0;
 	}
-	if (info->buckets <= 1 && info->prefix_len > 0 && servers > 1 && nkeys > servers) {
-		/* a hash prefix: one region per server, cut at quantiles of the
-		 * sampled keys, each point no longer than the prefix */
+	int hash_prefix = info->buckets <= 1 && info->prefix_len > 0;
+	if ((hash_prefix || presplit == 2) && servers > 1 && nkeys > servers) {
+		/* one region per server, cut at quantiles of the sampled keys: a hash
+		 * prefix's points no longer than the prefix (at most 4 bytes); the
+		 * data's own keys (presplit 2) whole */
 		rk_bytes *sp = malloc(servers * sizeof *sp);
 		size_t k = 0;
 		if (!sp)
@@ -349,7 +351,7 @@ int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
 		size_t plen = info->prefix_len < 4 ? info->prefix_len : 4;
 		for (unsigned i = 1; i < servers; i++) {
 			size_t j = (size_t)((double)i * (double)nkeys / servers);
-			size_t l = key_len[j] < plen ? key_len[j] : plen;
+			size_t l = hash_prefix && key_len[j] > plen ? plen : key_len[j];
 			if (l == 0)
 				continue;
 			if (k && cmp_bytes(sp[k - 1].ptr, sp[k - 1].len, keys[j], l) >= 0)

@@ -472,6 +472,34 @@ fail:
 	return rc;
 }
 
+int rk__dataset_add_seq(rk__dataset *d)
+{
+	char name[64] = "seq";
+	for (int k = 2; rk__dataset_find(d, name, strlen(name)) >= 0; k++)
+		snprintf(name, sizeof name, "seq_%d", k);
+	if (d->nf == 64)
+		return rk__err(RK_EINVALID, "%s: no room for a uniquifier field (64 fields)", d->source);
+	rk__column *c = &d->col[d->nf];
+	memset(c, 0, sizeof *c);
+	snprintf(c->name, sizeof c->name, "%s", name);
+	c->kind = RK__W_U64;
+	c->seq = 1;
+	rk__fstats_init(&c->st);
+	uint64_t n = d->held ? d->held : 1;
+	if (!(c->v = malloc(n * sizeof *c->v)) || !(c->off = calloc(n, sizeof *c->off)) ||
+	    !(c->len = calloc(n, sizeof *c->len))) {
+		free(c->v);
+		free(c->off);
+		return rk__err(RK_ENOMEM, "out of memory");
+	}
+	for (uint64_t i = 0; i < d->held; i++)
+		c->v[i] = i + 1;
+	c->st.cells = d->records;
+	c->st.shape.ints = d->records;
+	c->st.pairs = c->st.ge_num = c->st.num_pairs = d->records ? d->records - 1 : 0;
+	return (int)d->nf++;
+}
+
 void rk__dataset_free(rk__dataset *d)
 {
 	if (!d)
@@ -508,8 +536,8 @@ void rk__dataset_record(const rk__dataset *d, uint64_t i, rk__wval *out)
 			continue;
 		}
 		v->ext = 0;
-		v->has_text = 1;
-		v->s = d->arena + c->off[i];
+		v->has_text = !c->seq;
+		v->s = c->seq ? NULL : d->arena + c->off[i];
 		v->len = c->len[i];
 		if (c->kind == RK__W_U64)
 			v->u = c->v[i];

@@ -45,6 +45,7 @@ typedef struct rk__column {
 	uint64_t *v;        /* per record: the number (f64 as its bits) */
 	uint64_t *off;      /* per record: its text in the arena */
 	uint32_t *len;      /* per record: the text's length, or RK__ABSENT */
+	int seq;            /* a uniquifier the advisor added: record number from 1, no text */
 } rk__column;
 
 typedef struct rk__dataset {
@@ -105,6 +106,11 @@ uint64_t rk__column_parse(const rk__column *c, const char *t, size_t n);
 int64_t rk__tunit_ms(rk__tunit tu, int64_t v);
 /* The field named name[0..n), or -1. */
 int rk__dataset_find(const rk__dataset *d, const char *name, size_t n);
+
+/* Adds a uniquifier: a u64 field numbering the records from 1 (what a
+ * writer's sequence number or event id would be). Its name is "seq", or
+ * "seq_2", ... when the data has one. Returns its index, or an error. */
+int rk__dataset_add_seq(rk__dataset *d);
 
 /* A second pass over a file too large to hold: the same file read again,
  * each record converted by the dataset's types. */

@@ -17,6 +17,7 @@ struct rk__dstream {
 	FILE *in;
 	rk_rec *r;
 	int by_name;
+	uint64_t n; /* records returned: the uniquifier's value */
 };
 
 int rk__dstream_open(rk__dstream **out, const rk__dataset *d)
@@ -77,6 +78,13 @@ int rk__dstream_next(rk__dstream *s, rk__wval *out, int64_t *t_ms)
 		if (f >= 0 && (size_t)f < d->nf)
 			cell(&d->col[f], &rec.cell[i], &out[f]);
 	}
+	s->n++;
+	for (size_t f = 0; f < d->nf; f++)
+		if (d->col[f].seq) {
+			out[f].ext = 0;
+			out[f].has_text = 0;
+			out[f].u = s->n;
+		}
 	*t_ms = 0;
 	if (d->time_field >= 0 && out[d->time_field].ext == 0)
 		*t_ms = rk__tunit_ms(d->col[d->time_field].tu, out[d->time_field].i);

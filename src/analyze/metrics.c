@@ -504,7 +504,7 @@ int rk__analysis_from_metrics_text(rk_analysis **out, const char *text, size_t l
 	a->rep.writes = writes;
 	a->rep.reads = reads;
 	a->rep.regions = a->rep.regions_initial = nfin;
-	if ((rc = rk__analysis_finish(a, NULL)) != 0)
+	if ((rc = rk__analysis_finish(a, NULL, NULL, NULL)) != 0)
 		goto fail;
 	free(bound);
 	free(idx);

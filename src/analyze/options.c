@@ -84,6 +84,18 @@ int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char 
 			w->zipf = d;
 		else
 			w->read_fraction = d;
+	} else if (!strcmp(name, "memory")) {
+		NEED(w);
+		if ((rc = uint(&u, name, v, 1)) != 0)
+			return rc;
+		if (u < (1u << 20))
+			return rk__err(RK_EINVALID, "option memory: %s is under 1M", v);
+		w->memory = (size_t)u;
+	} else if (!strcmp(name, "limit")) {
+		NEED(w);
+		if ((rc = uint(&u, name, v, 1)) != 0)
+			return rc;
+		w->limit = u;
 	} else if (!strcmp(name, "cardinality")) {
 		NEED(w);
 		if ((rc = uint(&u, name, v, 1)) != 0)
@@ -125,9 +137,9 @@ int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char 
 		o->value_len = (size_t)u;
 	} else if (!strcmp(name, "presplit")) {
 		NEED(o);
-		if (strcmp(v, "0") && strcmp(v, "1"))
-			return rk__err(RK_EINVALID, "option presplit: '%s' is not 0 or 1", v);
-		o->presplit = *v == '1';
+		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2"))
+			return rk__err(RK_EINVALID, "option presplit: '%s' is not 0, 1 or 2", v);
+		o->presplit = *v - '0';
 	} else {
 		return rk__err(RK_ENOTFOUND, "unknown option '%s'", name);
 	}

@@ -72,7 +72,7 @@ void rk__sb_printf(rk__sb *b, const char *fmt, ...)
 
 void rk__sb_json_str(rk__sb *b, const uint8_t *s, size_t n)
 {
-	rk__sb_put(b, "\"", 1);
+	RK__SB_LIT(b, "\"");
 	for (size_t i = 0; i < n; i++) {
 		uint8_t c = s[i];
 		if (c == '"' || c == '\\') {
@@ -84,7 +84,7 @@ void rk__sb_json_str(rk__sb *b, const uint8_t *s, size_t n)
 			rk__sb_put(b, (const char *)&c, 1);
 		}
 	}
-	rk__sb_put(b, "\"", 1);
+	RK__SB_LIT(b, "\"");
 }
 
 int rk__sb_done(char **out, rk__sb *b)
@@ -96,6 +96,35 @@ int rk__sb_done(char **out, rk__sb *b)
 	}
 	*out = b->p;
 	return 0;
+}
+
+const char *rk__count_text(char *buf, size_t cap, uint64_t n)
+{
+	char t[32];
+	int len = snprintf(t, sizeof t, "%llu", (unsigned long long)n);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 1 < cap; i++) {
+		if (i && (len - i) % 3 == 0 && o + 2 < cap)
+			buf[o++] = ',';
+		buf[o++] = t[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+const char *rk__share_text(double share)
+{
+	static _Thread_local char ring[8][16];
+	static _Thread_local unsigned next;
+	char *b = ring[next++ % 8];
+	double pc = share * 100;
+	if (pc > 0 && pc < 0.1)
+		snprintf(b, 16, "<0.1%%");
+	else if (pc < 10 && fabs(pc - round(pc)) > 0.05)
+		snprintf(b, 16, "%.1f%%", pc);
+	else
+		snprintf(b, 16, "%.0f%%", pc > 100 ? 100 : pc);
+	return b;
 }
 
 const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n)
@@ -148,8 +177,20 @@ void rk_analysis_free(rk_analysis *a)
 	free(a->schema_text);
 	free(a->share);
 	free(a->srv_writes);
+	for (size_t q = 0; a->query_str && q < a->rep.nqueries; q++) {
+		free(a->query_str[2 * q]);
+		free(a->query_str[2 * q + 1]);
+	}
+	free(a->query_str);
 	free(a->queries);
 	free(a->verdict);
+	for (size_t i = 0; i < a->ncauses; i++)
+		for (int k = 0; k < 4; k++)
+			free(a->cause_str[i][k]);
+	for (size_t i = 0; i < a->nsplits; i++)
+		free(a->split[i]);
+	free(a->split);
+	free(a->split_len);
 	free(a->hw);
 	free(a->hr);
 	free(a->hb);
@@ -167,6 +208,30 @@ void rk_analysis_free(rk_analysis *a)
 	}
 	free(a->regions);
 	free(a);
+}
+
+size_t rk_analysis_splits(const rk_analysis *a, size_t i, const uint8_t **key, size_t *len)
+{
+	if (i < a->nsplits) {
+		*key = a->split[i];
+		*len = a->split_len[i];
+	}
+	return a->nsplits;
+}
+
+int rk__analysis_set_splits(rk_analysis *a, const rk_bytes *sp, size_t n)
+{
+	if (n && (!(a->split = calloc(n, sizeof *a->split)) ||
+	          !(a->split_len = calloc(n, sizeof *a->split_len))))
+		return rk__err(RK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (!(a->split[i] = malloc(sp[i].len ? sp[i].len : 1)))
+			return rk__err(RK_ENOMEM, "out of memory");
+		memcpy(a->split[i], sp[i].ptr, sp[i].len);
+		a->split_len[i] = sp[i].len;
+		a->nsplits = i + 1;
+	}
+	return 0;
 }
 
 const rk_report *rk_analysis_report(const rk_analysis *a)
@@ -198,41 +263,8 @@ const uint8_t *rk_analysis_row_key(size_t *len, const rk_analysis *a, size_t row
 	return a->row_key[row];
 }
 
-/* the key's leading field, from the key library's describe text */
-static void find_lead(rk_analysis *a, const rk_schema *schema)
-{
-	char *d = NULL;
-	a->lead[0] = 0;
-	if (!schema || rk_schema_describe(&d, schema) != 0)
-		return;
-	const char *p = strstr(d, "leading field '");
-	if (p) {
-		p += strlen("leading field '");
-		size_t n = 0;
-		while (p[n] && p[n] != '\'' && n + 1 < sizeof a->lead)
-			n++;
-		memcpy(a->lead, p, n);
-		a->lead[n] = 0;
-	}
-	free(d);
-}
-
-/* servers holding at least one region at the end */
-static unsigned held_by(const rk_analysis *a)
-{
-	unsigned n = 0;
-	for (size_t i = 0; i < a->nregions; i++) {
-		size_t k = 0;
-		while (k < i && a->regions[k].server != a->regions[i].server)
-			k++;
-		n += k == i;
-		if (n > 1)
-			break;
-	}
-	return n;
-}
-
-int rk__analysis_finish(rk_analysis *a, const rk_schema *schema)
+int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__source *src,
+                        const rk_analyze_options *o)
 {
 	rk_report *r = &a->rep;
 	unsigned S = r->servers;
@@ -276,54 +308,7 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema)
 	r->queries = a->queries;
 	if (!a->queries)
 		r->nqueries = 0;
-	find_lead(a, schema);
-
-	/* the verdict */
-	rk__sb v = {0};
-	double ps = r->peak_share;
-	if (r->writes == 0) {
-		rk__sb_printf(&v, "no writes in this run");
-	} else if (S == 1) {
-		rk__sb_printf(&v, "one server takes every write: the cluster has 1 server");
-	} else if (ps >= 0.5) {
-		rk__sb_printf(&v, "%.0f%% of writes hit 1 of %u servers%s: ", ps * 100, S,
-		              r->hottest_share < ps - 0.05 ? " at a time" : "");
-		if (a->mono >= 0.9 && a->lead[0])
-			rk__sb_printf(&v, "the key leads with '%s', which grows over time", a->lead);
-		else if (a->mono >= 0.9)
-			rk__sb_printf(&v, "every new key sorts after the last one (a growing leading value)");
-		else if (r->regions < 2)
-			rk__sb_printf(&v, "the table never left its single region");
-		else if (held_by(a) == 1)
-			rk__sb_printf(&v, "all %zu regions sit on one server (splits keep daughters on "
-			                  "their server until the balancer moves them)",
-			              r->regions);
-		else
-			rk__sb_printf(&v, "a few hot keys take most writes (skewed key distribution)");
-	} else if (r->effective_servers < 0.6 * S) {
-		rk__sb_printf(&v, "writes use %.1f of %u servers effectively (hottest %.0f%%): ",
-		              r->effective_servers, S, r->hottest_share * 100);
-		if (r->regions < S)
-			rk__sb_printf(&v, "only %zu regions for %u servers", r->regions, S);
-		else if (a->mono >= 0.9)
-			rk__sb_printf(&v, "keys grow over time, so one region at a time takes the writes");
-		else
-			rk__sb_printf(&v, "keys are skewed: a few ranges take most writes");
-	} else {
-		rk__sb_printf(&v, "writes spread over %u servers (hottest %.0f%%, %.1f effective)", S,
-		              r->hottest_share * 100, r->effective_servers);
-	}
-	const rk_query_cost *worst = NULL;
-	for (size_t q = 0; q < r->nqueries; q++) /* a full scan first, else the widest */
-		if (!worst || (!strcmp(a->queries[q].plan, "full scan") && strcmp(worst->plan, "full scan")) ||
-		    (a->queries[q].regions > worst->regions &&
-		     !strcmp(a->queries[q].plan, "full scan") == !strcmp(worst->plan, "full scan")))
-			worst = &a->queries[q];
-	if (worst && !strcmp(worst->plan, "full scan"))
-		rk__sb_printf(&v, "; '%s' is a full scan", worst->name);
-	else if (worst && worst->ranges > 1.5)
-		rk__sb_printf(&v, "; '%s' needs %.0f scans", worst->name, worst->ranges);
-	return rk__sb_done(&a->verdict, &v) ? RK_ENOMEM : (r->verdict = a->verdict, 0);
+	return rk__causes(a, schema, src, o);
 }
 
 /* ---- text ---- */
@@ -337,6 +322,21 @@ static void human_bytes(char *buf, size_t cap, double b)
 		i++;
 	}
 	snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+}
+
+static void query_line(rk__sb *b, const rk_query_cost *q)
+{
+	char rd[32], rt[32];
+	rk__count_text(rd, sizeof rd, (uint64_t)llround(q->rows_read));
+	rk__count_text(rt, sizeof rt, (uint64_t)llround(q->rows_returned));
+	rk__sb_printf(b, "query       %s: %s", q->name, q->plan);
+	if (q->ranges > 1.5)
+		rk__sb_printf(b, ", %.1f %s", q->ranges, !strcmp(q->kind, "gets") ? "gets" : "ranges");
+	if (q->merge_ways)
+		rk__sb_printf(b, " merged (%u-way) to keep order", q->merge_ways);
+	rk__sb_printf(b, ", %.1f region%s; %s%s rows read for %s returned (%.1f per row)\n",
+	              q->regions, q->regions == 1 ? "" : "s", q->rows_read_estimated ? "~" : "", rd, rt,
+	              q->rows_read_per_row);
 }
 
 int rk_analysis_text(char **out, const rk_analysis *a)
@@ -386,9 +386,19 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 	human_bytes(kb, sizeof kb, (double)r->key_total);
 	if (r->key_total)
 		rk__sb_printf(&b, "key bytes   mean %.1f, max %zu, total %s\n", r->key_mean, r->key_max, kb);
+	if (r->keys_checked) {
+		char d[32], n[32];
+		rk__count_text(d, sizeof d, r->key_distinct);
+		rk__count_text(n, sizeof n, r->keys_checked);
+		rk__sb_printf(&b, "unique      %s on %s of %s records%s\n",
+		              r->key_distinct == r->keys_checked ? "yes" : "NO", d, n,
+		              r->key_distinct == r->keys_checked ? "" : ": rows overwrite each other");
+	}
 	for (size_t q = 0; q < r->nqueries; q++)
-		rk__sb_printf(&b, "query       %s: %s, %.1f ranges, %.1f regions\n", r->queries[q].name,
-		              r->queries[q].plan, r->queries[q].ranges, r->queries[q].regions);
+		query_line(&b, &r->queries[q]);
+	for (size_t k = 0; k < r->ncauses; k++)
+		rk__sb_printf(&b, "cause       %s: %s\n            remedy: %s\n", r->causes[k].kind,
+		              r->causes[k].text, r->causes[k].remedy ? r->causes[k].remedy : "-");
 	rk__sb_printf(&b, "verdict     %s\n", r->verdict ? r->verdict : "");
 	return rk__sb_done(out, &b);
 }
@@ -400,97 +410,152 @@ static void jnum(rk__sb *b, double v)
 	if (isfinite(v))
 		rk__sb_printf(b, "%.6g", v);
 	else
-		rk__sb_put(b, "null", 4);
+		RK__SB_LIT(b, "null");
+}
+
+static void jstr(rk__sb *b, const char *s)
+{
+	if (s)
+		rk__sb_json_str(b, (const uint8_t *)s, strlen(s));
+	else
+		RK__SB_LIT(b, "null");
+}
+
+static void query_json(rk__sb *b, const rk_query_cost *q)
+{
+	RK__SB_LIT(b, ",\"query\":");
+	jstr(b, q->query);
+	rk__sb_printf(b, ",\"weight\":");
+	jnum(b, q->weight);
+	rk__sb_printf(b, ",\"kind\":\"%s\",\"rows_read\":", q->kind ? q->kind : "scan");
+	jnum(b, q->rows_read);
+	RK__SB_LIT(b, ",\"rows_returned\":");
+	jnum(b, q->rows_returned);
+	RK__SB_LIT(b, ",\"rows_read_per_row\":");
+	jnum(b, q->rows_read_per_row);
+	rk__sb_printf(b, ",\"rows_read_estimated\":%s,\"merge_ways\":%u,\"ordered\":%s",
+	              q->rows_read_estimated ? "true" : "false", q->merge_ways,
+	              q->ordered ? "true" : "false");
+}
+
+static void cause_json(rk__sb *b, const rk_cause *c, size_t k)
+{
+	rk__sb_printf(b, "%s{\"kind\":\"%s\",\"field\":", k ? "," : "", c->kind);
+	jstr(b, c->field);
+	RK__SB_LIT(b, ",\"value\":");
+	jstr(b, c->value);
+	RK__SB_LIT(b, ",\"number\":");
+	jnum(b, c->number);
+	RK__SB_LIT(b, ",\"unit\":");
+	jstr(b, c->unit);
+	RK__SB_LIT(b, ",\"text\":");
+	jstr(b, c->text);
+	RK__SB_LIT(b, ",\"remedy\":");
+	jstr(b, c->remedy);
+	RK__SB_LIT(b, ",\"pattern\":");
+	jstr(b, c->pattern);
+	RK__SB_LIT(b, "}");
 }
 
 void rk__analysis_json(rk__sb *b, const rk_analysis *a)
 {
 	const rk_report *r = &a->rep;
-	rk__sb_put(b, "{\"design\":", 10);
+	RK__SB_LIT(b, "{\"design\":");
 	rk__sb_json_str(b, (const uint8_t *)r->design, strlen(r->design));
 	rk__sb_printf(b, ",\"engine\":\"%s\",\"workload\":", r->engine);
 	rk__sb_json_str(b, (const uint8_t *)r->workload, strlen(r->workload));
 	rk__sb_printf(b, ",\"servers\":%u,\"writes\":%llu,\"reads\":%llu,\"read_visits\":%llu",
 	              r->servers, (unsigned long long)r->writes, (unsigned long long)r->reads,
 	              (unsigned long long)r->read_visits);
-	rk__sb_put(b, ",\"offered_rate\":", 16);
+	RK__SB_LIT(b, ",\"offered_rate\":");
 	jnum(b, r->offered_rate);
-	rk__sb_put(b, ",\"capacity\":", 12);
+	RK__SB_LIT(b, ",\"capacity\":");
 	jnum(b, r->capacity);
-	rk__sb_put(b, ",\"hottest_share\":", 17);
+	RK__SB_LIT(b, ",\"hottest_share\":");
 	jnum(b, r->hottest_share);
 	rk__sb_printf(b, ",\"hottest_server\":%u,\"max_mean\":", r->hottest_server);
 	jnum(b, r->max_mean);
-	rk__sb_put(b, ",\"effective_servers\":", 21);
+	RK__SB_LIT(b, ",\"effective_servers\":");
 	jnum(b, r->effective_servers);
-	rk__sb_put(b, ",\"peak_share\":", 14);
+	RK__SB_LIT(b, ",\"peak_share\":");
 	jnum(b, r->peak_share);
-	rk__sb_put(b, ",\"throughput\":", 14);
+	RK__SB_LIT(b, ",\"throughput\":");
 	jnum(b, r->throughput);
 	rk__sb_printf(b, ",\"throughput_measured\":%s", r->throughput_measured ? "true" : "false");
 	if (r->throughput_measured) {
-		rk__sb_put(b, ",\"wall_seconds\":", 16);
+		RK__SB_LIT(b, ",\"wall_seconds\":");
 		jnum(b, r->wall_seconds);
-		rk__sb_put(b, ",\"hottest_busy\":", 16);
+		RK__SB_LIT(b, ",\"hottest_busy\":");
 		jnum(b, r->hottest_busy);
 	}
 	rk__sb_printf(b, ",\"regions_initial\":%zu,\"regions\":%zu,\"splits\":%llu,\"moves\":%llu",
 	              r->regions_initial, r->regions, (unsigned long long)r->splits,
 	              (unsigned long long)r->moves);
-	rk__sb_put(b, ",\"key_mean\":", 12);
+	RK__SB_LIT(b, ",\"key_mean\":");
 	jnum(b, r->key_mean);
 	rk__sb_printf(b, ",\"key_max\":%zu,\"key_total\":%llu,\"server_share\":[", r->key_max,
 	              (unsigned long long)r->key_total);
 	for (unsigned s = 0; s < r->servers; s++) {
 		if (s)
-			rk__sb_put(b, ",", 1);
+			RK__SB_LIT(b, ",");
 		jnum(b, r->server_share[s]);
 	}
-	rk__sb_put(b, "],\"queries\":[", 13);
+	RK__SB_LIT(b, "],\"queries\":[");
 	for (size_t q = 0; q < r->nqueries; q++) {
 		rk__sb_printf(b, "%s{\"name\":", q ? "," : "");
 		rk__sb_json_str(b, (const uint8_t *)r->queries[q].name, strlen(r->queries[q].name));
 		rk__sb_printf(b, ",\"plan\":\"%s\",\"ranges\":", r->queries[q].plan);
 		jnum(b, r->queries[q].ranges);
-		rk__sb_put(b, ",\"regions\":", 11);
+		RK__SB_LIT(b, ",\"regions\":");
 		jnum(b, r->queries[q].regions);
-		rk__sb_put(b, "}", 1);
+		query_json(b, &r->queries[q]);
+		RK__SB_LIT(b, "}");
 	}
-	rk__sb_put(b, "],\"verdict\":", 12);
+	RK__SB_LIT(b, "],\"causes\":[");
+	for (size_t k = 0; k < r->ncauses; k++)
+		cause_json(b, &r->causes[k], k);
+	rk__sb_printf(b, "],\"unique\":{\"distinct\":%llu,\"records\":%llu}",
+	              (unsigned long long)r->key_distinct, (unsigned long long)r->keys_checked);
+	RK__SB_LIT(b, ",\"writes_spread\":{\"hottest_share\":");
+	jnum(b, r->hottest_share);
+	RK__SB_LIT(b, ",\"effective_servers\":");
+	jnum(b, r->effective_servers);
+	RK__SB_LIT(b, "}");
+	RK__SB_LIT(b, ",\"verdict\":");
 	rk__sb_json_str(b, (const uint8_t *)(r->verdict ? r->verdict : ""),
 	                r->verdict ? strlen(r->verdict) : 0);
 	if (a->sw) {
 		rk__sb_printf(b, ",\"time_bucket_seconds\":");
 		jnum(b, a->col_s);
-		rk__sb_put(b, ",\"server_writes\":[", 18);
+		RK__SB_LIT(b, ",\"server_writes\":[");
 		for (size_t t = 0; t < a->cols; t++) {
 			rk__sb_put(b, t ? ",[" : "[", t ? 2 : 1);
 			for (unsigned s = 0; s < r->servers; s++)
 				rk__sb_printf(b, "%s%llu", s ? "," : "",
 				              (unsigned long long)a->sw[t * r->servers + s]);
-			rk__sb_put(b, "]", 1);
+			RK__SB_LIT(b, "]");
 		}
-		rk__sb_put(b, "],\"server_read_visits\":[", 24);
+		RK__SB_LIT(b, "],\"server_read_visits\":[");
 		for (size_t t = 0; t < a->cols; t++) {
 			rk__sb_put(b, t ? ",[" : "[", t ? 2 : 1);
 			for (unsigned s = 0; s < r->servers; s++)
 				rk__sb_printf(b, "%s%llu", s ? "," : "",
 				              (unsigned long long)a->sr[t * r->servers + s]);
-			rk__sb_put(b, "]", 1);
+			RK__SB_LIT(b, "]");
 		}
-		rk__sb_put(b, "]", 1);
+		RK__SB_LIT(b, "]");
 	}
-	rk__sb_put(b, ",\"region_list\":[", 16);
+	RK__SB_LIT(b, ",\"region_list\":[");
 	for (size_t i = 0; i < a->nregions; i++) {
 		const rk__region_row *x = &a->regions[i];
 		rk__sb_printf(b, "%s{\"id\":%llu,\"server\":%u,\"start\":", i ? "," : "",
 		              (unsigned long long)x->id, x->server);
 		rk__sb_json_str(b, x->start, x->start_len);
-		rk__sb_put(b, ",\"end\":", 7);
+		RK__SB_LIT(b, ",\"end\":");
 		if (x->end)
 			rk__sb_json_str(b, x->end, x->end_len);
 		else
-			rk__sb_put(b, "null", 4);
+			RK__SB_LIT(b, "null");
 		rk__sb_printf(b, ",\"writes\":%llu,\"reads\":%llu", (unsigned long long)x->writes,
 		              (unsigned long long)x->reads);
 		if (x->wr) {
@@ -499,11 +564,11 @@ void rk__analysis_json(rk__sb *b, const rk_analysis *a)
 				rk__sb_printf(b, "%s[%llu,%llu]", k ? "," : "",
 				              (unsigned long long)x->wr[2 * k],
 				              (unsigned long long)x->wr[2 * k + 1]);
-			rk__sb_put(b, "]", 1);
+			RK__SB_LIT(b, "]");
 		}
-		rk__sb_put(b, "}", 1);
+		RK__SB_LIT(b, "}");
 	}
-	rk__sb_put(b, "]}", 2);
+	RK__SB_LIT(b, "]}");
 }
 
 int rk_analysis_json(char **out, const rk_analysis *a)
@@ -516,13 +581,13 @@ int rk_analysis_json(char **out, const rk_analysis *a)
 int rk_analysis_compare_json(char **out, const rk_analysis *const *runs, size_t n)
 {
 	rk__sb b = {0};
-	rk__sb_put(&b, "[", 1);
+	RK__SB_LIT(&b, "[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			rk__sb_put(&b, ",", 1);
+			RK__SB_LIT(&b, ",");
 		rk__analysis_json(&b, runs[i]);
 	}
-	rk__sb_put(&b, "]", 1);
+	RK__SB_LIT(&b, "]");
 	return rk__sb_done(out, &b);
 }
 
@@ -570,7 +635,7 @@ int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t 
 			rk__sb_printf(&b, "%s: the store's hottest server was busy %.0f%% of the time: this "
 			                  "machine, not the servers, set the pace\n",
 			              runs[i]->rep.design, runs[i]->rep.hottest_busy * 100);
-	rk__sb_put(&b, "\n", 1);
+	RK__SB_LIT(&b, "\n");
 	for (size_t i = 0; i < n; i++)
 		rk__sb_printf(&b, "%-*.*s  %s: %s\n", (int)w, (int)w, runs[i]->rep.design,
 		              runs[i]->rep.engine, runs[i]->rep.verdict ? runs[i]->rep.verdict : "");

@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "analyze/analyze_int.h"
+#include "analyze/source.h"
 #include "key/error.h"
 #include "store/cell.h"
 #include "store/local/meta.h"
@@ -341,271 +343,224 @@ static void free_keys(uint8_t **keys, size_t *kl, size_t n)
 	free(kl);
 }
 
-int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *design,
-                   const rk_workload_options *wopts, const rk_analyze_options *o)
-{
-	rk__workload *w = NULL;
-	rk__binder *bind = NULL;
-	rk__prefixes pfx = {0, 0, NULL};
-	uint8_t **keys = NULL, *key = NULL;
-	size_t *key_len = NULL, nkeys = 0;
-	rk_bytes *sp = NULL;
-	size_t nsp = 0;
-	rk_encoder *enc = NULL;
+/* ---- the run, in steps ---- */
+
+/* Everything one simulated run holds besides the cluster (sim). */
+typedef struct run {
+	const rk__source *src;
+	const rk_schema *schema;
+	const rk_analyze_options *o;
+	const char *design;
+	rk__workload *w;
+	rk__binder *bind;
+	rk__prefixes pfx;
+	uint8_t **keys;     /* the design's sampled keys, sorted */
+	size_t *key_len, nkeys;
+	rk_bytes *sp;
+	size_t nsp;
+	rk_encoder *enc;
 	rk__ranger rg;
-	int have_rg = 0, rc;
-	sim s;
-	memset(&s, 0, sizeof s);
-	*out = NULL;
-	design = design ? design : "design";
-	if ((rc = rk__check_options(o, 100000)) != 0)
-		return rc;
-	if ((rc = rk__workload_open(&w, wopts)) != 0)
-		return rc;
-	if (!(bind = malloc(sizeof *bind))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if ((rc = rk__bind_init(bind, schema, w, design)) != 0)
-		goto fail;
-	s.o = o;
-	rk__rng_seed(&s.rng, wopts->seed ^ 0x2545F4914F6CDD1Dull);
-	rk_meta__init(&s.meta, o->servers);
-	if (!(s.a = rk__analysis_new(design, rk__workload_name(w), "simulator", o->servers)) ||
-	    !(s.on_server = calloc(o->servers, sizeof *s.on_server)) ||
-	    !(s.scratch = calloc(o->servers, sizeof *s.scratch))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto fail;
-	}
-	rk_analysis *a = s.a;
-	rk_schema_get_info(&a->info, schema);
+	int have_rg;
+	uint64_t *seen;     /* fingerprints of the keys written (a set), bounded */
+	size_t seen_mask;
+	uint64_t seen_n, distinct;
+} run;
 
-	/* pass 1: sample keys */
-	if ((rc = rk__sample_keys(&pfx, &keys, &key_len, &nkeys, SAMPLE_KEYS, schema, w, bind,
-	                          wopts->seed)) != 0)
-		goto fail;
-	s.L = a->info.buckets > 1 ? a->info.prefix_len : 0;
-	if ((rc = rk__initial_splits(&sp, &nsp, &a->info, &pfx, keys, key_len, nkeys, o->servers,
-	                             o->presplit)) != 0)
-		goto fail;
-	if ((rc = make_table(&s, sp, nsp, s.L)) != 0)
-		goto fail;
-	a->rep.regions_initial = s.t->nregions;
+#define KEYS_CHECKED_MAX (16u << 20)
 
-	/* heatmap rows: quantiles of the sampled keys; row 0 starts at "" */
-	size_t rows = nkeys < o->key_buckets ? (nkeys ? nkeys : 1) : o->key_buckets;
-	a->cols = o->time_buckets;
+/* Heatmap rows: quantiles of the sampled keys; row 0 starts at "". */
+static int heat_rows(rk_analysis *a, const run *r)
+{
+	size_t rows = r->nkeys < r->o->key_buckets ? (r->nkeys ? r->nkeys : 1) : r->o->key_buckets;
+	a->cols = r->o->time_buckets;
 	if (!(a->row_key = calloc(rows, sizeof *a->row_key)) ||
-	    !(a->row_key_len = calloc(rows, sizeof *a->row_key_len))) {
-		rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
-		goto fail;
-	}
+	    !(a->row_key_len = calloc(rows, sizeof *a->row_key_len)) || !(a->row_key[0] = malloc(1)))
+		return rk__err(RK_ENOMEM, "out of memory for the heatmap");
 	a->rows = 1;
-	a->row_key[0] = malloc(1);
-	if (!a->row_key[0]) {
-		rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
-		goto fail;
-	}
-	for (size_t r = 1; r < rows; r++) {
-		size_t j = (size_t)((double)r * (double)nkeys / (double)rows);
-		size_t pl = a->row_key_len[a->rows - 1];
-		if (rk_meta__row_cmp(keys[j], key_len[j], a->row_key[a->rows - 1], pl) <= 0)
+	for (size_t k = 1; k < rows; k++) {
+		size_t j = (size_t)((double)k * (double)r->nkeys / (double)rows);
+		if (rk_meta__row_cmp(r->keys[j], r->key_len[j], a->row_key[a->rows - 1],
+		                     a->row_key_len[a->rows - 1]) <= 0)
 			continue;
-		if (!(a->row_key[a->rows] = malloc(key_len[j] ? key_len[j] : 1))) {
-			rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
-			goto fail;
-		}
-		memcpy(a->row_key[a->rows], keys[j], key_len[j]);
-		a->row_key_len[a->rows] = key_len[j];
+		if (!(a->row_key[a->rows] = malloc(r->key_len[j] ? r->key_len[j] : 1)))
+			return rk__err(RK_ENOMEM, "out of memory for the heatmap");
+		memcpy(a->row_key[a->rows], r->keys[j], r->key_len[j]);
+		a->row_key_len[a->rows] = r->key_len[j];
 		a->rows++;
 	}
-	if ((rc = heat_index(a)) != 0)
-		goto fail;
+	if (heat_index(a))
+		return RK_ENOMEM;
 	if (!(a->hw = calloc(a->rows * a->cols, sizeof *a->hw)) ||
 	    !(a->hr = calloc(a->rows * a->cols, sizeof *a->hr)) ||
-	    !(a->sw = calloc((size_t)a->cols * o->servers, sizeof *a->sw)) ||
-	    !(a->sr = calloc((size_t)a->cols * o->servers, sizeof *a->sr))) {
-		rc = rk__err(RK_ENOMEM, "out of memory for the heatmap");
-		goto fail;
-	}
-	int64_t dur = rk__workload_duration_ms(w);
-	a->col_s = (double)dur / 1000.0 / (double)a->cols;
-	a->rep.offered_rate = rk__workload_rate(w);
-	a->rep.capacity = o->capacity;
+	    !(a->sw = calloc((size_t)a->cols * r->o->servers, sizeof *a->sw)) ||
+	    !(a->sr = calloc((size_t)a->cols * r->o->servers, sizeof *a->sr)))
+		return rk__err(RK_ENOMEM, "out of memory for the heatmap");
+	return 0;
+}
 
-	/* pass 2: simulate */
-	size_t cap = rk_schema_max_key_len(schema);
-	uint8_t *prev = NULL;
+/* The key fingerprints written so far: a set, for the distinct count. */
+static int seen_init(run *r, uint64_t total)
+{
+	uint64_t n = total < KEYS_CHECKED_MAX ? total : KEYS_CHECKED_MAX;
+	size_t cap = 16;
+	while (cap < 2 * n + 16)
+		cap *= 2;
+	r->seen_mask = cap - 1;
+	r->seen = calloc(cap, sizeof *r->seen);
+	return r->seen ? 0 : rk__err(RK_ENOMEM, "out of memory counting keys");
+}
+
+static void seen_add(run *r, const uint8_t *key, size_t kl)
+{
+	if (r->seen_n >= KEYS_CHECKED_MAX)
+		return;
+	uint64_t h = XXH3_64bits(key, kl);
+	h = h ? h : 1;
+	r->seen_n++;
+	for (size_t i = (size_t)(h * 0x9E3779B97F4A7C15ull >> 20) & r->seen_mask;; i = (i + 1) & r->seen_mask) {
+		if (r->seen[i] == h)
+			return;
+		if (!r->seen[i]) {
+			r->seen[i] = h;
+			r->distinct++;
+			return;
+		}
+	}
+}
+
+/* One write: its region, server, heat cell, size and maybe a split. */
+static int sim_write(sim *s, run *r, uint32_t b, uint8_t *key, size_t kl, uint64_t fam_q)
+{
+	rk_analysis *a = s->a;
+	size_t idx = rk_meta__lookup_index(s->t, key, kl);
+	rk__region *reg = s->t->regions[idx];
+	int rc;
+	if ((rc = count(s, reg, b, 1, 0)) != 0)
+		return rc;
+	a->sw[(size_t)b * r->o->servers + reg->server]++;
+	a->hw[heat_row(a, key, kl) * a->cols + b]++;
+	a->rep.writes++;
+	seen_add(r, key, kl);
+	sample_row(s, &s->st[reg->id], key, kl);
+	uint64_t size = atomic_load_explicit(&reg->size, memory_order_relaxed) + fam_q +
+	                rk_cell__esc_len(key, kl) + r->o->value_len;
+	atomic_store_explicit(&reg->size, size, memory_order_relaxed);
+	/* split.h's limit for the region's server now (a balancer move changes
+	 * it), unless an earlier try found no split point */
+	if (size > rk_split__limit(r->o->split_threshold, s->on_server[reg->server]) &&
+	    size > atomic_load_explicit(&reg->split_at_size, memory_order_relaxed))
+		return maybe_split(s, idx);
+	return 0;
+}
+
+/* One read of a generated workload: the regions and heat rows it visits. */
+static int sim_read(sim *s, run *r, uint32_t b)
+{
+	rk_analysis *a = s->a;
+	int rc;
+	if ((rc = rk__ranger_plan(&r->rg, rk__workload_lo(r->w), rk__workload_hi(r->w))) != 0)
+		return rc;
+	a->rep.reads++;
+	size_t nr = r->rg.full ? 1 : r->rg.n;
+	for (size_t k = 0; k < nr; k++) {
+		size_t i0 = 0, i1 = s->t->nregions - 1, h0 = 0, h1 = a->rows - 1;
+		if (!r->rg.full) {
+			range_regions(&i0, &i1, s->t, &r->rg.r[k]);
+			h0 = heat_row(a, r->rg.r[k].lo, r->rg.r[k].lo_len);
+			if (r->rg.r[k].hi_kind != RK__HI_NONE)
+				h1 = heat_row(a, r->rg.r[k].hi, r->rg.r[k].hi_len);
+		}
+		for (size_t i = i0; i <= i1; i++) {
+			rk__region *reg = s->t->regions[i];
+			if ((rc = count(s, reg, b, 0, 1)) != 0)
+				return rc;
+			a->sr[(size_t)b * r->o->servers + reg->server]++;
+			a->rep.read_visits++;
+		}
+		for (size_t h = h0; h <= h1; h++)
+			a->hr[h * a->cols + b]++;
+	}
+	return 0;
+}
+
+/* Pass 2: every operation of the workload through the cluster. */
+static int sim_replay(sim *s, run *r)
+{
+	rk_analysis *a = s->a;
+	const rk_analyze_options *o = r->o;
+	size_t cap = rk_schema_max_key_len(r->schema);
+	uint8_t *key = malloc(cap), *prev = malloc(cap);
 	size_t prev_len = 0;
-	uint64_t mono = 0;
-	if (!(key = malloc(cap)) || !(prev = malloc(cap))) {
-		free(prev);
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0 ||
-	    (rc = rk__ranger_init(&rg, schema, bind)) != 0) {
-		free(prev);
-		goto fail;
-	}
-	have_rg = 1;
+	uint64_t mono = 0, kbytes = 0;
+	int64_t dur = rk__workload_duration_ms(r->w);
 	int64_t next_balance = o->balance_interval > 0 ? (int64_t)(o->balance_interval * 1000) : -1;
-	const size_t fam_q = rk_cell__key_len(0, 1, (const uint8_t *)"q", 1, 0);
-	uint64_t kbytes = 0;
-	size_t kmax = 0;
-	for (;;) {
+	const uint64_t fam_q = rk_cell__key_len(0, 1, (const uint8_t *)"q", 1, 0);
+	int rc = key && prev ? seen_init(r, rk__workload_total(r->w)) : rk__err(RK_ENOMEM, "out of memory");
+	while (!rc) {
 		int64_t t;
 		int shape;
-		rc = rk__workload_next(w, &t, &shape);
-		if (rc == RK_EITEROVER) {
-			rc = 0;
-			break;
-		}
-		if (rc)
+		if ((rc = rk__workload_next(r->w, &t, &shape)) != 0)
 			break;
 		uint32_t b = (uint32_t)(t * (int64_t)a->cols / dur);
-		if (b >= a->cols)
-			b = (uint32_t)a->cols - 1;
-		while (next_balance >= 0 && t >= next_balance) {
-			balance(&s);
-			next_balance += (int64_t)(o->balance_interval * 1000);
+		b = b >= a->cols ? (uint32_t)a->cols - 1 : b;
+		for (; next_balance >= 0 && t >= next_balance; next_balance += (int64_t)(o->balance_interval * 1000))
+			balance(s);
+		if (shape >= 0) {
+			rc = sim_read(s, r, b);
+			continue;
 		}
-		if (shape < 0) {
-			const rk_value *v = rk__bind(bind, rk__workload_rec(w));
-			size_t kl;
-			if (!v) {
-				rc = RK_EINVALID;
-				break;
-			}
-			if ((rc = rk_key_encode(key, cap, &kl, enc, v)) != 0) {
-				rk__err_wrap(rc, "design %s", design);
-				break;
-			}
-			size_t idx = rk_meta__lookup_index(s.t, key, kl);
-			rk__region *r = s.t->regions[idx];
-			if ((rc = count(&s, r, b, 1, 0)) != 0)
-				break;
-			a->sw[(size_t)b * o->servers + r->server]++;
-			a->hw[heat_row(a, key, kl) * a->cols + b]++;
-			a->rep.writes++;
-			kbytes += kl;
-			if (kl > kmax)
-				kmax = kl;
-			if (a->rep.writes > 1 && rk_meta__row_cmp(key, kl, prev, prev_len) > 0)
-				mono++;
-			sample_row(&s, &s.st[r->id], key, kl);
-			uint64_t cell = fam_q + rk_cell__esc_len(key, kl) + o->value_len;
-			/* this key is the next one's predecessor: swap the buffers */
-			uint8_t *tk = prev;
-			prev = key;
-			key = tk;
-			prev_len = kl;
-			uint64_t size = atomic_load_explicit(&r->size, memory_order_relaxed) + cell;
-			atomic_store_explicit(&r->size, size, memory_order_relaxed);
-			/* split.h's limit for the region's server now (a balancer move
-			 * changes it), unless an earlier try found no split point */
-			if (size > rk_split__limit(o->split_threshold, s.on_server[r->server]) &&
-			    size > atomic_load_explicit(&r->split_at_size, memory_order_relaxed) &&
-			    (rc = maybe_split(&s, idx)) != 0)
-				break;
-		} else {
-			if ((rc = rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w))) != 0)
-				break;
-			a->rep.reads++;
-			size_t nr = rg.full ? 1 : rg.n;
-			for (size_t k = 0; k < nr && !rc; k++) {
-				size_t i0 = 0, i1 = s.t->nregions - 1, h0 = 0, h1 = a->rows - 1;
-				if (!rg.full) {
-					range_regions(&i0, &i1, s.t, &rg.r[k]);
-					h0 = heat_row(a, rg.r[k].lo, rg.r[k].lo_len);
-					if (rg.r[k].hi_kind != RK__HI_NONE)
-						h1 = heat_row(a, rg.r[k].hi, rg.r[k].hi_len);
-				}
-				for (size_t i = i0; i <= i1; i++) {
-					rk__region *r = s.t->regions[i];
-					if ((rc = count(&s, r, b, 0, 1)) != 0)
-						break;
-					a->sr[(size_t)b * o->servers + r->server]++;
-					a->rep.read_visits++;
-				}
-				for (size_t h = h0; h <= h1; h++)
-					a->hr[h * a->cols + b]++;
-			}
-			if (rc)
-				break;
+		const rk_value *v = rk__bind(r->bind, rk__workload_rec(r->w));
+		size_t kl;
+		if (!v) {
+			rc = RK_EINVALID;
+			break;
 		}
+		if ((rc = rk_key_encode(key, cap, &kl, r->enc, v)) != 0) {
+			rk__err_wrap(rc, "design %s", r->design);
+			break;
+		}
+		kbytes += kl;
+		a->rep.key_max = kl > a->rep.key_max ? kl : a->rep.key_max;
+		mono += a->rep.writes > 0 && rk_meta__row_cmp(key, kl, prev, prev_len) > 0;
+		rc = sim_write(s, r, b, key, kl, fam_q);
+		uint8_t *tk = prev; /* this key is the next one's predecessor */
+		prev = key;
+		key = tk;
+		prev_len = kl;
 	}
+	free(key);
 	free(prev);
-	if (rc)
-		goto fail;
+	if (rc != RK_EITEROVER)
+		return rc;
 	a->mono = a->rep.writes > 1 ? (double)mono / (double)(a->rep.writes - 1) : 0;
 	a->rep.key_total = kbytes;
-	a->rep.key_max = kmax;
 	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
-	a->rep.splits = s.splits;
-	a->rep.moves = s.moves;
-	a->rep.regions = s.t->nregions;
+	a->rep.key_distinct = r->distinct;
+	a->rep.keys_checked = r->seen_n;
+	return 0;
+}
 
-	/* the query shapes, priced on the final region map */
-	size_t nq = rk__workload_nshapes(w);
-	if (nq && !(a->queries = calloc(nq, sizeof *a->queries))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto fail;
-	}
-	a->rep.nqueries = nq;
-	for (size_t q = 0; q < nq; q++) {
-		rk_query_cost *c = &a->queries[q];
-		int full = 0, gets = 0;
-		const int N = 64;
-		c->name = rk__workload_shape(w, q);
-		for (int k = 0; k < N; k++) {
-			int64_t t = dur / 2 + (int64_t)((double)(dur / 2) * (k + 1) / N) - 1;
-			rk__workload_query(w, (int)q, t);
-			if ((rc = rk__ranger_plan(&rg, rk__workload_lo(w), rk__workload_hi(w))) != 0)
-				goto fail;
-			if (rg.full) {
-				full++;
-				c->ranges += 1;
-				c->regions += (double)s.t->nregions;
-				continue;
-			}
-			gets += rg.get;
-			c->ranges += (double)rg.n;
-			for (size_t j = 0; j < rg.n; j++) {
-				size_t i0, i1;
-				range_regions(&i0, &i1, s.t, &rg.r[j]);
-				c->regions += (double)(i1 - i0 + 1);
-			}
-		}
-		c->ranges /= N;
-		c->regions /= N;
-		c->plan = full > N / 2                   ? "full scan"
-		          : gets > N / 2 && c->ranges > 1.5 ? "gets"
-		          : gets > N / 2                 ? "get"
-		          : c->ranges > 1.5              ? "one scan per bucket"
-		                                         : "scan";
-	}
-	a->nregions = s.t->nregions;
-	if (!(a->regions = calloc(a->nregions, sizeof *a->regions))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto fail;
-	}
+/* The final regions, with their series, into the analysis. */
+static int collect_regions(sim *s)
+{
+	rk_analysis *a = s->a;
+	a->nregions = s->t->nregions;
+	if (!(a->regions = calloc(a->nregions, sizeof *a->regions)))
+		return rk__err(RK_ENOMEM, "out of memory");
 	for (size_t i = 0; i < a->nregions; i++) {
-		const rk__region *r = s.t->regions[i];
+		const rk__region *reg = s->t->regions[i];
 		rk__region_row *x = &a->regions[i];
-		x->id = r->id;
-		x->server = r->server;
-		x->start_len = r->start_len;
-		x->end_len = r->end_len;
-		if (!(x->start = malloc(r->start_len + 1)) || (r->end && !(x->end = malloc(r->end_len + 1)))) {
-			rc = rk__err(RK_ENOMEM, "out of memory");
-			goto fail;
-		}
-		memcpy(x->start, r->start, r->start_len);
-		if (r->end)
-			memcpy(x->end, r->end, r->end_len);
-		if (r->id < s.nst) {
-			rstat *st = &s.st[r->id];
+		x->id = reg->id;
+		x->server = reg->server;
+		x->start_len = reg->start_len;
+		x->end_len = reg->end_len;
+		if (!(x->start = malloc(reg->start_len + 1)) || (reg->end && !(x->end = malloc(reg->end_len + 1))))
+			return rk__err(RK_ENOMEM, "out of memory");
+		memcpy(x->start, reg->start, reg->start_len);
+		if (reg->end)
+			memcpy(x->end, reg->end, reg->end_len);
+		if (reg->id < s->nst) {
+			rstat *st = &s->st[reg->id];
 			x->writes = st->writes;
 			x->reads = st->reads;
 			x->first = st->first;
@@ -614,32 +569,119 @@ int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *desig
 			st->wr = NULL;
 		}
 	}
-	for (unsigned k = 0; k < o->servers; k++)
+	for (unsigned k = 0; k < s->o->servers; k++)
 		for (size_t b = 0; b < a->cols; b++)
-			a->srv_writes[k] += a->sw[b * o->servers + k];
-	if ((rc = rk__analysis_finish(a, schema)) != 0)
-		goto fail;
-	*out = a;
-	s.a = NULL;
-fail:
-	if (have_rg)
-		rk__ranger_fini(&rg);
-	rk_encoder_free(enc);
-	free(key);
-	free(sp);
-	free_keys(keys, key_len, nkeys);
-	free(pfx.p);
-	for (size_t i = 0; i < s.nst; i++) {
-		free(s.st[i].wr);
-		for (uint32_t k = 0; k < s.st[i].ns; k++)
-			free(s.st[i].samp[k]);
+			a->srv_writes[k] += a->sw[b * s->o->servers + k];
+	return 0;
+}
+
+/* Binder, encoder, cluster, pass 1 (sampled keys), table and heatmap. */
+static int run_setup(sim *s, run *r)
+{
+	const rk_analyze_options *o = r->o;
+	int rc;
+	if ((rc = rk__source_workload(&r->w, r->src)) != 0)
+		return rc;
+	if (!(r->bind = malloc(sizeof *r->bind)))
+		return rk__err(RK_ENOMEM, "out of memory");
+	if ((rc = rk__bind_init(r->bind, r->schema, r->w, r->design)) != 0)
+		return rc;
+	s->o = o;
+	rk__rng_seed(&s->rng, r->src->o.seed ^ 0x2545F4914F6CDD1Dull);
+	rk_meta__init(&s->meta, o->servers);
+	if (!(s->a = rk__analysis_new(r->design, rk__workload_name(r->w), "simulator", o->servers)) ||
+	    !(s->on_server = calloc(o->servers, sizeof *s->on_server)) ||
+	    !(s->scratch = calloc(o->servers, sizeof *s->scratch)))
+		return rk__err(RK_ENOMEM, "out of memory");
+	rk_analysis *a = s->a;
+	rk_schema_get_info(&a->info, r->schema);
+	if ((rc = rk__sample_keys(&r->pfx, &r->keys, &r->key_len, &r->nkeys, SAMPLE_KEYS, r->schema,
+	                          r->w, r->bind, r->src->o.seed)) != 0)
+		return rc;
+	s->L = a->info.buckets > 1 ? a->info.prefix_len : 0;
+	if ((rc = rk__initial_splits(&r->sp, &r->nsp, &a->info, &r->pfx, r->keys, r->key_len, r->nkeys,
+	                             o->servers, o->presplit)) != 0 ||
+	    (rc = make_table(s, r->sp, r->nsp, s->L)) != 0 ||
+	    (rc = rk__analysis_set_splits(a, r->sp, r->nsp)) != 0)
+		return rc;
+	a->rep.regions_initial = s->t->nregions;
+	if ((rc = heat_rows(a, r)) != 0)
+		return rc;
+	a->col_s = (double)rk__workload_duration_ms(r->w) / 1000.0 / (double)a->cols;
+	a->t0_ms = rk__workload_own_time(r->w) ? rk__workload_t0_ms(r->w) : 0;
+	a->rep.offered_rate = rk__workload_rate(r->w);
+	a->rep.capacity = o->capacity;
+	if ((rc = rk_encoder_new(&r->enc, r->schema, r->src->o.seed)) != 0 ||
+	    (rc = rk__ranger_init(&r->rg, r->schema, r->bind)) != 0)
+		return rc;
+	r->have_rg = 1;
+	return 0;
+}
+
+static void run_free(sim *s, run *r)
+{
+	if (r->have_rg)
+		rk__ranger_fini(&r->rg);
+	rk_encoder_free(r->enc);
+	free(r->sp);
+	free_keys(r->keys, r->key_len, r->nkeys);
+	free(r->pfx.p);
+	free(r->seen);
+	free(r->bind);
+	rk__workload_close(r->w);
+	for (size_t i = 0; i < s->nst; i++) {
+		free(s->st[i].wr);
+		for (uint32_t k = 0; k < s->st[i].ns; k++)
+			free(s->st[i].samp[k]);
 	}
-	free(s.st);
-	free(s.on_server);
-	free(s.scratch);
-	rk_meta__fini(&s.meta);
-	rk_analysis_free(s.a);
-	free(bind);
-	rk__workload_close(w);
+	free(s->st);
+	free(s->on_server);
+	free(s->scratch);
+	rk_meta__fini(&s->meta);
+	rk_analysis_free(s->a);
+}
+
+int rk__analyze_on(rk_analysis **out, const rk_schema *schema, const char *design,
+                   const rk__source *src, const rk_analyze_options *o)
+{
+	sim s;
+	run r;
+	int rc;
+	memset(&s, 0, sizeof s);
+	memset(&r, 0, sizeof r);
+	*out = NULL;
+	r.src = src;
+	r.schema = schema;
+	r.o = o;
+	r.design = design ? design : "design";
+	if ((rc = rk__check_options(o, 100000)) == 0 && (rc = run_setup(&s, &r)) == 0 &&
+	    (rc = sim_replay(&s, &r)) == 0) {
+		rk_analysis *a = s.a;
+		rk__price_in in = {&src->q, schema, s.t, r.keys, r.key_len, r.nkeys, a->rep.writes};
+		a->rep.splits = s.splits;
+		a->rep.moves = s.moves;
+		a->rep.regions = s.t->nregions;
+		if ((rc = rk__price_queries(a, &in)) == 0 && (rc = collect_regions(&s)) == 0 &&
+		    (rc = rk__analysis_finish(a, schema, src, o)) == 0) {
+			*out = a;
+			s.a = NULL;
+		}
+	}
+	run_free(&s, &r);
+	return rc;
+}
+
+int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *design,
+                   const rk_workload_options *wopts, const rk_analyze_options *o)
+{
+	rk__source *src;
+	int rc;
+	*out = NULL;
+	if ((rc = rk__check_options(o, 100000)) != 0)
+		return rc;
+	if ((rc = rk__source_open(&src, wopts, NULL, NULL)) != 0)
+		return rc;
+	rc = rk__analyze_on(out, schema, design, src, o);
+	rk__source_free(src);
 	return rc;
 }

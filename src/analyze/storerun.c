@@ -309,7 +309,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	a->rep.key_max = kmax;
 	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
 	a->mono = a->rep.writes > 1 ? (double)mono / (double)(a->rep.writes - 1) : 0;
-	if ((rc = rk__analysis_finish(a, schema)) != 0)
+	if ((rc = rk__analysis_finish(a, schema, NULL, o)) != 0)
 		goto out;
 	/* measured, not modelled: rows per second of wall-clock time */
 	a->rep.wall_seconds = wall;

@@ -1,51 +1,206 @@
 /*
- * rk_suggest: candidate key designs for a workload, run in the simulator
- * and ranked. Candidates: the workload's obvious key; each other field
- * promoted to the front (composite key); salt buckets (N = S/2, S, 2S, at
- * most 256) hashed on the key's last field, and on a promoted field (which
- * keeps one entity's rows in one bucket); a 4-hex-digit MD5 prefix.
+ * rk_suggest: the advisor's ranking (docs/advisor.md).
  *
- * Score = write spread / (1 + log2(mean regions a query touches)), where
- * write spread = 1 / (S x the hottest server's share at a time): 1 when
- * every server takes the same share at every moment.
+ * One source (the data read once, its profile, the shapes filled from it),
+ * the candidates advisor.c builds from them, each simulated on the cluster
+ * (two at a time: each run only reads the shared source) with the table
+ * pre-split as suggest would create it, and priced per query shape.
+ *
+ *   write score  1 / (servers x the busiest server's share of each time
+ *                bucket's writes): 1 when every server takes the same share
+ *                at every moment; divided by the number of tables a write
+ *                goes to
+ *   read score   per shape 1 / (sqrt(rows read per row returned) x
+ *                (1 + log2(ranges) / 4)): 1 for one get or one exact range,
+ *                1/2 for 16 ranges merged, 1/3 for reading 10 rows per row
+ *                returned, 1/1000 for a full scan of a million rows that
+ *                returns one (a scan grows with the table); the shapes'
+ *                weighted geometric mean
+ *   score        write score x read score
+ *
+ * A design whose keys are not all distinct on the data is dropped, never
+ * proposed. When the best single key leaves a shape poorly served (read
+ * efficiency under 1/2), a set of tables is tried: the best key plus, for
+ * each such shape, the key that serves it best (an index table written
+ * beside the main one), at most three.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/advisor.h"
 #include "analyze/analyze_int.h"
+#include "analyze/profile_int.h"
 #include "key/error.h"
 
-typedef struct cand {
-	char label[256]; /* callers build labels in 200-byte buffers */
-	char key[1200];
-} cand;
+typedef struct result {
+	rk_analysis *a;
+	char *schema_text;
+	int rc;
+	char err[512];
+} result;
 
-static int field_in(const char *key, const char *name)
+typedef struct pool {
+	const rk__source *src;
+	const rk__candidates *cands;
+	const rk_analyze_options *o;
+	result *res;
+	atomic_size_t next, done;
+	const rk_suggest_options *so;
+	pthread_mutex_t mu; /* progress calls, one at a time */
+} pool;
+
+static void run_one(pool *p, size_t i)
 {
-	size_t n = strlen(name);
-	for (const char *p = key; (p = strstr(p, name)); p += n) {
-		int before = p == key || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
-		                           (p[-1] >= '0' && p[-1] <= '9') || p[-1] == '"');
-		char c = p[n];
-		int after = !(c == '_' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '"');
-		if (before && after)
-			return 1;
+	const rk__cand *c = &p->cands->c[i];
+	result *r = &p->res[i];
+	char text[5400];
+	rk_schema *sc = NULL;
+	snprintf(text, sizeof text, "%s; key %s", p->cands->fields, c->key);
+	r->rc = rk_schema_parse(&sc, text, strlen(text), "suggestion");
+	if (!r->rc)
+		r->rc = rk__analyze_on(&r->a, sc, c->label, p->src, p->o);
+	if (r->rc)
+		snprintf(r->err, sizeof r->err, "%s", rk_error_last());
+	else if (!(r->schema_text = strdup(text)) || rk_analysis_set_schema_text(r->a, text))
+		r->rc = RK_ENOMEM;
+	rk_schema_free(sc);
+}
+
+static void *worker(void *arg)
+{
+	pool *p = arg;
+	size_t i;
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->cands->n) {
+		run_one(p, i);
+		size_t d = atomic_fetch_add(&p->done, 1) + 1;
+		if (p->so && p->so->progress) {
+			pthread_mutex_lock(&p->mu);
+			p->so->progress("designs", d, p->cands->n, p->so->payload);
+			pthread_mutex_unlock(&p->mu);
+		}
 	}
+	return NULL;
+}
+
+static int run_all(pool *p, unsigned threads)
+{
+	pthread_t t[8];
+	unsigned n = threads < 1 ? 1 : threads > 8 ? 8 : threads, started = 0;
+	pthread_mutex_init(&p->mu, NULL);
+	for (unsigned k = 1; k < n; k++)
+		started += pthread_create(&t[started], NULL, worker, p) == 0;
+	worker(p);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+	pthread_mutex_destroy(&p->mu);
+	for (size_t i = 0; i < p->cands->n; i++)
+		if (p->res[i].rc && p->res[i].rc != RK_EINVALID)
+			return rk__err(p->res[i].rc, "%s", p->res[i].err);
 	return 0;
 }
 
-static void add(cand *c, size_t *n, size_t max, const char *label, const char *key)
+/* ---- scores ---- */
+
+static double read_eff(const rk_query_cost *q)
 {
-	if (*n >= max)
-		return;
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp(c[i].key, key))
-			return;
-	snprintf(c[*n].label, sizeof c[*n].label, "%s", label);
-	snprintf(c[*n].key, sizeof c[*n].key, "%s", key);
-	(*n)++;
+	double amp = q->rows_read_per_row > 1 ? q->rows_read_per_row : 1;
+	double fan = q->ranges > 1 ? q->ranges : 1;
+	return 1.0 / (sqrt(amp) * (1 + log2(fan) / 4));
+}
+
+static double write_eff(const rk_analysis *a)
+{
+	const rk_report *r = rk_analysis_report(a);
+	if (r->servers <= 1 || r->peak_share <= 0)
+		return 1;
+	double w = 1.0 / (r->peak_share * r->servers);
+	return w > 1 ? 1 : w;
+}
+
+static int unique(const rk_analysis *a)
+{
+	const rk_report *r = rk_analysis_report(a);
+	return r->keys_checked && r->key_distinct == r->keys_checked;
+}
+
+/* The read score of a set of tables: each shape read from its best table. */
+static double read_score(rk_analysis *const *t, size_t k, uint64_t *serves)
+{
+	const rk_report *r0 = rk_analysis_report(t[0]);
+	double sum = 0, wsum = 0;
+	memset(serves, 0, k * sizeof *serves);
+	for (size_t q = 0; q < r0->nqueries; q++) {
+		size_t best = 0;
+		double e = 0;
+		for (size_t j = 0; j < k; j++) {
+			double x = read_eff(&rk_analysis_report(t[j])->queries[q]);
+			if (x > e) {
+				e = x;
+				best = j;
+			}
+		}
+		serves[best] |= 1ull << q;
+		double w = r0->queries[q].weight > 0 ? r0->queries[q].weight : 1;
+		sum += w * log(e);
+		wsum += w;
+	}
+	return wsum ? exp(sum / wsum) : 1;
+}
+
+/* ---- proposals ---- */
+
+static char *trade_of(const rk__cand *c, const rk__candidates *cs, const rk_analysis *a)
+{
+	const rk_report *r = rk_analysis_report(a);
+	char buf[600];
+	size_t o = 0;
+	if (!strcmp(c->variant, "hashed"))
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "a hash of the leading equality fields spreads their values over "
+		                      "%u buckets; a query that binds them computes the bucket and reads "
+		                      "one range",
+		                      a->info.buckets);
+	else if (!strcmp(c->variant, "salted"))
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "salting by the identifying fields spreads every write over %u "
+		                      "buckets; every query reads %u ranges, merged to keep order",
+		                      a->info.buckets, a->info.buckets);
+	else if (!strcmp(c->variant, "promoted"))
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "a well-spread field in front keeps the rising field off one "
+		                      "region; queries must bind that field");
+	else
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "rows in the order of the key's fields; no spread prefix, so no "
+		                      "fan-out on reads");
+	if (cs->uniquifier)
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "; a uniquifier field ends the key (no field set of the data "
+		                      "identifies a record): the writer must supply it");
+	(void)r;
+	return strdup(buf);
+}
+
+static int single(rk_suggestion *s, result *r, const rk__cand *c, const rk__candidates *cs)
+{
+	uint64_t serves;
+	memset(s, 0, sizeof *s);
+	s->ntables = 1;
+	s->table[0].label = strdup(c->label);
+	s->table[0].schema_text = r->schema_text;
+	s->table[0].analysis = r->a;
+	r->schema_text = NULL;
+	r->a = NULL;
+	s->write_score = write_eff(s->table[0].analysis);
+	s->read_score = read_score(&s->table[0].analysis, 1, &serves);
+	s->table[0].serves = serves;
+	s->score = s->write_score * s->read_score;
+	s->trade = trade_of(c, cs, s->table[0].analysis);
+	return s->table[0].label && s->trade ? 0 : rk__err(RK_ENOMEM, "out of memory");
 }
 
 static int cmp_score(const void *a, const void *b)
@@ -54,135 +209,166 @@ static int cmp_score(const void *a, const void *b)
 	return x->score < y->score ? 1 : x->score > y->score ? -1 : strcmp(x->design, y->design);
 }
 
+/* A set of tables from proposal 0 (the best single): for each shape it
+ * serves poorly, the single that serves that shape best. The set borrows
+ * the singles' runs; the caller copies what it keeps. */
+static int make_set(rk_suggestion *set, const rk_suggestion *one, size_t n)
+{
+	size_t pick[3] = {0};
+	size_t k = 1;
+	const rk_report *r0 = rk_analysis_report(one[0].table[0].analysis);
+	for (size_t q = 0; q < r0->nqueries && k < 3; q++) {
+		if (read_eff(&r0->queries[q]) >= 0.5)
+			continue;
+		size_t best = 0;
+		double e = 0;
+		for (size_t i = 1; i < n; i++) {
+			const rk_analysis *a = one[i].table[0].analysis;
+			double x = read_eff(&rk_analysis_report(a)->queries[q]) * write_eff(a);
+			if (x > e) {
+				e = x;
+				best = i;
+			}
+		}
+		int dup = 0;
+		for (size_t j = 0; j < k; j++)
+			dup |= pick[j] == best;
+		if (best && !dup)
+			pick[k++] = best;
+	}
+	if (k == 1)
+		return 0;
+	rk_analysis *t[3];
+	uint64_t serves[3];
+	double w = 1;
+	memset(set, 0, sizeof *set);
+	for (size_t j = 0; j < k; j++) {
+		t[j] = one[pick[j]].table[0].analysis;
+		w = write_eff(t[j]) < w ? write_eff(t[j]) : w;
+	}
+	set->ntables = k;
+	set->write_score = w / (double)k;
+	set->read_score = read_score(t, k, serves);
+	set->score = set->write_score * set->read_score;
+	for (size_t j = 0; j < k; j++) {
+		set->table[j] = one[pick[j]].table[0];
+		set->table[j].serves = serves[j];
+	}
+	return 1;
+}
+
+static int set_words(rk_suggestion *set)
+{
+	char buf[1200];
+	size_t o = 0;
+	for (size_t j = 0; j < set->ntables && o < sizeof buf; j++)
+		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", j ? " | " : "", set->table[j].label);
+	if (!(set->design = strdup(buf)))
+		return RK_ENOMEM;
+	o = (size_t)snprintf(buf, sizeof buf,
+	                     "a key per query shape: %zu tables, each written with every record (%zux "
+	                     "the writes and the storage), each shape read from the table keyed for it",
+	                     set->ntables, set->ntables);
+	if (!(set->trade = strdup(buf)))
+		return RK_ENOMEM;
+	set->schema_text = set->table[0].schema_text;
+	set->analysis = set->table[0].analysis;
+	return 0;
+}
+
 void rk_suggestions_free(rk_suggestion *s, size_t count)
 {
 	for (size_t i = 0; s && i < count; i++) {
 		free(s[i].design);
-		free(s[i].schema_text);
-		rk_analysis_free(s[i].analysis);
+		free(s[i].trade);
+		if (s[i].ntables > 1)
+			continue; /* a set's tables are the single proposals' runs */
+		free(s[i].table[0].label);
+		free(s[i].table[0].schema_text);
+		rk_analysis_free(s[i].table[0].analysis);
 	}
 	free(s);
 }
 
-int rk_suggest(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
-               const rk_analyze_options *opts)
+/* Singles from the runs that finished with a unique key, then the set. */
+static int assemble(rk_suggestion **out, size_t *count, result *res, const rk__candidates *cs)
 {
-	rk__workload *w = NULL;
-	cand c[32];
-	size_t nc = 0;
+	rk_suggestion *s = calloc(cs->n + 1, sizeof *s);
+	size_t n = 0;
+	int rc = 0;
+	if (!s)
+		return rk__err(RK_ENOMEM, "out of memory");
+	for (size_t i = 0; i < cs->n && !rc; i++) {
+		if (res[i].rc || !unique(res[i].a))
+			continue; /* a key that loses rows is never a proposal */
+		if ((rc = single(&s[n], &res[i], &cs->c[i], cs)) == 0 &&
+		    !(s[n].design = strdup(cs->c[i].label)))
+			rc = rk__err(RK_ENOMEM, "out of memory");
+		s[n].schema_text = s[n].table[0].schema_text;
+		s[n].analysis = s[n].table[0].analysis;
+		n++;
+	}
+	if (!rc && n) {
+		qsort(s, n, sizeof *s, cmp_score);
+		if (make_set(&s[n], s, n)) {
+			if (set_words(&s[n]))
+				rc = rk__err(RK_ENOMEM, "out of memory");
+			n++;
+			qsort(s, n, sizeof *s, cmp_score);
+		}
+	}
+	if (rc) {
+		rk_suggestions_free(s, n);
+		return rc;
+	}
+	*out = s;
+	*count = n;
+	return 0;
+}
+
+int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
+                    const rk_analyze_options *opts, const rk_suggest_options *so)
+{
+	rk__source *src = NULL;
+	rk__candidates cs;
+	rk_analyze_options o = *opts;
+	result *res = NULL;
 	int rc;
 	*out = NULL;
 	*count = 0;
 	if ((rc = rk__check_options(opts, 100000)) != 0)
 		return rc;
-	if ((rc = rk__workload_open(&w, wopts)) != 0)
+	if ((rc = rk__source_open(&src, wopts, so ? so->progress : NULL, so ? so->payload : NULL)) != 0)
 		return rc;
-	const char *nk = rk__workload_natural_key(w);
-	char fields[4096], key[1100], label[200];
-	snprintf(fields, sizeof fields, "%s", rk__workload_fields_text(w));
-	/* the key's fields in order, and the others */
-	const char *last = NULL;
-	size_t best = 0;
-	for (size_t i = 0; i < rk__workload_nfields(w); i++) {
-		const char *f = rk__workload_field(w, i)->name;
-		const char *p = strstr(nk, f);
-		if (field_in(nk, f) && p && (size_t)(p - nk) >= best) {
-			best = (size_t)(p - nk);
-			last = f;
-		}
+	if ((rc = rk__candidates_build(&cs, src, opts->servers)) != 0)
+		goto done;
+	if (!(res = calloc(cs.n ? cs.n : 1, sizeof *res))) {
+		rc = rk__err(RK_ENOMEM, "out of memory");
+		goto done;
 	}
-	add(c, &nc, 32, nk, nk);
-	unsigned S = opts->servers, ns[3] = {S / 2, S, 2 * S};
-	for (int k = 0; k < 3 && last; k++) {
-		unsigned N = ns[k] < 2 ? 2 : ns[k] > 256 ? 256 : ns[k];
-		snprintf(label, sizeof label, "bucket(%u, xxh3(%s)) + %s", N, last, nk);
-		snprintf(key, sizeof key, "bucket(%u, xxh3(%s), dec) \":\" %s", N, last, nk);
-		add(c, &nc, 32, label, key);
+	o.presplit = 2; /* proposals come with their split points */
+	pool p = {src, &cs, &o, res, 0, 0, so, PTHREAD_MUTEX_INITIALIZER};
+	if ((rc = run_all(&p, so && so->threads ? so->threads : 2)) != 0)
+		goto done;
+	if ((rc = assemble(out, count, res, &cs)) == 0 && *count == 0)
+		rc = rk__err(RK_EINVALID, "no candidate design identifies every record of workload %s",
+		             rk__workload_name(src->shapes));
+	for (size_t i = 0; !rc && i < *count; i++) {
+		(*out)[i].no_queries = cs.implicit_shape;
+		(*out)[i].uniquifier = cs.uniquifier;
 	}
-	if (last) {
-		snprintf(label, sizeof label, "md5(%s)[0:4] + %s", last, nk);
-		snprintf(key, sizeof key, "hex(md5(%s))[0:4] %s", last, nk);
-		add(c, &nc, 32, label, key);
+done:
+	for (size_t i = 0; res && i < cs.n; i++) {
+		rk_analysis_free(res[i].a);
+		free(res[i].schema_text);
 	}
-	for (size_t i = 0; i < rk__workload_nfields(w); i++) {
-		const rk__wfield *f = rk__workload_field(w, i);
-		if (strstr(nk, f->name) == nk)
-			continue; /* already leading */
-		const char *rest = nk;
-		if (field_in(nk, f->name)) {
-			/* promote: the field first, the natural key without it after */
-			snprintf(label, sizeof label, "%s first", f->name);
-			char tmp[512];
-			size_t o = 0;
-			const char *p = strstr(nk, f->name);
-			memcpy(tmp, nk, (size_t)(p - nk));
-			o = (size_t)(p - nk);
-			const char *after = p + strlen(f->name);
-			/* drop the separator next to the field */
-			if (o >= 5 && !strncmp(tmp + o - 5, " \":\" ", 5))
-				o -= 5;
-			else if (!strncmp(after, " \":\" ", 5))
-				after += 5;
-			snprintf(tmp + o, sizeof tmp - o, "%s", after);
-			rest = tmp;
-			snprintf(key, sizeof key, "%s \":\" %s", f->name, rest);
-		} else {
-			snprintf(label, sizeof label, "%s first", f->name);
-			snprintf(key, sizeof key, "%s \":\" %s", f->name, nk);
-		}
-		add(c, &nc, 32, label, key);
-		snprintf(label, sizeof label, "bucket(%u, xxh3(%s)) + %s first",
-		         S < 2 ? 2 : S > 256 ? 256 : S, f->name, f->name);
-		char k2[1200];
-		snprintf(k2, sizeof k2, "bucket(%u, xxh3(%s), dec) \":\" %s", S < 2 ? 2 : S > 256 ? 256 : S,
-		         f->name, key);
-		add(c, &nc, 32, label, k2);
-	}
-	rk__workload_close(w);
+	free(res);
+	rk__source_free(src);
+	return rc;
+}
 
-	rk_suggestion *s = calloc(nc, sizeof *s);
-	size_t n = 0;
-	if (!s)
-		return rk__err(RK_ENOMEM, "out of memory");
-	for (size_t i = 0; i < nc; i++) {
-		char text[5400];
-		rk_schema *sc = NULL;
-		rk_analysis *a = NULL;
-		snprintf(text, sizeof text, "%s; key %s", fields, c[i].key);
-		if (rk_schema_parse(&sc, text, strlen(text), "suggestion") != 0)
-			continue; /* a candidate the language rejects is not a suggestion */
-		rc = rk_analyze_run(&a, sc, c[i].label, wopts, opts);
-		rk_schema_free(sc);
-		if (rc == RK_EINVALID)
-			continue;
-		if (rc) {
-			rk_suggestions_free(s, n);
-			return rc;
-		}
-		const rk_report *r = rk_analysis_report(a);
-		double spread = r->peak_share > 0 ? 1.0 / (r->peak_share * r->servers) : 0;
-		double reg = 0;
-		for (size_t q = 0; q < r->nqueries; q++)
-			reg += r->queries[q].regions;
-		reg = r->nqueries ? reg / r->nqueries : 1;
-		s[n].score = spread / (1 + log2(reg < 1 ? 1 : reg));
-		s[n].design = strdup(c[i].label);
-		s[n].schema_text = strdup(text);
-		s[n].analysis = a;
-		n++;
-		if (!s[n - 1].design || !s[n - 1].schema_text) {
-			rk_suggestions_free(s, n);
-			return rk__err(RK_ENOMEM, "out of memory");
-		}
-		free(a->schema_text);
-		a->schema_text = strdup(text);
-	}
-	if (n == 0) {
-		free(s);
-		return rk__err(RK_EINVALID, "no candidate design fits workload %s", wopts->name);
-	}
-	qsort(s, n, sizeof *s, cmp_score);
-	*out = s;
-	*count = n;
-	return 0;
+int rk_suggest(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
+               const rk_analyze_options *opts)
+{
+	return rk_suggest_opts(out, count, wopts, opts, NULL);
 }

@@ -11,6 +11,7 @@
 #include <rowkey/analyze.h>
 
 #include "cli/cli.h"
+#include "cli/wopts.h"
 #include "cli/engine.h"
 
 static void help(FILE *f)
@@ -19,19 +20,13 @@ static void help(FILE *f)
 	        "usage: rowkey analyze -s SCHEMA -w WORKLOAD [options]\n\n"
 	        "Runs a workload through a key design on a simulated cluster and reports where\n"
 	        "the writes land: the hottest server's share, effective servers, throughput\n"
-	        "before saturation, regions, key bytes, read cost per query shape, a verdict.\n\n"
+	        "before saturation, regions, whether the key identifies every record, key bytes,\n"
+	        "what each query shape costs, the causes with their numbers, a verdict.\n\n"
 	        "  -s, --schema SCHEMA        schema file or schema text\n"
 	        "  -w, --workload NAME        messages, keys, urls, trades, cars, users, file\n"
-	        "      --file PATH            records for the file workload (CSV with a header line, or\n"
-	        "                             JSON lines), replayed in order at --rate until the file\n"
-	        "                             or --duration ends\n"
 	        "      --describe             print the workload's fields, query shapes and obvious key\n"
 	        "                             (no schema needed) and exit\n"
 	        "      --design LABEL         name of the design in reports\n"
-	        "      --seed N --rate OPS --duration SECONDS --read-fraction F\n"
-	        "      --cardinality N --zipf S   workload shape (rate x duration operations)\n"
-	        "      --servers S --capacity OPS --split-threshold BYTES --balance-interval SECONDS\n"
-	        "      --time-buckets N --key-buckets N --value-len BYTES --presplit 0|1\n"
 	        "      --engine sim|store|both  sim: the simulator (default); store: load the writes\n"
 	        "                             into a new embedded store whose servers are capped at\n"
 	        "                             --capacity and measure its throughput in wall-clock\n"
@@ -42,7 +37,7 @@ static void help(FILE *f)
 	        "      --json                 one JSON object (two engines: an array of two)\n"
 	        "      --html FILE            write the HTML report with the heatmap\n"
 	        "      --png FILE             write the heatmap as a PNG\n"
-	        "  -h, --help                 this help\n");
+	        "  -h, --help                 this help\n" RK_CLI_WORKLOAD_HELP);
 }
 
 int rk_cli_analyze(int argc, char **argv)
@@ -53,25 +48,17 @@ int rk_cli_analyze(int argc, char **argv)
 	    {"json", no_argument, 0, 'j'},          {"html", required_argument, 0, 'H'},
 	    {"png", required_argument, 0, 'P'},     {"help", no_argument, 0, 'h'},
 	    {"describe", no_argument, 0, 'W'},       {"engine", required_argument, 0, 'E'},
-	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
-	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
-	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
-	    {"zipf", required_argument, 0, 1},      {"servers", required_argument, 0, 1},
-	    {"capacity", required_argument, 0, 1},  {"split-threshold", required_argument, 0, 1},
-	    {"balance-interval", required_argument, 0, 1}, {"time-buckets", required_argument, 0, 1},
-	    {"key-buckets", required_argument, 0, 1}, {"value-len", required_argument, 0, 1},
-	    {"presplit", required_argument, 0, 1},  {0, 0, 0, 0}};
-	rk_workload_options wo = RK_WORKLOAD_OPTIONS_INIT;
-	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
+	    RK_CLI_WORKLOAD_OPTIONS,  {0, 0, 0, 0}};
+	rk_cli_wopts W;
+	rk_cli_wopts_init(&W);
 	const char *schema_arg = NULL, *design = NULL, *store = NULL, *html = NULL, *png = NULL;
 	int json = 0, describe = 0, engine_given = 0, c, idx;
 	rk_cli_engine eng = {0, 0, NULL, {0}};
-	wo.name = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:w:h", opts, &idx)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
-		case 'w': wo.name = optarg; break;
+		case 'w': W.wo.name = optarg; break;
 		case 'D': design = optarg; break;
 		case 'S': store = optarg; break;
 		case 'j': json = 1; break;
@@ -84,8 +71,8 @@ int rk_cli_analyze(int argc, char **argv)
 			engine_given = 1;
 			break;
 		case 'h': help(stdout); return RK_EXIT_OK;
-		case 1:
-			if (rk_analyze_option(&wo, &ao, opts[idx].name, optarg) < 0)
+		case RK_CLI_WOPT:
+			if (rk_cli_wopts_set(&W, opts[idx].name, optarg) < 0)
 				return rk_cli_usage_error("analyze", "%s", rk_error_last());
 			break;
 		default: help(stderr); return RK_EXIT_USAGE;
@@ -93,11 +80,11 @@ int rk_cli_analyze(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("analyze", "unexpected argument '%s'", argv[optind]);
-	if (!wo.name)
+	if (!W.wo.name)
 		return rk_cli_usage_error("analyze", "a workload is required (-w NAME)");
 	if (describe) {
 		char *d;
-		if (rk_workload_describe(&d, &wo) < 0)
+		if (rk_workload_describe(&d, &W.wo) < 0)
 			return rk_cli_fail("analyze", "workload");
 		fputs(d, stdout);
 		free(d);
@@ -122,14 +109,14 @@ int rk_cli_analyze(int argc, char **argv)
 	int rc = RK_EXIT_OK;
 	design = design ? design : "design";
 	if (eng.sim) {
-		if (rk_analyze_run(&runs[n], s, design, &wo, &ao) < 0) {
+		if (rk_analyze_run(&runs[n], s, design, &W.wo, &W.ao) < 0) {
 			rc = rk_cli_fail("analyze", "simulator");
 			goto out;
 		}
 		n++;
 	}
 	if (eng.store) {
-		if (rk_analyze_store(&runs[n], s, design, &wo, &ao, eng.dir) < 0) {
+		if (rk_analyze_store(&runs[n], s, design, &W.wo, &W.ao, eng.dir) < 0) {
 			rc = rk_cli_fail("analyze", "store");
 			goto out;
 		}

@@ -12,6 +12,7 @@
 #include <rowkey/analyze.h>
 
 #include "cli/cli.h"
+#include "cli/wopts.h"
 #include "cli/engine.h"
 
 #define MAX_DESIGNS 32
@@ -56,21 +57,13 @@ int rk_cli_compare(int argc, char **argv)
 	    {"store", required_argument, 0, 'S'},  {"json", no_argument, 0, 'j'},
 	    {"html", required_argument, 0, 'H'},   {"png", required_argument, 0, 'P'},
 	    {"help", no_argument, 0, 'h'},          {"engine", required_argument, 0, 'E'},
-	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
-	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
-	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
-	    {"zipf", required_argument, 0, 1},      {"servers", required_argument, 0, 1},
-	    {"capacity", required_argument, 0, 1},  {"split-threshold", required_argument, 0, 1},
-	    {"balance-interval", required_argument, 0, 1}, {"time-buckets", required_argument, 0, 1},
-	    {"key-buckets", required_argument, 0, 1}, {"value-len", required_argument, 0, 1},
-	    {"presplit", required_argument, 0, 1},  {0, 0, 0, 0}};
-	rk_workload_options wo = RK_WORKLOAD_OPTIONS_INIT;
-	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
+	    RK_CLI_WORKLOAD_OPTIONS,  {0, 0, 0, 0}};
+	rk_cli_wopts W;
+	rk_cli_wopts_init(&W);
 	const char *store = NULL, *html = NULL, *png = NULL, *designs[MAX_DESIGNS];
 	size_t nd = 0;
 	int json = 0, engine_given = 0, c, idx;
 	rk_cli_engine eng = {0, 0, NULL, {0}};
-	wo.name = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:w:h", opts, &idx)) != -1) {
 		switch (c) {
@@ -79,7 +72,7 @@ int rk_cli_compare(int argc, char **argv)
 				return rk_cli_usage_error("compare", "at most %d designs", MAX_DESIGNS);
 			designs[nd++] = optarg;
 			break;
-		case 'w': wo.name = optarg; break;
+		case 'w': W.wo.name = optarg; break;
 		case 'S': store = optarg; break;
 		case 'j': json = 1; break;
 		case 'E':
@@ -90,8 +83,8 @@ int rk_cli_compare(int argc, char **argv)
 		case 'H': html = optarg; break;
 		case 'P': png = optarg; break;
 		case 'h': help(stdout); return RK_EXIT_OK;
-		case 1:
-			if (rk_analyze_option(&wo, &ao, opts[idx].name, optarg) < 0)
+		case RK_CLI_WOPT:
+			if (rk_cli_wopts_set(&W, opts[idx].name, optarg) < 0)
 				return rk_cli_usage_error("compare", "%s", rk_error_last());
 			break;
 		default: help(stderr); return RK_EXIT_USAGE;
@@ -101,7 +94,7 @@ int rk_cli_compare(int argc, char **argv)
 		return rk_cli_usage_error("compare", "unexpected argument '%s'", argv[optind]);
 	if (nd == 0)
 		return rk_cli_usage_error("compare", "give at least one design (-d [LABEL=]SCHEMA)");
-	if (!wo.name)
+	if (!W.wo.name)
 		return rk_cli_usage_error("compare", "a workload is required (-w NAME)");
 	if (engine_given && !eng.sim && png)
 		return rk_cli_usage_error("compare", "--png draws the simulator's heatmaps: use --engine "
@@ -133,7 +126,7 @@ int rk_cli_compare(int argc, char **argv)
 			goto out;
 		}
 		int r = 0;
-		if (eng.sim && (r = rk_analyze_run(&runs[n], s, label, &wo, &ao)) == 0) {
+		if (eng.sim && (r = rk_analyze_run(&runs[n], s, label, &W.wo, &W.ao)) == 0) {
 			rk_analysis_set_schema_text(runs[n], text);
 			n++;
 		}
@@ -141,7 +134,7 @@ int rk_cli_compare(int argc, char **argv)
 			char dir[4096], fl[128];
 			file_label(fl, sizeof fl, label);
 			snprintf(dir, sizeof dir, "%s/%zu-%s", eng.dir, i + 1, fl);
-			r = rk_analyze_store(&runs[n], s, label, &wo, &ao, dir);
+			r = rk_analyze_store(&runs[n], s, label, &W.wo, &W.ao, dir);
 			if (r == 0) {
 				rk_analysis_set_schema_text(runs[n], text);
 				n++;

@@ -1,6 +1,7 @@
 /*
- * rowkey suggest: proposes key designs for a workload and ranks them by
- * write spread and read cost (see rk_suggest in rowkey/analyze.h).
+ * rowkey suggest: proposes key designs for a workload or a records file and
+ * ranks them by write spread and by what each query shape costs (see
+ * rk_suggest_opts in rowkey/analyze.h, docs/advisor.md).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,20 +11,30 @@
 #include <rowkey/analyze.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
+#include "cli/wopts.h"
+
+#define CMD "suggest"
 
 static void help(FILE *f)
 {
 	fprintf(f,
-	        "usage: rowkey suggest -w WORKLOAD [options]\n\n"
-	        "Proposes key designs for a workload (its obvious key, field promotion, salt\n"
-	        "buckets, hash prefixes), runs each in the simulator, and ranks them by write\n"
-	        "spread and by the regions its query shapes touch.\n\n"
+	        "usage: rowkey suggest -w WORKLOAD [options]\n"
+	        "       rowkey suggest --file RECORDS [--query 'PRED' ...] [options]\n\n"
+	        "Profiles the data (types, identifying fields, rising, low-cardinality and hot\n"
+	        "fields), builds candidate keys from it and from the query shapes, simulates each\n"
+	        "on the cluster pre-split as it would be created, and ranks them by write spread\n"
+	        "and by what each query shape costs. No proposal loses rows: every key is checked\n"
+	        "to identify each record. When no one key serves every shape, a key per shape\n"
+	        "(index tables) is ranked too.\n\n"
 	        "  -w, --workload NAME     messages, keys, urls, trades, cars, users, file\n"
 	        "  -n, --top N             show the best N (default 8)\n"
-	        "      --json              a JSON array of the ranked runs\n"
+	        "      --splits FILE       write the best design's split points, one per line, for\n"
+	        "                          rowkey create --splits FILE\n"
+	        "      --json              a JSON array of the ranked proposals (docs/advisor.md)\n"
 	        "      --html FILE         one HTML page with the ranked runs\n"
-	        "  workload and cluster options as in rowkey analyze --help\n"
-	        "  -h, --help              this help\n");
+	        "  -q, --quiet             no progress on stderr\n"
+	        "  -h, --help              this help\n" RK_CLI_WORKLOAD_HELP);
 }
 
 int rk_cli_suggest(int argc, char **argv)
@@ -31,72 +42,75 @@ int rk_cli_suggest(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"workload", required_argument, 0, 'w'}, {"top", required_argument, 0, 'n'},
 	    {"json", no_argument, 0, 'j'},           {"html", required_argument, 0, 'H'},
-	    {"help", no_argument, 0, 'h'},
-	    {"file", required_argument, 0, 1},      {"seed", required_argument, 0, 1},
-	    {"rate", required_argument, 0, 1},      {"duration", required_argument, 0, 1},
-	    {"read-fraction", required_argument, 0, 1}, {"cardinality", required_argument, 0, 1},
-	    {"zipf", required_argument, 0, 1},      {"servers", required_argument, 0, 1},
-	    {"capacity", required_argument, 0, 1},  {"split-threshold", required_argument, 0, 1},
-	    {"balance-interval", required_argument, 0, 1}, {"time-buckets", required_argument, 0, 1},
-	    {"key-buckets", required_argument, 0, 1}, {"value-len", required_argument, 0, 1},
-	    {"presplit", required_argument, 0, 1},  {0, 0, 0, 0}};
-	rk_workload_options wo = RK_WORKLOAD_OPTIONS_INIT;
-	rk_analyze_options ao = RK_ANALYZE_OPTIONS_INIT;
-	const char *html = NULL;
+	    {"splits", required_argument, 0, 'S'},   {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},           RK_CLI_WORKLOAD_OPTIONS,
+	    {0, 0, 0, 0}};
+	rk_cli_wopts W;
+	rk_cli_wopts_init(&W);
+	const char *html = NULL, *splits = NULL;
 	long top = 8;
-	int json = 0, c, idx;
+	int json = 0, quiet = 0, c, idx;
 	char *end;
-	wo.name = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:n:h", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:n:qh", opts, &idx)) != -1) {
 		switch (c) {
-		case 'w': wo.name = optarg; break;
+		case 'w': W.wo.name = optarg; break;
 		case 'n':
 			top = strtol(optarg, &end, 10);
-			if (*end || top < 1)
-				return rk_cli_usage_error("suggest", "--top: '%s' is not a positive number", optarg);
+			if (*end || top < 1 || top > 100)
+				return rk_cli_usage_error(CMD, "--top: '%s' is not in 1..100", optarg);
 			break;
 		case 'j': json = 1; break;
 		case 'H': html = optarg; break;
+		case 'S': splits = optarg; break;
+		case 'q': quiet = 1; break;
 		case 'h': help(stdout); return RK_EXIT_OK;
-		case 1:
-			if (rk_analyze_option(&wo, &ao, opts[idx].name, optarg) < 0)
-				return rk_cli_usage_error("suggest", "%s", rk_error_last());
+		case RK_CLI_WOPT:
+			if (rk_cli_wopts_set(&W, opts[idx].name, optarg) < 0)
+				return rk_cli_usage_error(CMD, "%s", rk_error_last());
 			break;
 		default: help(stderr); return RK_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
-		return rk_cli_usage_error("suggest", "unexpected argument '%s'", argv[optind]);
-	if (!wo.name)
-		return rk_cli_usage_error("suggest", "a workload is required (-w NAME)");
+		return rk_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!W.wo.name)
+		return rk_cli_usage_error(CMD, "a workload is required (-w NAME, or --file RECORDS)");
+	rk_cli_progress pr;
+	rk_cli_progress_init(&pr, CMD, quiet);
+	rk_suggest_options so = RK_SUGGEST_OPTIONS_INIT;
+	so.progress = rk_cli_progress_cb;
+	so.payload = &pr;
 	rk_suggestion *s;
 	size_t n;
-	if (rk_suggest(&s, &n, &wo, &ao) < 0)
-		return rk_cli_fail("suggest", "suggest");
+	int r = rk_suggest_opts(&s, &n, &W.wo, &W.ao, &so);
+	rk_cli_progress_done(&pr);
+	if (r < 0)
+		return rk_cli_fail(CMD, "suggest");
 	size_t shown = n < (size_t)top ? n : (size_t)top;
-	const rk_analysis *runs[256];
-	for (size_t i = 0; i < shown && i < 256; i++)
-		runs[i] = s[i].analysis;
 	int rc = RK_EXIT_OK;
-	if (json) {
-		char *out;
-		if (rk_analysis_compare_json(&out, runs, shown) < 0) {
-			rc = rk_cli_fail("suggest", "report");
-			goto done;
-		}
-		puts(out);
-		free(out);
-	} else {
-		printf("%-4s %-6s %-44s %s\n", "rank", "score", "design", "verdict");
-		for (size_t i = 0; i < shown; i++) {
-			const rk_report *r = rk_analysis_report(s[i].analysis);
-			printf("%-4zu %-6.3f %-44.44s %s\n", i + 1, s[i].score, s[i].design, r->verdict);
-			printf("     schema: %s\n", s[i].schema_text);
-		}
+	char *out = NULL;
+	if ((json ? rk_suggestions_json(&out, s, shown) : rk_suggestions_text(&out, s, shown)) < 0) {
+		rc = rk_cli_fail(CMD, "report");
+		goto done;
 	}
-	if (html && rk_analysis_write_html(html, "rowkey suggest: ranked designs", runs, shown) < 0)
-		rc = rk_cli_fail("suggest", "html");
+	fputs(out, stdout);
+	if (json)
+		fputc('\n', stdout);
+	free(out);
+	if (splits && rk_suggestion_write_splits(&s[0], splits) < 0)
+		rc = rk_cli_fail(CMD, "splits");
+	if (html) {
+		const rk_analysis *runs[100];
+		for (size_t i = 0; i < shown; i++)
+			runs[i] = s[i].analysis;
+		if (rk_analysis_write_html(html, "rowkey suggest: ranked designs", runs, shown) < 0)
+			rc = rk_cli_fail(CMD, "html");
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "rowkey %s: writing the output failed\n", CMD);
+		rc = RK_EXIT_FAIL;
+	}
 done:
 	rk_suggestions_free(s, n);
 	return rc;

@@ -40,7 +40,7 @@ code 1 analyze -s "$S1" -w messages "${SMALL[@]}" --png /nonexistent/x.png; has 
 # a growing key: one server at a time, and the verdict says why
 ok analyze -s "$S1" -w messages "${SMALL[@]}"
 has "verdict     100% of writes hit 1 of 4 servers" out
-has "leads with 'date'" out
+has "date rises in 100% of consecutive records" out
 has "a message by id: full scan" out
 # salted: spread, reads fan out
 ok analyze -s "$S2" -w messages "${SMALL[@]}" --json
@@ -79,6 +79,6 @@ code 1 compare -w messages "${SMALL[@]}" -d "by-date=$S1" --store "$T/st"; has "
 # suggest ranks designs; the obvious key is not the best for users
 ok suggest -w users "${SMALL[@]}" -n 3
 has "^1 " out
-has "schema: fields user:u64" out
+has "schema  fields user:u64" out
 [ "$(grep -c '^[0-9] ' "$T/out")" = 3 ] || fail "suggest -n 3 shows 3"
 echo "analyze commands: ok"

@@ -1,0 +1,260 @@
+/*
+ * The advisor's candidate keys (see advisor.h).
+ */
+#include "analyze/advisor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/profile_int.h"
+#include "key/error.h"
+
+typedef struct gen {
+	rk__candidates *out;
+	const rk__source *src;
+	const rk__dataset *d;
+	const rk_profile *p;
+	unsigned servers;
+} gen;
+
+/* ---- the identifying fields ---- */
+
+static int f64_field(const rk__dataset *d, size_t f)
+{
+	return d->col[f].kind == RK__W_F64;
+}
+
+/* Which of the profile's identifying sets a key should use: the one the
+ * shapes bind most, without decimals (measurements, not identities), of
+ * fewest fields, of the narrowest values. */
+static double set_score(const gen *g, const size_t *fs, size_t k)
+{
+	double s = 0;
+	for (size_t j = 0; j < k; j++) {
+		uint64_t bit = 1ull << fs[j];
+		for (size_t q = 0; q < g->src->q.n; q++)
+			s += ((g->src->q.q[q].eq_mask | g->src->q.q[q].range_mask) & bit) ? 100 : 0;
+		s -= f64_field(g->d, fs[j]) ? 1000 : 0;
+		s -= g->d->col[fs[j]].tu ? 150 : 0; /* two events in one tick share a time */
+		s -= 10 + (g->d->col[fs[j]].kind == RK__W_STR ? g->p->f[fs[j]].len_avg : 8) / 10;
+	}
+	return s;
+}
+
+static int pick_identity(gen *g)
+{
+	rk__candidates *o = g->out;
+	const rk_profile *p = g->p;
+	double best = -1e300;
+	int from = -1;
+	for (size_t u = 0; u < p->nunique; u++) {
+		if (p->unique_all)
+			break;
+		double s = set_score(g, p->unique[u], p->unique_n[u]);
+		if (s > best) {
+			best = s;
+			from = (int)u;
+		}
+	}
+	if (from >= 0 && !(p->unique_has_decimal && best < -500)) {
+		o->nident = p->unique_n[from];
+		memcpy(o->ident, p->unique[from], o->nident * sizeof *o->ident);
+		return 0;
+	}
+	/* nothing but every field, or decimals, identify a record: the most
+	 * telling identifiers the data has (up to three, most distinct first)
+	 * and a uniquifier after them */
+	o->nident = 0;
+	for (size_t f = 0; f < g->d->nf; f++) {
+		const rk_field_profile *x = &p->f[f];
+		if (f64_field(g->d, f) || x->empties || x->distinct < 2)
+			continue;
+		size_t at = o->nident;
+		while (at > 0 && p->f[o->ident[at - 1]].distinct < x->distinct)
+			at--;
+		if (at >= 3)
+			continue;
+		size_t end = o->nident < 3 ? o->nident : 2;
+		memmove(o->ident + at + 1, o->ident + at, (end - at) * sizeof *o->ident);
+		o->ident[at] = f;
+		o->nident = end + 1;
+	}
+	int f = rk__dataset_add_seq(g->src->d);
+	if (f < 0)
+		return f;
+	o->uniquifier = 1;
+	o->ident[o->nident++] = (size_t)f;
+	return 0;
+}
+
+/* ---- key text ---- */
+
+static void put_field(char *k, size_t cap, const rk__dataset *d, size_t f)
+{
+	const char *t = rk__dataset_type(d, f), *name = d->col[f].name;
+	size_t o = strlen(k);
+	if (!strcmp(t, "u64"))
+		snprintf(k + o, cap - o, "%su64(%s)", o ? " " : "", name);
+	else if (!strcmp(t, "i64") || !strcmp(t, "ts"))
+		snprintf(k + o, cap - o, "%si64(%s)", o ? " " : "", name);
+	else if (!strcmp(t, "f64"))
+		snprintf(k + o, cap - o, "%sf64(%s)", o ? " " : "", name);
+	else
+		snprintf(k + o, cap - o, "%sesc(%s)", o ? " " : "", name);
+}
+
+static void names(char *out, size_t cap, const rk__dataset *d, const size_t *fs, size_t n,
+                  const char *sep)
+{
+	size_t o = 0;
+	out[0] = 0;
+	for (size_t j = 0; j < n && o < cap; j++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", j ? sep : "", d->col[fs[j]].name);
+}
+
+static void add(gen *g, const char *label, const char *key, int shape, const char *variant)
+{
+	rk__candidates *o = g->out;
+	if (o->n == RK__MAX_CANDIDATES)
+		return;
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->c[i].key, key))
+			return;
+	rk__cand *c = &o->c[o->n++];
+	snprintf(c->label, sizeof c->label, "%s", label);
+	snprintf(c->key, sizeof c->key, "%s", key);
+	c->shape = shape;
+	c->variant = variant;
+}
+
+/* ---- bases and variants ---- */
+
+static int has(const size_t *fs, size_t n, size_t f)
+{
+	for (size_t j = 0; j < n; j++)
+		if (fs[j] == f)
+			return 1;
+	return 0;
+}
+
+/* The shape's equality fields (most distinct first), its range fields, then
+ * the identifying fields not yet in. */
+static size_t base_of(const gen *g, const rk__qshape *q, size_t *fs, size_t *neq)
+{
+	size_t n = 0;
+	const rk__dataset *d = g->d;
+	for (size_t f = 0; q && f < d->nf; f++)
+		if (q->eq_mask >> f & 1) {
+			size_t at = n;
+			while (at > 0 && g->p->f[fs[at - 1]].distinct < g->p->f[f].distinct)
+				at--;
+			memmove(fs + at + 1, fs + at, (n - at) * sizeof *fs);
+			fs[at] = f;
+			n++;
+		}
+	*neq = n;
+	for (size_t f = 0; q && f < d->nf; f++)
+		if ((q->range_mask >> f & 1) && !has(fs, n, f))
+			fs[n++] = f;
+	for (size_t j = 0; j < g->out->nident; j++)
+		if (!has(fs, n, g->out->ident[j]))
+			fs[n++] = g->out->ident[j];
+	return n;
+}
+
+/* The plain key, its equality fields hashed in front, and salted by the
+ * identifying fields. */
+static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
+{
+	char key[1024] = "", key2[1100], label[400], all[128], lead[128], ids[128];
+	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
+	for (size_t j = 0; j < n; j++)
+		put_field(key, sizeof key, g->d, fs[j]);
+	names(all, sizeof all, g->d, fs, n, " + ");
+	snprintf(label, sizeof label, "%s%s", all, why);
+	add(g, label, key, shape, "plain");
+	if (neq) {
+		names(lead, sizeof lead, g->d, fs, neq, ", ");
+		snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, lead, key);
+		snprintf(label, sizeof label, "hash(%s) %u buckets + %s%s", lead, S, all, why);
+		add(g, label, key2, shape, "hashed");
+	}
+	names(ids, sizeof ids, g->d, g->out->ident, g->out->nident, ", ");
+	snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, ids, key);
+	snprintf(label, sizeof label, "salt(%s) %u buckets + %s%s", ids, S, all, why);
+	add(g, label, key2, shape, "salted");
+}
+
+/* A well-spread field to lead a key whose own lead rises: many distinct
+ * values, not rising, no hot value, not a decimal. */
+static int spread_field(const gen *g, const size_t *fs, size_t n)
+{
+	int best = -1;
+	for (size_t f = 0; f < g->d->nf; f++) {
+		const rk_field_profile *x = &g->p->f[f];
+		if (f64_field(g->d, f) || g->d->col[f].seq || x->empties || x->monotonic >= 0.9 ||
+		    x->distinct < g->servers || has(fs, n, f) ||
+		    (x->ntop && x->top[0].share > 2.0 / g->servers))
+			continue;
+		if (best < 0 || x->distinct > g->p->f[best].distinct)
+			best = (int)f;
+	}
+	return best;
+}
+
+static int valid_names(const gen *g)
+{
+	char text[4200];
+	rk_schema *s = NULL;
+	snprintf(text, sizeof text, "%s; key \"k\"", g->out->fields);
+	if (rk_schema_parse(&s, text, strlen(text), "suggestion") != 0)
+		return rk__err(RK_EINVALID, "the data's field names cannot all be schema names (letters, "
+		                            "digits and _, not starting with a digit): %s",
+		               rk_error_last());
+	rk_schema_free(s);
+	return 0;
+}
+
+int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers)
+{
+	gen g = {out, src, src->d, src->profile, servers};
+	size_t fs[64], n, neq;
+	int rc;
+	memset(out, 0, sizeof *out);
+	if ((rc = pick_identity(&g)) != 0)
+		return rc;
+	size_t o = (size_t)snprintf(out->fields, sizeof out->fields, "fields ");
+	for (size_t f = 0; f < g.d->nf && o < sizeof out->fields; f++)
+		o += (size_t)snprintf(out->fields + o, sizeof out->fields - o, "%s%s:%s", f ? ", " : "",
+		                      g.d->col[f].name, rk__dataset_type(g.d, f));
+	if ((rc = valid_names(&g)) != 0)
+		return rc;
+	if (!src->q.n) {
+		char where[1024], nm[300], ids[200];
+		size_t w = 0;
+		size_t nid = out->nident - (out->uniquifier && out->nident > 1);
+		for (size_t j = 0; j < nid; j++)
+			w += (size_t)snprintf(where + w, sizeof where - w, "%s%s = ?", j ? " AND " : "",
+			                      g.d->col[out->ident[j]].name);
+		names(ids, sizeof ids, g.d, out->ident, nid, " + ");
+		snprintf(nm, sizeof nm, "a record by %s (no query given)", ids);
+		if ((rc = rk__qset_add(&src->q, where, nm, g.d, src->o.seed)) != 0)
+			return rc;
+		out->implicit_shape = 1;
+	}
+	for (size_t s = 0; s < src->q.n; s++) {
+		n = base_of(&g, &src->q.q[s], fs, &neq);
+		variants(&g, fs, n, neq, (int)s, "");
+		/* a rising lead that no equality binds: a spread field promoted in front */
+		if (!neq && n && g.p->f[fs[0]].monotonic >= 0.9) {
+			int f = spread_field(&g, fs, n);
+			if (f >= 0) {
+				memmove(fs + 1, fs, n * sizeof *fs);
+				fs[0] = (size_t)f;
+				variants(&g, fs, n + 1, 0, (int)s, " (promoted)");
+			}
+		}
+	}
+	return 0;
+}

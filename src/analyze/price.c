@@ -1,0 +1,159 @@
+/*
+ * What each query shape costs under a design (rk_query_cost): the filled
+ * queries of a shape (shape.c) planned by the key library's planner and
+ * laid over the run's final region map.
+ *
+ *   gets      one read per key the plan names
+ *   ranges    the plan's row ranges; with no residual filter the ranges hold
+ *             exactly the matching rows, so rows read = rows returned (exact);
+ *             with one, rows read are estimated from the design's sampled
+ *             keys (the share of samples inside the ranges x the records)
+ *   scan      a full scan reads every record; ranges that read half the
+ *             table or more (whole salt buckets, say) are costed as the scan
+ *             they are
+ * Rows read per row returned is the read amplification the ranking weighs.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze_int.h"
+#include "analyze/shape.h"
+#include "key/error.h"
+#include "store/local/meta.h"
+
+/* Sampled keys at or after k (sorted keys). */
+static size_t lower(uint8_t *const *keys, const size_t *kl, size_t n, const uint8_t *k, size_t len)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rk_meta__row_cmp(keys[mid], kl[mid], k, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The regions a range touches in the final map. */
+static size_t regions_of(const rk__tmeta *t, const rk_key_range *r, int get)
+{
+	size_t i0 = rk_meta__lookup_index(t, r->start, r->start_len);
+	if (get)
+		return 1;
+	if (!r->stop_len)
+		return t->nregions - i0;
+	size_t i1 = rk_meta__lookup_index(t, r->stop, r->stop_len);
+	if (i1 > i0 && !rk_meta__row_cmp(t->regions[i1]->start, t->regions[i1]->start_len, r->stop,
+	                                r->stop_len))
+		i1--; /* an exclusive stop at a region's first row does not reach into it */
+	return i1 - i0 + 1;
+}
+
+typedef struct tally {
+	double ranges, regions, read, returned;
+	int gets, scans, full, merges, estimated, unplanned;
+	unsigned ways;
+} tally;
+
+static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
+{
+	rk_predicate *pred = NULL;
+	rk_plan *plan = NULL;
+	double N = (double)in->records;
+	t->returned += (double)q->rows;
+	if (rk_predicate_parse(&pred, in->schema, q->where, strlen(q->where)) != 0 ||
+	    rk_plan_build(&plan, in->schema, pred) != 0) {
+		/* the design cannot plan it (a field it lacks): it can only read everything */
+		t->unplanned++;
+		t->scans++;
+		t->full++;
+		t->ranges += 1;
+		t->regions += (double)in->map->nregions;
+		t->read += N;
+		rk_predicate_free(pred);
+		return;
+	}
+	if (plan->kind == RK_PLAN_FULL_SCAN) {
+		t->scans++;
+		t->full++;
+		t->ranges += 1;
+		t->regions += (double)in->map->nregions;
+		t->read += N;
+	} else {
+		int get = plan->kind == RK_PLAN_GETS;
+		double inside = 0;
+		t->gets += get;
+		t->ranges += (double)plan->nranges;
+		for (size_t j = 0; j < plan->nranges; j++) {
+			const rk_key_range *r = &plan->ranges[j];
+			t->regions += (double)regions_of(in->map, r, get);
+			if (plan->residual && !get && in->nkeys) {
+				size_t a = lower(in->keys, in->key_len, in->nkeys, r->start, r->start_len);
+				size_t b = r->stop_len ? lower(in->keys, in->key_len, in->nkeys, r->stop, r->stop_len)
+				                       : in->nkeys;
+				inside += b > a ? (double)(b - a) : 0;
+			}
+		}
+		double read = get ? (double)plan->nranges : (double)q->rows;
+		if (plan->residual && !get) {
+			double est = inside * N / (double)in->nkeys;
+			read = est > read ? est : read;
+			t->estimated = 1;
+		}
+		t->read += read;
+		if (!get && read >= 0.5 * N && N > 1)
+			t->scans++;
+		if (plan->merge) {
+			t->merges++;
+			t->ways = plan->buckets;
+		}
+	}
+	rk_plan_free(plan);
+	rk_predicate_free(pred);
+}
+
+int rk__price_queries(rk_analysis *a, const rk__price_in *in)
+{
+	const rk__qset *qs = in->q;
+	if (!qs || !qs->n)
+		return 0;
+	if (!(a->queries = calloc(qs->n, sizeof *a->queries)) ||
+	    !(a->query_str = calloc(2 * qs->n, sizeof *a->query_str)))
+		return rk__err(RK_ENOMEM, "out of memory pricing queries");
+	a->rep.nqueries = qs->n;
+	for (size_t s = 0; s < qs->n; s++) /* the analysis outlives the shapes */
+		if (!(a->query_str[2 * s] = strdup(qs->q[s].name)) ||
+		    !(a->query_str[2 * s + 1] = strdup(qs->q[s].where)))
+			return rk__err(RK_ENOMEM, "out of memory pricing queries");
+	for (size_t s = 0; s < qs->n; s++) {
+		const rk__qshape *q = &qs->q[s];
+		rk_query_cost *c = &a->queries[s];
+		tally t = {0};
+		for (size_t k = 0; k < q->ns; k++)
+			one_query(&t, &q->s[k], in);
+		double n = q->ns ? (double)q->ns : 1;
+		c->name = a->query_str[2 * s];
+		c->query = a->query_str[2 * s + 1];
+		c->weight = q->weight;
+		c->ranges = t.ranges / n;
+		c->regions = t.regions / n;
+		c->rows_read = t.read / n;
+		c->rows_returned = t.returned / n;
+		c->rows_read_per_row = t.read / (t.returned > n ? t.returned : n);
+		c->rows_read_estimated = t.estimated;
+		c->merge_ways = 2 * t.merges > (int)q->ns ? t.ways : 0;
+		c->kind = 2 * t.scans > (int)q->ns ? "scan" : 2 * t.gets > (int)q->ns ? "gets" : "ranges";
+		c->plan = !strcmp(c->kind, "scan")
+		              ? (t.unplanned ? "full scan (fields missing)"
+		                 : 2 * t.full > (int)q->ns ? "full scan"
+		                                           : "ranges that read most of the table")
+		          : !strcmp(c->kind, "gets") ? (c->ranges > 1.5 ? "gets" : "get")
+		          : c->merge_ways ? "one scan per bucket"
+		                          : "scan";
+		c->ordered = !c->merge_ways;
+		c->samples = q->ns;
+	}
+	return 0;
+}

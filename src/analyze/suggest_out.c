@@ -1,0 +1,301 @@
+/*
+ * The advisor's proposals as text, as JSON (the members docs/advisor.md
+ * lists) and as split-point files for rowkey create --splits.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze_int.h"
+#include "key/error.h"
+
+static const char *kind_word(const rk_query_cost *q)
+{
+	return q->kind ? q->kind : "scan";
+}
+
+/* 1 when the shape named `name` is one the table serves. */
+static int serves_named(const rk_report *r, uint64_t serves, const char *name)
+{
+	for (size_t q = 0; q < r->nqueries; q++)
+		if ((serves >> q & 1) && !strcmp(r->queries[q].name, name))
+			return 1;
+	return 0;
+}
+
+/* ---- text ---- */
+
+static void table_text(rk__sb *b, const rk_suggest_table *t, int set)
+{
+	const rk_report *r = rk_analysis_report(t->analysis);
+	char d[32], n[32], rd[32], rt[32];
+	if (set)
+		rk__sb_printf(b, "     table   %s\n", t->label);
+	rk__sb_printf(b, "     schema  %s\n", t->schema_text);
+	rk__count_text(d, sizeof d, r->key_distinct);
+	rk__count_text(n, sizeof n, r->keys_checked);
+	rk__sb_printf(b, "     unique  %s distinct keys for %s records\n", d, n);
+	rk__sb_printf(b, "     writes  busiest server %s of each moment's writes, %s over the run, "
+	                 "%.1f of %u servers effective; key %.0f bytes\n",
+	              rk__share_text(r->peak_share), rk__share_text(r->hottest_share),
+	              r->effective_servers, r->servers, r->key_mean);
+	for (size_t q = 0; q < r->nqueries; q++) {
+		const rk_query_cost *c = &r->queries[q];
+		if (set && !(t->serves >> q & 1))
+			continue;
+		rk__count_text(rd, sizeof rd, (uint64_t)llround(c->rows_read));
+		rk__count_text(rt, sizeof rt, (uint64_t)llround(c->rows_returned));
+		char what[64];
+		if (!strcmp(kind_word(c), "gets"))
+			snprintf(what, sizeof what, "%.0f get%s", c->ranges, c->ranges < 1.5 ? "" : "s");
+		else if (!strcmp(kind_word(c), "scan"))
+			snprintf(what, sizeof what, "a scan (%.0f range%s)", c->ranges, c->ranges < 1.5 ? "" : "s");
+		else
+			snprintf(what, sizeof what, "%.0f range%s%s", c->ranges, c->ranges < 1.5 ? "" : "s",
+			         c->merge_ways ? " merged" : "");
+		rk__sb_printf(b, "     query   %s: %s, %s%s rows read for %s returned (%.1f per row)\n",
+		              c->name, what, c->rows_read_estimated ? "~" : "", rd, rt,
+		              c->rows_read_per_row);
+	}
+	for (size_t k = 0; k < r->ncauses; k++)
+		if (!set || !r->causes[k].query || serves_named(r, t->serves, r->causes[k].query))
+			rk__sb_printf(b, "     cause   %s\n", r->causes[k].text);
+	size_t ns = rk_analysis_splits(t->analysis, 0, &(const uint8_t *){NULL}, &(size_t){0});
+	if (ns)
+		rk__sb_printf(b, "     splits  %zu split points (%zu regions) from the data: suggest "
+		                 "--splits FILE, then rowkey create --splits FILE\n",
+		              ns, ns + 1);
+}
+
+int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
+{
+	rk__sb b = {0};
+	if (n && s[0].no_queries)
+		rk__sb_printf(&b, "note: no --query given: designs are ranked by where writes land and "
+		                  "by lookups of the identifying fields only; name the queries that must "
+		                  "stay cheap with --query\n");
+	if (n && s[0].uniquifier)
+		rk__sb_printf(&b, "note: no set of the data's fields identifies every record: each key "
+		                  "ends with a uniquifier field the writer must supply (a sequence number "
+		                  "or an event id)\n");
+	rk__sb_printf(&b, "%-4s %-6s %-6s %-6s %s\n", "rank", "score", "writes", "reads", "design");
+	for (size_t i = 0; i < n; i++) {
+		rk__sb_printf(&b, "%-4zu %-6.3f %-6.3f %-6.3f %s\n", i + 1, s[i].score, s[i].write_score,
+		              s[i].read_score, s[i].design);
+		rk__sb_printf(&b, "     trade   %s\n", s[i].trade);
+		for (size_t t = 0; t < s[i].ntables; t++)
+			table_text(&b, &s[i].table[t], s[i].ntables > 1);
+	}
+	return rk__sb_done(out, &b);
+}
+
+/* ---- JSON ---- */
+
+static void jstr(rk__sb *b, const char *s)
+{
+	if (s)
+		rk__sb_json_str(b, (const uint8_t *)s, strlen(s));
+	else
+		RK__SB_LIT(b, "null");
+}
+
+static void jnum(rk__sb *b, double v)
+{
+	if (isfinite(v))
+		rk__sb_printf(b, "%.6g", v);
+	else
+		RK__SB_LIT(b, "null");
+}
+
+static void hex(rk__sb *b, const uint8_t *p, size_t n)
+{
+	RK__SB_LIT(b, "\"");
+	for (size_t i = 0; i < n; i++)
+		rk__sb_printf(b, "%02x", p[i]);
+	RK__SB_LIT(b, "\"");
+}
+
+static void query_json(rk__sb *b, const rk_query_cost *c, int first, int table)
+{
+	if (first)
+		RK__SB_LIT(b, "{\"query\":");
+	else
+		RK__SB_LIT(b, ",{\"query\":");
+	jstr(b, c->query);
+	RK__SB_LIT(b, ",\"name\":");
+	jstr(b, c->name);
+	rk__sb_printf(b, ",\"table\":%d,\"plan\":\"%s\",\"ranges\":", table, kind_word(c));
+	jnum(b, c->ranges);
+	RK__SB_LIT(b, ",\"rows_read_per_row\":");
+	jnum(b, c->rows_read_per_row);
+	RK__SB_LIT(b, ",\"rows_read\":");
+	jnum(b, c->rows_read);
+	RK__SB_LIT(b, ",\"rows_returned\":");
+	jnum(b, c->rows_returned);
+	RK__SB_LIT(b, ",\"weight\":");
+	jnum(b, c->weight);
+	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s}",
+	              c->ordered ? "true" : "false", c->merge_ways,
+	              c->rows_read_estimated ? "true" : "false");
+}
+
+/* Every shape, priced in the table of the proposal that serves it. */
+static void queries_json(rk__sb *b, const rk_suggestion *s)
+{
+	const rk_report *r0 = rk_analysis_report(s->table[0].analysis);
+	RK__SB_LIT(b, "[");
+	for (size_t q = 0; q < r0->nqueries; q++) {
+		size_t t = 0;
+		while (t + 1 < s->ntables && !(s->table[t].serves >> q & 1))
+			t++;
+		query_json(b, &rk_analysis_report(s->table[t].analysis)->queries[q], q == 0, (int)t);
+	}
+	RK__SB_LIT(b, "]");
+}
+
+static void table_queries_json(rk__sb *b, const rk_report *r, uint64_t serves, int set)
+{
+	int first = 1;
+	RK__SB_LIT(b, "[");
+	for (size_t q = 0; q < r->nqueries; q++)
+		if (!set || (serves >> q & 1)) {
+			query_json(b, &r->queries[q], first, -1);
+			first = 0;
+		}
+	RK__SB_LIT(b, "]");
+}
+
+static void causes_json(rk__sb *b, const rk_report *r, uint64_t serves, int set)
+{
+	RK__SB_LIT(b, "[");
+	int first = 1;
+	for (size_t k = 0; k < r->ncauses; k++) {
+		const rk_cause *c = &r->causes[k];
+		if (set && c->query && !serves_named(r, serves, c->query))
+			continue; /* a shape another table of the set serves */
+		rk__sb_printf(b, "%s{\"kind\":\"%s\",\"field\":", first ? "" : ",", c->kind);
+		first = 0;
+		jstr(b, c->field);
+		RK__SB_LIT(b, ",\"value\":");
+		jstr(b, c->value);
+		RK__SB_LIT(b, ",\"number\":");
+		jnum(b, c->number);
+		RK__SB_LIT(b, ",\"unit\":");
+		jstr(b, c->unit);
+		RK__SB_LIT(b, ",\"text\":");
+		jstr(b, c->text);
+		RK__SB_LIT(b, ",\"remedy\":");
+		jstr(b, c->remedy);
+		RK__SB_LIT(b, ",\"pattern\":");
+		jstr(b, c->pattern);
+		RK__SB_LIT(b, ",\"query\":");
+		jstr(b, c->query);
+		RK__SB_LIT(b, "}");
+	}
+	RK__SB_LIT(b, "]");
+}
+
+static void table_json(rk__sb *b, const rk_suggest_table *t, int set)
+{
+	const rk_report *r = rk_analysis_report(t->analysis);
+	RK__SB_LIT(b, "{\"design\":");
+	jstr(b, t->label);
+	RK__SB_LIT(b, ",\"schema\":");
+	jstr(b, t->schema_text);
+	rk__sb_printf(b, ",\"unique\":{\"distinct\":%llu,\"records\":%llu}",
+	              (unsigned long long)r->key_distinct, (unsigned long long)r->keys_checked);
+	RK__SB_LIT(b, ",\"writes\":{\"hottest_share\":");
+	jnum(b, r->hottest_share);
+	RK__SB_LIT(b, ",\"at_a_time\":");
+	jnum(b, r->peak_share);
+	RK__SB_LIT(b, ",\"effective_servers\":");
+	jnum(b, r->effective_servers);
+	rk__sb_printf(b, ",\"servers\":%u},\"key_bytes\":", r->servers);
+	jnum(b, r->key_mean);
+	RK__SB_LIT(b, ",\"queries\":");
+	table_queries_json(b, r, t->serves, set);
+	RK__SB_LIT(b, ",\"causes\":");
+	causes_json(b, r, t->serves, set);
+	RK__SB_LIT(b, ",\"splits\":[");
+	const uint8_t *k;
+	size_t kl, ns = rk_analysis_splits(t->analysis, 0, &k, &kl);
+	for (size_t i = 0; i < ns; i++) {
+		rk_analysis_splits(t->analysis, i, &k, &kl);
+		if (i)
+			RK__SB_LIT(b, ",");
+		hex(b, k, kl);
+	}
+	RK__SB_LIT(b, "]}");
+}
+
+int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n)
+{
+	rk__sb b = {0};
+	RK__SB_LIT(&b, "[");
+	for (size_t i = 0; i < n; i++) {
+		rk__sb_printf(&b, "%s{\"rank\":%zu,\"design\":", i ? "," : "", i + 1);
+		jstr(&b, s[i].design);
+		RK__SB_LIT(&b, ",\"score\":");
+		jnum(&b, s[i].score);
+		RK__SB_LIT(&b, ",\"write_score\":");
+		jnum(&b, s[i].write_score);
+		RK__SB_LIT(&b, ",\"read_score\":");
+		jnum(&b, s[i].read_score);
+		RK__SB_LIT(&b, ",\"trade\":");
+		jstr(&b, s[i].trade);
+		rk__sb_printf(&b, ",\"no_queries\":%s,\"uniquifier\":%s,",
+		              s[i].no_queries ? "true" : "false", s[i].uniquifier ? "true" : "false");
+		/* the first table's members at the top (the queries from the tables
+		 * that serve them), every table under "tables" */
+		rk__sb b1 = {0};
+		table_json(&b1, &s[i].table[0], s[i].ntables > 1);
+		const char *qs = b1.p ? strstr(b1.p, ",\"queries\":[") : NULL;
+		const char *cs = qs ? strstr(qs, "],\"causes\":[") : NULL;
+		if (b1.oom || !cs) {
+			free(b1.p);
+			b.oom = 1;
+			break;
+		}
+		rk__sb_put(&b, b1.p + 1, (size_t)(qs - b1.p - 1));
+		RK__SB_LIT(&b, ",\"queries\":");
+		queries_json(&b, &s[i]);
+		rk__sb_put(&b, cs + 1, b1.len - (size_t)(cs + 1 - b1.p) - 1);
+		free(b1.p);
+		RK__SB_LIT(&b, ",\"tables\":[");
+		for (size_t t = 0; t < s[i].ntables; t++) {
+			if (t)
+				RK__SB_LIT(&b, ",");
+			table_json(&b, &s[i].table[t], s[i].ntables > 1);
+		}
+		RK__SB_LIT(&b, "]}");
+	}
+	RK__SB_LIT(&b, "]");
+	return rk__sb_done(out, &b);
+}
+
+/* ---- split points ---- */
+
+int rk_suggestion_write_splits(const rk_suggestion *s, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return rk__err(RK_EIO, "%s: %s", path, strerror(errno));
+	const uint8_t *k;
+	size_t kl, ns = rk_analysis_splits(s->table[0].analysis, 0, &k, &kl);
+	for (size_t i = 0; i < ns; i++) {
+		rk_analysis_splits(s->table[0].analysis, i, &k, &kl);
+		for (size_t j = 0; j < kl; j++) {
+			if (k[j] >= 0x20 && k[j] < 0x7f && k[j] != '\\')
+				fputc(k[j], f);
+			else
+				fprintf(f, "\\x%02x", k[j]);
+		}
+		fputc('\n', f);
+	}
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		return rk__err(RK_EIO, "%s: writing the split points failed", path);
+	return 0;
+}
