@@ -138,6 +138,8 @@ typedef struct rk_report {
 	unsigned hottest_server;
 	double max_mean;          /* busiest server's writes / mean writes per server */
 	double effective_servers; /* 1 / sum(share^2) */
+	double effective_at_time; /* effective servers of each time bucket's writes, averaged
+	                             over the writes (S when every moment is even) */
 	double peak_share;        /* "at a time": sum over time buckets of the busiest
 	                             server's writes / all writes */
 	double throughput;        /* ops/s before the hottest server reaches capacity:

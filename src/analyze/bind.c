@@ -352,6 +352,12 @@ int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
 		for (unsigned i = 1; i < servers; i++) {
 			size_t j = (size_t)((double)i * (double)nkeys / servers);
 			size_t l = hash_prefix && key_len[j] > plen ? plen : key_len[j];
+			/* the data's keys: the shortest prefix that still sorts after the
+			 * key before it (LevelDB's shortest separator): short split
+			 * points, the same regions */
+			while (!hash_prefix && j > 0 && l > 1 &&
+			       cmp_bytes(keys[j], l - 1, keys[j - 1], key_len[j - 1]) > 0)
+				l--;
 			if (l == 0)
 				continue;
 			if (k && cmp_bytes(sp[k - 1].ptr, sp[k - 1].len, keys[j], l) >= 0)

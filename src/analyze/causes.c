@@ -165,7 +165,8 @@ static int concentrated(const ctx *c)
 {
 	const rk_report *r = &c->a->rep;
 	return r->writes && r->servers > 1 &&
-	       (r->peak_share >= 0.5 || r->effective_servers < 0.6 * r->servers);
+	       (r->peak_share >= 0.5 || r->effective_servers < 0.6 * r->servers ||
+	        r->effective_at_time < 0.6 * r->servers);
 }
 
 static const char *lead_name(const ctx *c)
@@ -228,7 +229,7 @@ static void hot_key(ctx *c)
 	int f = placing_field(c);
 	const rk_field_profile *p = f >= 0 ? prof(c, (size_t)f) : NULL;
 	if (!p || !p->ntop || p->top[0].share < 0.1 || p->top[0].share < 2.0 / r->servers ||
-	    r->hottest_share < 0.8 * p->top[0].share)
+	    r->peak_share < 0.8 * p->top[0].share)
 		return;
 	const char *name = rk_schema_field_name(c->s, (size_t)f);
 	rk_cause *x = add(c, "hot_key", name, p->top[0].share, "share", "hot key range");
@@ -399,6 +400,10 @@ static void verdict(ctx *c, rk__sb *v)
 	else if (r->effective_servers < 0.6 * S)
 		rk__sb_printf(v, "writes use %.1f of %u servers effectively (hottest %s)",
 		              r->effective_servers, S, rk__share_text(r->hottest_share));
+	else if (r->effective_at_time < 0.6 * S)
+		rk__sb_printf(v, "writes use %.1f of %u servers at a time (the busiest takes %s of each "
+		                 "moment's writes)",
+		              r->effective_at_time, S, rk__share_text(ps));
 	else
 		rk__sb_printf(v, "writes spread over %u servers (hottest %s, %.1f effective)", S,
 		              rk__share_text(r->hottest_share), r->effective_servers);

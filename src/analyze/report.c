@@ -287,21 +287,28 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__sourc
 	/* at a time: per time bucket (when the run kept buckets) */
 	if (a->sw) {
 		uint64_t peak = 0, ops = 0, load = 0;
+		double eff = 0;
 		for (size_t b = 0; b < a->cols; b++) {
-			uint64_t mw = 0, ml = 0;
+			uint64_t mw = 0, ml = 0, bw = 0;
+			double sq = 0;
 			for (unsigned s = 0; s < S; s++) {
 				uint64_t w = a->sw[b * S + s], rd = a->sr[b * S + s];
 				mw = w > mw ? w : mw;
 				ml = w + rd > ml ? w + rd : ml;
+				bw += w;
+				sq += (double)w * (double)w;
 			}
 			peak += mw;
 			load += ml;
+			eff += sq > 0 ? (double)bw * (double)bw / sq * (double)bw : 0;
 		}
+		r->effective_at_time = W ? eff / (double)W : 0;
 		ops = r->writes + r->reads;
 		r->peak_share = W ? (double)peak / (double)W : 0;
 		a->hot_load = ops ? (double)load / (double)ops : 0;
 	} else {
 		r->peak_share = r->hottest_share;
+		r->effective_at_time = r->effective_servers;
 		a->hot_load = r->hottest_share;
 	}
 	r->throughput = a->hot_load > 0 ? r->capacity / a->hot_load : 0;
@@ -477,6 +484,8 @@ void rk__analysis_json(rk__sb *b, const rk_analysis *a)
 	jnum(b, r->max_mean);
 	RK__SB_LIT(b, ",\"effective_servers\":");
 	jnum(b, r->effective_servers);
+	RK__SB_LIT(b, ",\"effective_at_time\":");
+	jnum(b, r->effective_at_time);
 	RK__SB_LIT(b, ",\"peak_share\":");
 	jnum(b, r->peak_share);
 	RK__SB_LIT(b, ",\"throughput\":");

@@ -6,6 +6,7 @@
  * salted design, or N regions at quantiles of a hash prefix, found by
  * encoding sample records, so any bucket or prefix form works.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ static void usage(FILE *f)
 	        "  --db DIR               store directory (default " RK_CLI_DEFAULT_DB ")\n"
 	        "  -f, --family F[:V]     a column family keeping V versions (default 1); repeatable\n"
 	        "  --split ROW            a split point (\\xNN escapes allowed); repeatable\n"
+	        "  --splits FILE          split points, one a line in --split's form (what\n"
+	        "                         rowkey suggest --splits writes)\n"
 	        "  --buckets N            one region per salt bucket: N buckets of one byte\n"
 	        "                         (0x00..N-1), splits kept on bucket boundaries\n"
 	        "  --decimal-buckets N    the same for zero-padded decimal buckets (\"00\"..)\n"
@@ -170,12 +173,54 @@ static int digits(unsigned long long n)
 	return d;
 }
 
+/* --splits FILE: one split point a line, in the escaped form --split takes
+ * (what rowkey suggest --splits writes). Blank lines are skipped. */
+static int read_splits(rk_bytes **sp, size_t *nsp, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[4 * RK_MAX_ROW_LEN + 8];
+	long n = 0;
+	if (!f) {
+		fprintf(stderr, "rowkey " CMD ": --splits %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof line, f)) {
+		size_t len = strlen(line);
+		n++;
+		if (len && line[len - 1] != '\n' && !feof(f)) {
+			fprintf(stderr, "rowkey " CMD ": --splits %s: line %ld is longer than a row key may be\n",
+			        path, n);
+			fclose(f);
+			return -1;
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (!len)
+			continue;
+		uint8_t *p;
+		size_t pl;
+		if (rk_cli__unescape(&p, &pl, line) || add_split(sp, nsp, p, pl)) {
+			fprintf(stderr, "rowkey " CMD ": --splits %s: line %ld: bad split point (escapes are "
+			                "\\xNN and \\\\)\n",
+			        path, n);
+			fclose(f);
+			return -1;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad)
+		fprintf(stderr, "rowkey " CMD ": --splits %s: reading it failed\n", path);
+	return bad ? -1 : 0;
+}
+
 int rk_cli_create(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"db", required_argument, NULL, 'd'},
 		{"family", required_argument, NULL, 'f'},
 		{"split", required_argument, NULL, 's'},
+		{"splits", required_argument, NULL, 'F'},
 		{"buckets", required_argument, NULL, 'b'},
 		{"decimal-buckets", required_argument, NULL, 'B'},
 		{"hex-splits", required_argument, NULL, 'x'},
@@ -233,6 +278,10 @@ int rk_cli_create(int argc, char **argv)
 			}
 			break;
 		}
+		case 'F':
+			if (read_splits(&sp, &nsp, optarg))
+				goto out;
+			break;
 		case 'b':
 		case 'B':
 		case 'x':

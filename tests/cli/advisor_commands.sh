@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# profile and suggest on a records file, then the README's path from a
+# records file to a pre-split, loaded, queried table: profile -> suggest
+# --query --splits -> create --splits -> load -> query. Usage errors exit 2,
+# failures 1 with a message that names the file and line.
+set -u
+: "${ROWKEY:?ROWKEY must point at the built rowkey binary}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { "$ROWKEY" "$@" >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "rowkey $* exited $?"; }; }
+code() { local want=$1; shift; "$ROWKEY" "$@" >"$T/out" 2>"$T/err"; local got=$?; [ "$got" = "$want" ] || { cat "$T/out" "$T/err" >&2; fail "rowkey $* exited $got, wanted $want"; }; }
+has() { grep -q -- "$1" "$T/$2" || { echo "--- $2:"; cat "$T/$2"; fail "expected '$1' in $2"; }; }
+
+# 3,000 orders of 20 stores, time rising, order ids unique
+awk 'BEGIN { srand(7); t = 1700000000000; print "store,order_id,ts,amount";
+  for (i = 0; i < 3000; i++) { t += 1 + int(rand() * 900);
+    printf "%d,%d,%.0f,%.2f\n", 1 + int(rand() * 20), 50000 + i, t, rand() * 500 } }' > "$T/orders.csv"
+
+ok profile --help; has "usage: rowkey profile" out
+ok profile "$T/orders.csv"
+has "3,000 records, 4 fields; every record held: figures exact" out
+has "^store *u64 " out
+has "^ts *ts (ms) " out
+has "^amount *f64 " out
+has "identifies  order_id" out
+has "clock       ts (ms)" out
+ok profile --json "$T/orders.csv"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["records"] == 3000 and ["order_id"] in d["unique"], d' "$T/out" \
+  || fail "profile --json"
+code 2 profile
+code 2 profile --limit 0 "$T/orders.csv"
+code 1 profile "$T/nope.csv"; has "nope.csv" err
+printf 'a,a\n1,2\n' > "$T/dup.csv"
+code 1 profile "$T/dup.csv"; has "names column 'a' twice" err
+
+# suggest with a query: the key serves it, amount stays out, splits written
+ok suggest --file "$T/orders.csv" --servers 4 --query 'store = ? AND ts >= ? AND ts < ?' -n 2 -q \
+  --splits "$T/splits.txt"
+has "^1 " out
+has "schema  fields store:u64, order_id:u64, ts:ts, amount:f64; key u64(store) i64(ts) u64(order_id)" out
+has "unique  3,000 distinct keys for 3,000 records" out
+[ "$(wc -l < "$T/splits.txt")" = 3 ] || { cat "$T/splits.txt"; fail "3 split points for 4 servers"; }
+code 1 suggest --file "$T/orders.csv" --query 'nope = ?' -q; has "no field 'nope' in the data" err
+code 1 suggest --file "$T/orders.csv" --query 'store = ? OR ts = ?' -q; has "expected AND" err
+# no query: said, and ranked by lookups of the identifying fields
+ok suggest --file "$T/orders.csv" --servers 4 -n 1 -q
+has "note: no --query given" out
+has "a record by order_id" out
+
+# from the records to a pre-split, loaded table
+S=$(sed -n 's/^     schema  //p' <("$ROWKEY" suggest --file "$T/orders.csv" --servers 4 \
+  --query 'store = ? AND ts >= ? AND ts < ?' -n 1 -q))
+ok create --db "$T/db" orders -f d --splits "$T/splits.txt"; has "4 regions" out
+ok load --db "$T/db" orders -s "$S" "$T/orders.csv"; has "rows 3000" out
+ok query --db "$T/db" -t orders -w 'store = 3' --limit 2
+[ "$(grep -c '^3	' "$T/out")" = 2 ] || { cat "$T/out"; fail "query by store"; }
+printf 'nope\\x0\n' > "$T/bad.txt"
+code 2 create --db "$T/db" t2 -f d --splits "$T/bad.txt"; has "line 1: bad split point" err
+code 2 create --db "$T/db" t2 -f d --splits "$T/none.txt"; has "none.txt" err
+echo "advisor commands: ok"
