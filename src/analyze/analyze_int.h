@@ -171,10 +171,12 @@ int rk__check_options(const rk_analyze_options *o, unsigned max_servers);
 
 /* Samples the design's keys: the sorted distinct bucket prefixes (when the
  * design has buckets) and, when want_keys, up to `max` sampled keys sorted
- * (*keys, *key_len arrays, caller frees each and the arrays). */
+ * (*keys, *key_len arrays, caller frees each and the arrays). The writes
+ * come from the workload's dataset, or held_writes (a generated workload's
+ * writes held already; may be NULL), or else the workload itself. */
 int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t *nkeys,
-                    size_t max, const rk_schema *s, rk__workload *w, rk__binder *b,
-                    uint64_t seed);
+                    size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
+                    rk__binder *b, uint64_t seed);
 
 /* The initial split points of a design: bucket prefixes, or for a hash
  * prefix `servers` quantiles of the sampled keys cut to the prefix. Points

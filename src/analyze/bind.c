@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analyze/analyze_int.h"
+#include "analyze/dataset.h"
 #include "key/error.h"
 
 /* ---- binder ---- */
@@ -201,8 +202,8 @@ static int kv_cmp(const void *a, const void *b)
 }
 
 int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t *nkeys,
-                    size_t max, const rk_schema *s, rk__workload *w, rk__binder *b,
-                    uint64_t seed)
+                    size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
+                    rk__binder *b, uint64_t seed)
 {
 	rk_schema_info info;
 	rk_encoder *enc = NULL;
@@ -229,17 +230,36 @@ int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t
 	uint64_t seen = 0;
 	int want_pfx = info.buckets > 1 && info.prefix_len > 0;
 	pfx->len = want_pfx ? info.prefix_len : 0;
+	/* the writes held in memory when there are: no second generation or
+	 * parse of them */
+	const rk__dataset *d = rk__workload_dataset(w) ? rk__workload_dataset(w) : held_writes;
+	uint64_t held = d && d->complete ? d->held : 0, i = 0;
+	if (held > rk__workload_total(w))
+		held = rk__workload_total(w);
+	rk__wval rec[64];
 	for (;;) {
-		int64_t t;
-		int shape;
-		rc = rk__workload_next(w, &t, &shape);
-		if (rc == RK_EITEROVER)
-			break;
-		if (rc)
-			goto fail;
-		if (shape >= 0 || rk__rng_unit(&rng) >= p)
-			continue;
-		const rk_value *v = rk__bind(b, rk__workload_rec(w));
+		const rk__wval *rv = rec;
+		if (held) {
+			if (i >= held)
+				break;
+			if (rk__rng_unit(&rng) >= p) {
+				i++;
+				continue;
+			}
+			rk__dataset_record(d, i++, rec);
+		} else {
+			int64_t t;
+			int shape;
+			rc = rk__workload_next(w, &t, &shape);
+			if (rc == RK_EITEROVER)
+				break;
+			if (rc)
+				goto fail;
+			if (shape >= 0 || rk__rng_unit(&rng) >= p)
+				continue;
+			rv = rk__workload_rec(w);
+		}
+		const rk_value *v = rk__bind(b, rv);
 		size_t kl;
 		if (!v) {
 			rc = RK_EINVALID;

@@ -535,10 +535,11 @@ void rk__dataset_record(const rk__dataset *d, uint64_t i, rk__wval *out)
 			v->has_text = 0;
 			continue;
 		}
+		int text = !c->seq && (!d->typed || c->kind == RK__W_STR);
 		v->ext = 0;
-		v->has_text = !c->seq;
-		v->s = c->seq ? NULL : d->arena + c->off[i];
-		v->len = c->len[i];
+		v->has_text = text && c->kind != RK__W_STR;
+		v->s = text ? d->arena + c->off[i] : NULL;
+		v->len = text ? c->len[i] : 0;
 		if (c->kind == RK__W_U64)
 			v->u = c->v[i];
 		else if (c->kind == RK__W_I64)

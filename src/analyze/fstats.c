@@ -1,8 +1,7 @@
 /*
  * Streaming field statistics (see fstats.h). HyperLogLog after Flajolet et
  * al. (2007) with the small-range correction (linear counting below 5/2 m);
- * Space-Saving after Metwally, Agrawal and El Abbadi (2005). Hashes are
- * XXH3-64, the library the key layer already links.
+ * Hashes are XXH3-64, the library the key layer already links.
  */
 #include "analyze/fstats.h"
 
@@ -47,34 +46,6 @@ double rk__fstats_distinct(const rk__fstats *s)
 	if (e <= 2.5 * m && zeros)
 		e = m * log(m / zeros);
 	return e;
-}
-
-/* Space-Saving: the value's counter, or the smallest one taken over. */
-static void ss_add(rk__fstats *s, uint64_t h, const void *p, size_t n)
-{
-	size_t min = 0;
-	for (size_t i = 0; i < s->nss; i++) {
-		if (s->ss[i].h == h) {
-			s->ss[i].count++;
-			return;
-		}
-		if (s->ss[i].count < s->ss[min].count)
-			min = i;
-	}
-	rk__ss *c;
-	if (s->nss < RK__SS_K) {
-		c = &s->ss[s->nss++];
-		c->count = 0;
-		c->err = 0;
-	} else {
-		c = &s->ss[min];
-		c->err = c->count;
-	}
-	c->h = h;
-	c->count++;
-	c->len = (uint8_t)(n < RK__SS_TEXT ? n : RK__SS_TEXT);
-	c->cut = n > RK__SS_TEXT;
-	memcpy(c->text, p, c->len);
 }
 
 static void lengths(rk__fstats *s, size_t n)
@@ -164,7 +135,6 @@ void rk__fstats_text(rk__fstats *s, const char *p, size_t n, int absent)
 	}
 	uint64_t h = rk__fstats_hash(p, n);
 	hll_add(s, h);
-	ss_add(s, h, p, n);
 	lengths(s, n);
 	double d = 0;
 	int64_t iso = 0;
@@ -210,7 +180,6 @@ static void typed(rk__fstats *s, const char *b, size_t n, double d)
 	s->shape.ints++;
 	uint64_t h = rk__fstats_hash(b, n);
 	hll_add(s, h);
-	ss_add(s, h, b, n);
 	lengths(s, n);
 	number_seen(s, d);
 	monotonic(s, 1, d, b, n);

@@ -2,13 +2,12 @@
  * Streaming statistics of one field of a record stream, in constant memory
  * per field: what the values look like (integers, decimals, ISO-8601 times,
  * text: the type a profile infers), empties, lengths, the distinct count
- * (HyperLogLog, 4096 registers: about 1.6% standard error), the most
- * frequent values (Space-Saving, 64 counters: every value above 1/64 of the
- * stream is among them, its count at most N/64 too high), and how often a
- * value is at least the one before it (the monotonic share).
+ * (HyperLogLog, 4096 registers: about 1.6% standard error), and how often
+ * a value is at least the one before it (the monotonic share).
  *
- * Exact counts, when every record fits in memory, come from the dataset
- * (dataset.c); these are what remain true for a stream of any length.
+ * Exact counts and the most frequent values come from the records the
+ * dataset holds (profile.c); these are what remain true for a stream of any
+ * length.
  */
 #ifndef RK_ANALYZE_FSTATS_H
 #define RK_ANALYZE_FSTATS_H
@@ -17,8 +16,7 @@
 #include <stdint.h>
 
 #define RK__HLL_BITS 12
-#define RK__SS_K 64
-#define RK__SS_TEXT 48 /* bytes of a frequent value kept for display */
+#define RK__TOP_TEXT 48 /* bytes of a frequent value kept for display */
 
 /* What the text of the values says about their type. */
 typedef struct rk__shape_counts {
@@ -30,12 +28,6 @@ typedef struct rk__shape_counts {
 	int neg;            /* some integer is negative */
 	int big;            /* some integer is over INT64_MAX */
 } rk__shape_counts;
-
-typedef struct rk__ss {
-	uint64_t h, count, err;
-	uint8_t len, cut;   /* bytes kept of the value; cut: longer than kept */
-	char text[RK__SS_TEXT];
-} rk__ss;
 
 typedef struct rk__fstats {
 	uint64_t cells;     /* values seen, empties included */
@@ -55,8 +47,6 @@ typedef struct rk__fstats {
 	uint8_t prev_text[64];
 	size_t prev_len;
 	uint8_t hll[1 << RK__HLL_BITS];
-	rk__ss ss[RK__SS_K];
-	size_t nss;
 } rk__fstats;
 
 void rk__fstats_init(rk__fstats *s);

@@ -4,8 +4,9 @@
  * sets that identify every record.
  *
  * Exact figures come from one 64-bit fingerprint per value (XXH3 of the
- * value's text, as the streaming statistics hash it): distinct counts by a
- * hash set, the frequent values' counts by looking their fingerprints up.
+ * value's text, as the streaming statistics hash it): distinct counts and
+ * the most frequent values by a count per fingerprint over the records
+ * held.
  * A field set identifies every record when no two records share the
  * combined fingerprint of its fields (a false "duplicate" needs a 64-bit
  * collision: about n^2 / 2^65, 3e-8 for a million records).
@@ -104,40 +105,97 @@ static int hset_add(hset *s, uint64_t h)
 
 /* ---- exact figures ---- */
 
-static int exact_field(rk_profile *p, size_t f, uint64_t *const *fp, hset *set)
+/* A count per fingerprint: an open-addressing map beside the set's table. */
+typedef struct cmap {
+	uint64_t *key;
+	uint32_t *count, *first; /* occurrences, and the first record that has it */
+	size_t mask;
+} cmap;
+
+static int cmap_init(cmap *m, uint64_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n + 16)
+		cap *= 2;
+	m->mask = cap - 1;
+	m->key = calloc(cap, sizeof *m->key);
+	m->count = malloc(cap * sizeof *m->count);
+	m->first = malloc(cap * sizeof *m->first);
+	return m->key && m->count && m->first ? 0 : rk__err(RK_ENOMEM, "out of memory profiling");
+}
+
+static void cmap_free(cmap *m)
+{
+	free(m->key);
+	free(m->count);
+	free(m->first);
+}
+
+/* Distinct values and the five most frequent, exactly, over the records
+ * held. */
+static void exact_field(rk_profile *p, size_t f, uint64_t *const *fp, cmap *m)
 {
 	const rk__dataset *d = p->d;
 	rk_field_profile *x = &p->f[f];
-	uint64_t n = d->held, distinct = 0;
-	hset_clear(set);
-	for (uint64_t i = 0; i < n; i++)
-		if (d->col[f].len[i] != RK__ABSENT)
-			distinct += hset_add(set, fp[f][i]);
-	x->distinct = distinct;
-	x->distinct_exact = 1;
-	/* the frequent values' exact counts (every value over n/64 is a candidate):
-	 * a 256-slot table from a candidate's fingerprint to its counter */
-	rk__fstats *ss = &p->d->col[f].st;
-	int slot[256];
-	memset(slot, -1, sizeof slot);
-	for (size_t k = 0; k < ss->nss; k++) {
-		size_t i = mix(ss->ss[k].h) & 255;
-		while (slot[i] >= 0)
-			i = (i + 1) & 255;
-		slot[i] = (int)k;
-		ss->ss[k].count = 0;
-		ss->ss[k].err = 0;
-	}
-	for (uint64_t r = 0; r < n; r++) {
+	uint64_t distinct = 0;
+	memset(m->key, 0, (m->mask + 1) * sizeof *m->key);
+	for (uint64_t r = 0; r < d->held; r++) {
 		if (d->col[f].len[r] == RK__ABSENT)
 			continue;
-		for (size_t i = mix(fp[f][r]) & 255; slot[i] >= 0; i = (i + 1) & 255)
-			if (ss->ss[slot[i]].h == fp[f][r]) {
-				ss->ss[slot[i]].count++;
-				break;
-			}
+		uint64_t h = fp[f][r] ? fp[f][r] : 1;
+		size_t i = mix(h) & m->mask;
+		while (m->key[i] && m->key[i] != h)
+			i = (i + 1) & m->mask;
+		if (!m->key[i]) {
+			m->key[i] = h;
+			m->count[i] = 0;
+			m->first[i] = (uint32_t)r;
+			distinct++;
+		}
+		m->count[i]++;
 	}
-	return 0;
+	if (d->complete) {
+		x->distinct = distinct;
+		x->distinct_exact = 1;
+	}
+	size_t top[5], nt = 0;
+	for (size_t i = 0; i <= m->mask; i++) {
+		if (!m->key[i] || m->count[i] < 2 || (double)m->count[i] < 0.001 * (double)d->held)
+			continue; /* a value seen once, or under 0.1% of the records, is not frequent */
+		size_t at = nt < 5 ? nt : 5;
+		while (at > 0 && m->count[top[at - 1]] < m->count[i])
+			at--;
+		if (at == 5)
+			continue;
+		size_t end = nt < 5 ? nt : 4;
+		memmove(top + at + 1, top + at, (end - at) * sizeof *top);
+		top[at] = i;
+		nt = end + 1;
+	}
+	uint64_t vals = 0;
+	for (uint64_t r = 0; r < d->held; r++)
+		vals += d->col[f].len[r] != RK__ABSENT;
+	for (size_t k = 0; k < nt; k++) {
+		char *t = p->top_text[f][k];
+		const rk__column *c = &d->col[f];
+		uint64_t r = m->first[top[k]];
+		size_t n;
+		const char *v = rk__dataset_text(d, f, r, &n);
+		if (c->seq || (d->typed && c->kind != RK__W_STR)) { /* a number without its text */
+			if (c->kind == RK__W_I64)
+				snprintf(t, RK__TOP_TEXT, "%lld", (long long)c->v[r]);
+			else
+				snprintf(t, RK__TOP_TEXT, "%llu", (unsigned long long)c->v[r]);
+		} else {
+			size_t cut = n < RK__TOP_TEXT ? n : RK__TOP_TEXT;
+			memcpy(t, v ? v : "", cut);
+			strcpy(t + cut, n > RK__TOP_TEXT ? "..." : "");
+		}
+		x->top[k].value = t;
+		x->top[k].count = m->count[top[k]];
+		x->top[k].share = vals ? (double)m->count[top[k]] / (double)vals : 0;
+	}
+	x->ntop = nt;
 }
 
 /* ---- identifying sets ---- */
@@ -293,35 +351,11 @@ static void streaming_figures(rk_profile *p, size_t f)
 	x->len_avg = x->values ? (double)st->len_sum / (double)x->values : 0;
 }
 
-static int cmp_ss(const void *a, const void *b)
-{
-	const rk__ss *x = a, *y = b;
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
-}
-
-static void top_values(rk_profile *p, size_t f)
-{
-	rk__fstats *st = &p->d->col[f].st;
-	rk_field_profile *x = &p->f[f];
-	qsort(st->ss, st->nss, sizeof *st->ss, cmp_ss);
-	x->ntop = 0;
-	for (size_t k = 0; k < st->nss && x->ntop < 5; k++) {
-		if (st->ss[k].count < 2 || (double)st->ss[k].count < 0.001 * (double)x->values)
-			break; /* a value seen once, or under 0.1% of the values, is not frequent */
-		char *t = p->top_text[f][x->ntop];
-		memcpy(t, st->ss[k].text, st->ss[k].len);
-		strcpy(t + st->ss[k].len, st->ss[k].cut ? "..." : "");
-		x->top[x->ntop].value = t;
-		x->top[x->ntop].count = st->ss[k].count;
-		x->top[x->ntop].share = x->values ? (double)st->ss[k].count / (double)x->values : 0;
-		x->ntop++;
-	}
-}
-
 int rk__profile_of(rk_profile **out, rk__dataset *d, int own)
 {
 	uint64_t *fp[64] = {0};
 	hset set = {0};
+	cmap cm = {0};
 	int rc = 0;
 	*out = NULL;
 	rk_profile *p = calloc(1, sizeof *p);
@@ -334,7 +368,7 @@ int rk__profile_of(rk_profile **out, rk__dataset *d, int own)
 	p->own = own;
 	for (size_t f = 0; f < d->nf; f++)
 		streaming_figures(p, f);
-	if (d->held && (rc = hset_init(&set, d->held)) == 0) {
+	if (d->held && (rc = hset_init(&set, d->held)) == 0 && (rc = cmap_init(&cm, d->held)) == 0) {
 		for (size_t f = 0; f < d->nf && !rc; f++) {
 			if (!(fp[f] = malloc(d->held * sizeof *fp[f]))) {
 				rc = rk__err(RK_ENOMEM, "out of memory profiling");
@@ -342,19 +376,17 @@ int rk__profile_of(rk_profile **out, rk__dataset *d, int own)
 			}
 			for (uint64_t i = 0; i < d->held; i++)
 				fp[f][i] = fingerprint(d, f, i);
-			if (d->complete)
-				rc = exact_field(p, f, fp, &set);
+			exact_field(p, f, fp, &cm);
 		}
 		if (!rc) {
 			search s = {p, fp, &set, {0}, 0, d->held, 0};
 			find_unique(&s);
 		}
 	}
-	for (size_t f = 0; f < d->nf; f++) {
-		top_values(p, f);
+	for (size_t f = 0; f < d->nf; f++)
 		free(fp[f]);
-	}
 	free(set.t);
+	cmap_free(&cm);
 	if (rc) {
 		rk_profile_free(p);
 		return rc;

@@ -18,7 +18,7 @@ struct rk_profile {
 	rk__dataset *d;
 	int own;                     /* 1: d is freed with the profile */
 	rk_field_profile f[64];
-	char top_text[64][5][RK__SS_TEXT + 4];
+	char top_text[64][5][RK__TOP_TEXT + 4];
 	size_t nunique;
 	size_t unique_n[RK__MAX_UNIQUE];
 	size_t unique[RK__MAX_UNIQUE][64];

@@ -361,15 +361,19 @@ typedef struct run {
 	rk_encoder *enc;
 	rk__ranger rg;
 	int have_rg;
-	uint64_t *seen;     /* fingerprints of the keys written (a set), bounded */
-	size_t seen_mask;
+	uint64_t *seen;     /* fingerprints of the keys written, bounded; sorted at the end */
 	uint64_t seen_n, distinct;
+	/* the heatmap while it fills, column by column (a time bucket's cells
+	 * are contiguous: the writes of one moment hit one small slice), reads
+	 * as +1/-1 at their first and past their last row */
+	uint64_t *hwc;      /* cols x rows */
+	int64_t *hrd;       /* cols x (rows + 1) */
 } run;
 
 #define KEYS_CHECKED_MAX (16u << 20)
 
 /* Heatmap rows: quantiles of the sampled keys; row 0 starts at "". */
-static int heat_rows(rk_analysis *a, const run *r)
+static int heat_rows(rk_analysis *a, run *r)
 {
 	size_t rows = r->nkeys < r->o->key_buckets ? (r->nkeys ? r->nkeys : 1) : r->o->key_buckets;
 	a->cols = r->o->time_buckets;
@@ -392,38 +396,64 @@ static int heat_rows(rk_analysis *a, const run *r)
 		return RK_ENOMEM;
 	if (!(a->hw = calloc(a->rows * a->cols, sizeof *a->hw)) ||
 	    !(a->hr = calloc(a->rows * a->cols, sizeof *a->hr)) ||
+	    !(r->hwc = calloc(a->rows * a->cols, sizeof *r->hwc)) ||
+	    !(r->hrd = calloc((a->rows + 1) * a->cols, sizeof *r->hrd)) ||
 	    !(a->sw = calloc((size_t)a->cols * r->o->servers, sizeof *a->sw)) ||
 	    !(a->sr = calloc((size_t)a->cols * r->o->servers, sizeof *a->sr)))
 		return rk__err(RK_ENOMEM, "out of memory for the heatmap");
 	return 0;
 }
 
-/* The key fingerprints written so far: a set, for the distinct count. */
+/* The key fingerprints written, for the distinct count: appended as they
+ * come (sequential memory), counted once sorted at the end. */
 static int seen_init(run *r, uint64_t total)
 {
 	uint64_t n = total < KEYS_CHECKED_MAX ? total : KEYS_CHECKED_MAX;
-	size_t cap = 16;
-	while (cap < 2 * n + 16)
-		cap *= 2;
-	r->seen_mask = cap - 1;
-	r->seen = calloc(cap, sizeof *r->seen);
+	r->seen = malloc((n ? n : 1) * sizeof *r->seen);
 	return r->seen ? 0 : rk__err(RK_ENOMEM, "out of memory counting keys");
 }
 
-static void seen_add(run *r, const uint8_t *key, size_t kl)
+static void seen_add(run *r, uint64_t cap, const uint8_t *key, size_t kl)
 {
-	if (r->seen_n >= KEYS_CHECKED_MAX)
-		return;
-	uint64_t h = XXH3_64bits(key, kl);
-	h = h ? h : 1;
-	r->seen_n++;
-	for (size_t i = (size_t)(h * 0x9E3779B97F4A7C15ull >> 20) & r->seen_mask;; i = (i + 1) & r->seen_mask) {
-		if (r->seen[i] == h)
-			return;
-		if (!r->seen[i]) {
-			r->seen[i] = h;
-			r->distinct++;
-			return;
+	if (r->seen_n < cap && r->seen_n < KEYS_CHECKED_MAX)
+		r->seen[r->seen_n++] = XXH3_64bits(key, kl);
+}
+
+/* LSD radix sort of the fingerprints, then the distinct count. */
+static int seen_count(run *r)
+{
+	uint64_t n = r->seen_n, *a = r->seen, *b = malloc((n ? n : 1) * sizeof *b);
+	if (!b)
+		return rk__err(RK_ENOMEM, "out of memory counting keys");
+	for (int shift = 0; shift < 64; shift += 16) {
+		size_t cnt[65537] = {0};
+		for (uint64_t i = 0; i < n; i++)
+			cnt[(a[i] >> shift & 0xffff) + 1]++;
+		for (size_t k = 1; k < 65537; k++)
+			cnt[k] += cnt[k - 1];
+		for (uint64_t i = 0; i < n; i++)
+			b[cnt[a[i] >> shift & 0xffff]++] = a[i];
+		uint64_t *t = a;
+		a = b;
+		b = t;
+	}
+	r->distinct = 0;
+	for (uint64_t i = 0; i < n; i++)
+		r->distinct += i == 0 || a[i] != a[i - 1];
+	free(b);
+	r->seen = a;
+	return 0;
+}
+
+/* The column-major accumulators into the analysis's row-major maps. */
+static void heat_finish(rk_analysis *a, const run *r)
+{
+	for (size_t b = 0; b < a->cols; b++) {
+		int64_t run = 0;
+		for (size_t h = 0; h < a->rows; h++) {
+			run += r->hrd[b * (a->rows + 1) + h];
+			a->hw[h * a->cols + b] += r->hwc[b * a->rows + h];
+			a->hr[h * a->cols + b] += (uint64_t)run;
 		}
 	}
 }
@@ -438,9 +468,9 @@ static int sim_write(sim *s, run *r, uint32_t b, uint8_t *key, size_t kl, uint64
 	if ((rc = count(s, reg, b, 1, 0)) != 0)
 		return rc;
 	a->sw[(size_t)b * r->o->servers + reg->server]++;
-	a->hw[heat_row(a, key, kl) * a->cols + b]++;
+	r->hwc[(size_t)b * a->rows + heat_row(a, key, kl)]++;
 	a->rep.writes++;
-	seen_add(r, key, kl);
+	seen_add(r, rk__workload_total(r->w), key, kl);
 	sample_row(s, &s->st[reg->id], key, kl);
 	uint64_t size = atomic_load_explicit(&reg->size, memory_order_relaxed) + fam_q +
 	                rk_cell__esc_len(key, kl) + r->o->value_len;
@@ -477,8 +507,8 @@ static int sim_read(sim *s, run *r, uint32_t b)
 			a->sr[(size_t)b * r->o->servers + reg->server]++;
 			a->rep.read_visits++;
 		}
-		for (size_t h = h0; h <= h1; h++)
-			a->hr[h * a->cols + b]++;
+		r->hrd[(size_t)b * (a->rows + 1) + h0]++;
+		r->hrd[(size_t)b * (a->rows + 1) + h1 + 1]--;
 	}
 	return 0;
 }
@@ -535,6 +565,9 @@ static int sim_replay(sim *s, run *r)
 	a->mono = a->rep.writes > 1 ? (double)mono / (double)(a->rep.writes - 1) : 0;
 	a->rep.key_total = kbytes;
 	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
+	heat_finish(a, r);
+	if ((rc = seen_count(r)) != 0)
+		return rc;
 	a->rep.key_distinct = r->distinct;
 	a->rep.keys_checked = r->seen_n;
 	return 0;
@@ -596,7 +629,7 @@ static int run_setup(sim *s, run *r)
 	rk_analysis *a = s->a;
 	rk_schema_get_info(&a->info, r->schema);
 	if ((rc = rk__sample_keys(&r->pfx, &r->keys, &r->key_len, &r->nkeys, SAMPLE_KEYS, r->schema,
-	                          r->w, r->bind, r->src->o.seed)) != 0)
+	                          r->w, r->src->d, r->bind, r->src->o.seed)) != 0)
 		return rc;
 	s->L = a->info.buckets > 1 ? a->info.prefix_len : 0;
 	if ((rc = rk__initial_splits(&r->sp, &r->nsp, &a->info, &r->pfx, r->keys, r->key_len, r->nkeys,
@@ -627,6 +660,8 @@ static void run_free(sim *s, run *r)
 	free_keys(r->keys, r->key_len, r->nkeys);
 	free(r->pfx.p);
 	free(r->seen);
+	free(r->hwc);
+	free(r->hrd);
 	free(r->bind);
 	rk__workload_close(r->w);
 	for (size_t i = 0; i < s->nst; i++) {

@@ -145,7 +145,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	}
 	rk_schema_get_info(&a->info, schema);
 	/* the same initial regions as the simulator (the same sampling pass) */
-	if ((rc = rk__sample_keys(&pfx, &keys, &key_len, &nkeys, 8192, schema, w, bind,
+	if ((rc = rk__sample_keys(&pfx, &keys, &key_len, &nkeys, 8192, schema, w, NULL, bind,
 	                          wopts->seed)) != 0)
 		goto out;
 	if ((rc = rk__initial_splits(&sp, &nsp, &a->info, &pfx, keys, key_len, nkeys, o->servers,
