@@ -325,8 +325,10 @@ static int read_all(rk__dataset *d, rk_rec *r, const rk__dataset_options *o)
 	}
 	for (;;) {
 		rk_record rec;
-		if (o->limit && d->records >= o->limit)
+		if (o->limit && d->records >= o->limit) {
+			d->limited = rk_rec__next(r, &rec) != RK_EITEROVER;
 			return 0;
+		}
 		rc = rk_rec__next(r, &rec);
 		if (rc == RK_EITEROVER)
 			return 0;

@@ -54,6 +54,7 @@ typedef struct rk__dataset {
 	rk__column col[64];
 	uint64_t held, cap; /* records held */
 	uint64_t records;   /* records read (held or not) */
+	int limited;        /* reading stopped at the limit, before the file's end */
 	uint64_t rejected;  /* records the reader refused */
 	char first_error[256];
 	int complete;       /* 1: every record read is held */

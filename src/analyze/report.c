@@ -359,6 +359,17 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 	else /* a store's recorded load (rk_analysis_from_metrics): no offered rate */
 		rk__sb_printf(&b, "workload    %s: %llu writes, %llu reads\n", r->workload,
 		              (unsigned long long)r->writes, (unsigned long long)r->reads);
+	if (r->records) {
+		char w[32], n[32];
+		rk__count_text(w, sizeof w, r->writes);
+		rk__count_text(n, sizeof n, r->records);
+		if (r->limited)
+			rk__sb_printf(&b, "replayed    the first %s records of the file (the limit)", w);
+		else
+			rk__sb_printf(&b, "replayed    %s of the file's %s records", w, n);
+		rk__sb_printf(&b, "%s\n", r->own_time ? ", at the data's own pace (its clock is the time axis)"
+		                                      : ", at the fixed rate");
+	}
 	if (r->capacity > 0)
 		rk__sb_printf(&b, "servers     %u x %.0f ops/s\n", r->servers, r->capacity);
 	else
@@ -523,7 +534,10 @@ void rk__analysis_json(rk__sb *b, const rk_analysis *a)
 	RK__SB_LIT(b, "],\"causes\":[");
 	for (size_t k = 0; k < r->ncauses; k++)
 		cause_json(b, &r->causes[k], k);
-	rk__sb_printf(b, "],\"unique\":{\"distinct\":%llu,\"records\":%llu}",
+	rk__sb_printf(b, "],\"records\":%llu,\"limited\":%s,\"own_time\":%s",
+	              (unsigned long long)r->records, r->limited ? "true" : "false",
+	              r->own_time ? "true" : "false");
+	rk__sb_printf(b, ",\"unique\":{\"distinct\":%llu,\"records\":%llu}",
 	              (unsigned long long)r->key_distinct, (unsigned long long)r->keys_checked);
 	RK__SB_LIT(b, ",\"writes_spread\":{\"hottest_share\":");
 	jnum(b, r->hottest_share);

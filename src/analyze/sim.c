@@ -642,6 +642,11 @@ static int run_setup(sim *s, run *r)
 		return rc;
 	a->col_s = (double)rk__workload_duration_ms(r->w) / 1000.0 / (double)a->cols;
 	a->t0_ms = rk__workload_own_time(r->w) ? rk__workload_t0_ms(r->w) : 0;
+	a->rep.own_time = rk__workload_own_time(r->w);
+	if (rk__workload_dataset(r->w)) {
+		a->rep.records = rk__workload_dataset(r->w)->records;
+		a->rep.limited = rk__workload_dataset(r->w)->limited;
+	}
 	a->rep.offered_rate = rk__workload_rate(r->w);
 	a->rep.capacity = o->capacity;
 	if ((rc = rk_encoder_new(&r->enc, r->schema, r->src->o.seed)) != 0 ||

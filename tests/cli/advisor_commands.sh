@@ -34,6 +34,16 @@ code 1 profile "$T/nope.csv"; has "nope.csv" err
 printf 'a,a\n1,2\n' > "$T/dup.csv"
 code 1 profile "$T/dup.csv"; has "names column 'a' twice" err
 
+# analyze replays every record at the data's own pace; a limit is said
+ok analyze --file "$T/orders.csv" --servers 4 -s 'fields store:u64, order_id:u64, ts:ts; key u64(ts) u64(order_id)'
+has "replayed    3,000 of the file's 3,000 records, at the data's own pace" out
+has "cause       rising_lead: ts rises in 100% of consecutive records" out
+has "unique      yes on 3,000 of 3,000 records" out
+ok analyze --file "$T/orders.csv" --servers 4 --limit 100 --fixed-rate -s 'fields store:u64, order_id:u64, ts:ts; key u64(store)'
+has "replayed    the first 100 records of the file (the limit), at the fixed rate" out
+has "unique      NO on 20 of 100 records" out
+has "LOSES ROWS: the key is not unique: 20 distinct keys for 100 records" out
+
 # suggest with a query: the key serves it, amount stays out, splits written
 ok suggest --file "$T/orders.csv" --servers 4 --query 'store = ? AND ts >= ? AND ts < ?' -n 2 -q \
   --splits "$T/splits.txt"

@@ -381,6 +381,25 @@ static void file_workloads(void **state)
 	assert_string_equal(js[0], js[1]);
 	free(js[0]);
 	free(js[1]);
+	/* every record is replayed, whatever rate x duration says (it was cut to
+	 * the first rate x duration records); a limit says so */
+	rk_workload_options w = RK_WORKLOAD_OPTIONS_INIT;
+	rk_analyze_options o = RK_ANALYZE_OPTIONS_INIT;
+	w.name = "file";
+	w.file = csv;
+	w.rate = 10;
+	w.duration = 5;
+	o.servers = 2;
+	rk_analysis *a = run("fields user:u32, ts:i64; key u32(user) u64(ts)", &w, &o);
+	assert_int_equal(rk_analysis_report(a)->writes, 1000);
+	assert_int_equal(rk_analysis_report(a)->records, 1000);
+	assert_false(rk_analysis_report(a)->limited);
+	rk_analysis_free(a);
+	w.limit = 300;
+	a = run("fields user:u32, ts:i64; key u32(user) u64(ts)", &w, &o);
+	assert_int_equal(rk_analysis_report(a)->writes, 300);
+	assert_true(rk_analysis_report(a)->limited);
+	rk_analysis_free(a);
 	unlink(csv);
 	unlink(jl);
 	rmdir(dir);
