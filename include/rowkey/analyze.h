@@ -399,6 +399,8 @@ typedef struct rk_suggestion {
 	                            the identifying fields only */
 	int uniquifier;          /* 1: no field set identifies a record: the key ends with an
 	                            added field (seq) the writer must supply */
+	int time_identity;       /* 1: only a time identifies a record in the data: unique
+	                            here, but two events in one tick would share a key */
 } rk_suggestion;
 
 /* Proposes key designs for a workload and ranks them: the data's profile

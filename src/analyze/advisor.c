@@ -60,6 +60,9 @@ static int pick_identity(gen *g)
 	if (from >= 0 && !(p->unique_has_decimal && best < -500)) {
 		o->nident = p->unique_n[from];
 		memcpy(o->ident, p->unique[from], o->nident * sizeof *o->ident);
+		o->time_identity = 1;
+		for (size_t j = 0; j < o->nident; j++)
+			o->time_identity &= g->d->col[o->ident[j]].tu != RK__TU_NONE;
 		return 0;
 	}
 	/* nothing but every field, or decimals, identify a record: the most
@@ -203,15 +206,27 @@ static int spread_field(const gen *g, const size_t *fs, size_t n)
 	return best;
 }
 
+/* Every field becomes a schema field by its name: the names must be the
+ * schema language's identifiers. */
 static int valid_names(const gen *g)
 {
+	for (size_t f = 0; f < g->d->nf; f++) {
+		const char *n = g->d->col[f].name;
+		int ok = (n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_';
+		for (const char *p = n; *p && ok; p++)
+			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			     *p == '_';
+		if (!ok)
+			return rk__err(RK_EINVALID, "field '%s' cannot be a schema field's name (letters, "
+			                            "digits and _, not starting with a digit): rename the "
+			                            "column in the data",
+			               n);
+	}
 	char text[4200];
 	rk_schema *s = NULL;
 	snprintf(text, sizeof text, "%s; key \"k\"", g->out->fields);
 	if (rk_schema_parse(&s, text, strlen(text), "suggestion") != 0)
-		return rk__err(RK_EINVALID, "the data's field names cannot all be schema names (letters, "
-		                            "digits and _, not starting with a digit): %s",
-		               rk_error_last());
+		return rk__err(RK_EINVALID, "the data's fields do not make a schema: %s", rk_error_last());
 	rk_schema_free(s);
 	return 0;
 }

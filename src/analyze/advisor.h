@@ -41,6 +41,8 @@ typedef struct rk__candidates {
 	char fields[4096];   /* the schema's fields directive */
 	size_t ident[8], nident; /* the identifying fields used (dataset indexes) */
 	int uniquifier;      /* 1: no field set identifies a record: a "seq" field was added */
+	int time_identity;   /* 1: only time fields identify a record (two events in one
+	                        tick would share a key) */
 	int implicit_shape;  /* 1: no shapes were given; a lookup by the identifying fields was added */
 } rk__candidates;
 

@@ -356,6 +356,7 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 	for (size_t i = 0; !rc && i < *count; i++) {
 		(*out)[i].no_queries = cs.implicit_shape;
 		(*out)[i].uniquifier = cs.uniquifier;
+		(*out)[i].time_identity = cs.time_identity;
 	}
 done:
 	for (size_t i = 0; res && i < cs.n; i++) {

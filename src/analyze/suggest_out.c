@@ -80,6 +80,10 @@ int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
 		rk__sb_printf(&b, "note: no set of the data's fields identifies every record: each key "
 		                  "ends with a uniquifier field the writer must supply (a sequence number "
 		                  "or an event id)\n");
+	if (n && s[0].time_identity)
+		rk__sb_printf(&b, "note: only a time identifies a record in this data: the keys are unique "
+		                  "here, but two events in one tick would share a key; add an id or a "
+		                  "sequence number to the data if that can happen\n");
 	rk__sb_printf(&b, "%-4s %-6s %-6s %-6s %s\n", "rank", "score", "writes", "reads", "design");
 	for (size_t i = 0; i < n; i++) {
 		rk__sb_printf(&b, "%-4zu %-6.3f %-6.3f %-6.3f %s\n", i + 1, s[i].score, s[i].write_score,
@@ -245,8 +249,9 @@ int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n)
 		jnum(&b, s[i].read_score);
 		RK__SB_LIT(&b, ",\"trade\":");
 		jstr(&b, s[i].trade);
-		rk__sb_printf(&b, ",\"no_queries\":%s,\"uniquifier\":%s,",
-		              s[i].no_queries ? "true" : "false", s[i].uniquifier ? "true" : "false");
+		rk__sb_printf(&b, ",\"no_queries\":%s,\"uniquifier\":%s,\"time_identity\":%s,",
+		              s[i].no_queries ? "true" : "false", s[i].uniquifier ? "true" : "false",
+		              s[i].time_identity ? "true" : "false");
 		/* the first table's members at the top (the queries from the tables
 		 * that serve them), every table under "tables" */
 		rk__sb b1 = {0};

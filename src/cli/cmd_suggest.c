@@ -86,7 +86,7 @@ int rk_cli_suggest(int argc, char **argv)
 	int r = rk_suggest_opts(&s, &n, &W.wo, &W.ao, &so);
 	rk_cli_progress_done(&pr);
 	if (r < 0)
-		return rk_cli_fail(CMD, "suggest");
+		return rk_cli_fail(CMD, W.wo.file ? W.wo.file : W.wo.name);
 	size_t shown = n < (size_t)top ? n : (size_t)top;
 	int rc = RK_EXIT_OK;
 	char *out = NULL;
