@@ -393,6 +393,7 @@ typedef struct loader {
 	pending p;
 	ledger l;
 	uint64_t rejected;
+	long stopped_line; /* --strict: the line of the record that stopped the load */
 } loader;
 
 static int loader_alloc(loader *L)
@@ -419,6 +420,7 @@ static int loader_alloc(loader *L)
 static void reject(loader *L, long line, const char *why, int named)
 {
 	L->rejected++;
+	L->stopped_line = line ? line : L->stopped_line;
 	if (L->a->strict || L->rejected <= 10) {
 		if (named) /* the reader's message names the input and line itself */
 			fprintf(stderr, "rowkey load: %s\n", why);
@@ -480,7 +482,7 @@ static int load_records(loader *L)
 			return 0;
 		if (e == RK_EINVALID || e == RK_ETOOLONG ||
 		    (!e && (e = rk_rec__map_values(L->values, &L->map, L->rd, &rec)) != 0)) {
-			reject(L, 0, rk_error_last(), 1);
+			reject(L, rk_rec__line(L->rd), rk_error_last(), 1);
 			if (L->a->strict)
 				return -1;
 			continue;
@@ -603,6 +605,12 @@ int rk_cli_load(int argc, char **argv)
 	 * yet fail, and rk_table_close could not say so */
 	if (L.l.nfly && rk_table_flush(L.t))
 		failed_write(L.t, &L.l, &L.p, &L.ar, "finishing the batches in flight");
+	else if (rc != RK_EXIT_OK && L.t && L.a->strict && L.stopped_line) {
+		ledger_ack(&L.l, L.l.nfly);
+		fprintf(stderr, "rowkey load: --strict: stopped at line %ld: %llu rows are written; the "
+		                "%llu good records read since were not, nor anything after\n",
+		        L.stopped_line, (unsigned long long)L.l.written, (unsigned long long)L.p.sp.nrows);
+	}
 	rk_rec__close(L.rd);
 	rk_table_close(L.t);
 	if (s)

@@ -451,6 +451,11 @@ const char *rk_rec__name(const rk_rec *r)
 	return r->name;
 }
 
+long rk_rec__line(const rk_rec *r)
+{
+	return r->rec_line;
+}
+
 uint64_t rk_rec__count(const rk_rec *r)
 {
 	return r->count;

@@ -105,6 +105,9 @@ const char *rk_rec__name(const rk_rec *r);
  * call reads on), or RK_EIO / RK_ENOMEM (the input ends here). */
 int rk_rec__next(rk_rec *r, rk_record *rec);
 
+/* The line on which the record last read (or refused) starts. */
+long rk_rec__line(const rk_rec *r);
+
 /* Records returned so far (good ones), and the line the reader is on. */
 uint64_t rk_rec__count(const rk_rec *r);
 uint64_t rk_rec__bytes(const rk_rec *r);
