@@ -199,6 +199,9 @@ void rk__sb_put(rk__sb *b, const char *s, size_t n);
 #define RK__SB_LIT(b, lit) rk__sb_put((b), "" lit, sizeof(lit) - 1)
 /* s as a JSON string (quotes included); bytes >= 0x7f and controls as \u00XX */
 void rk__sb_json_str(rk__sb *b, const uint8_t *s, size_t n);
+/* A JSON number (null for inf and NaN), a JSON string (null for NULL). */
+void rk__sb_jnum(rk__sb *b, double v);
+void rk__sb_jstr(rk__sb *b, const char *s);
 /* Hands the string to *out (caller frees) or fails with RK_ENOMEM. */
 int rk__sb_done(char **out, rk__sb *b);
 

@@ -97,22 +97,6 @@ int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
 
 /* ---- JSON ---- */
 
-static void jstr(rk__sb *b, const char *s)
-{
-	if (s)
-		rk__sb_json_str(b, (const uint8_t *)s, strlen(s));
-	else
-		RK__SB_LIT(b, "null");
-}
-
-static void jnum(rk__sb *b, double v)
-{
-	if (isfinite(v))
-		rk__sb_printf(b, "%.6g", v);
-	else
-		RK__SB_LIT(b, "null");
-}
-
 static void hex(rk__sb *b, const uint8_t *p, size_t n)
 {
 	RK__SB_LIT(b, "\"");
@@ -127,19 +111,19 @@ static void query_json(rk__sb *b, const rk_query_cost *c, int first, int table)
 		RK__SB_LIT(b, "{\"query\":");
 	else
 		RK__SB_LIT(b, ",{\"query\":");
-	jstr(b, c->query);
+	rk__sb_jstr(b, c->query);
 	RK__SB_LIT(b, ",\"name\":");
-	jstr(b, c->name);
+	rk__sb_jstr(b, c->name);
 	rk__sb_printf(b, ",\"table\":%d,\"plan\":\"%s\",\"ranges\":", table, kind_word(c));
-	jnum(b, c->ranges);
+	rk__sb_jnum(b, c->ranges);
 	RK__SB_LIT(b, ",\"rows_read_per_row\":");
-	jnum(b, c->rows_read_per_row);
+	rk__sb_jnum(b, c->rows_read_per_row);
 	RK__SB_LIT(b, ",\"rows_read\":");
-	jnum(b, c->rows_read);
+	rk__sb_jnum(b, c->rows_read);
 	RK__SB_LIT(b, ",\"rows_returned\":");
-	jnum(b, c->rows_returned);
+	rk__sb_jnum(b, c->rows_returned);
 	RK__SB_LIT(b, ",\"weight\":");
-	jnum(b, c->weight);
+	rk__sb_jnum(b, c->weight);
 	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s}",
 	              c->ordered ? "true" : "false", c->merge_ways,
 	              c->rows_read_estimated ? "true" : "false");
@@ -181,21 +165,21 @@ static void causes_json(rk__sb *b, const rk_report *r, uint64_t serves, int set)
 			continue; /* a shape another table of the set serves */
 		rk__sb_printf(b, "%s{\"kind\":\"%s\",\"field\":", first ? "" : ",", c->kind);
 		first = 0;
-		jstr(b, c->field);
+		rk__sb_jstr(b, c->field);
 		RK__SB_LIT(b, ",\"value\":");
-		jstr(b, c->value);
+		rk__sb_jstr(b, c->value);
 		RK__SB_LIT(b, ",\"number\":");
-		jnum(b, c->number);
+		rk__sb_jnum(b, c->number);
 		RK__SB_LIT(b, ",\"unit\":");
-		jstr(b, c->unit);
+		rk__sb_jstr(b, c->unit);
 		RK__SB_LIT(b, ",\"text\":");
-		jstr(b, c->text);
+		rk__sb_jstr(b, c->text);
 		RK__SB_LIT(b, ",\"remedy\":");
-		jstr(b, c->remedy);
+		rk__sb_jstr(b, c->remedy);
 		RK__SB_LIT(b, ",\"pattern\":");
-		jstr(b, c->pattern);
+		rk__sb_jstr(b, c->pattern);
 		RK__SB_LIT(b, ",\"query\":");
-		jstr(b, c->query);
+		rk__sb_jstr(b, c->query);
 		RK__SB_LIT(b, "}");
 	}
 	RK__SB_LIT(b, "]");
@@ -205,19 +189,19 @@ static void table_json(rk__sb *b, const rk_suggest_table *t, int set)
 {
 	const rk_report *r = rk_analysis_report(t->analysis);
 	RK__SB_LIT(b, "{\"design\":");
-	jstr(b, t->label);
+	rk__sb_jstr(b, t->label);
 	RK__SB_LIT(b, ",\"schema\":");
-	jstr(b, t->schema_text);
+	rk__sb_jstr(b, t->schema_text);
 	rk__sb_printf(b, ",\"unique\":{\"distinct\":%llu,\"records\":%llu}",
 	              (unsigned long long)r->key_distinct, (unsigned long long)r->keys_checked);
 	RK__SB_LIT(b, ",\"writes\":{\"hottest_share\":");
-	jnum(b, r->hottest_share);
+	rk__sb_jnum(b, r->hottest_share);
 	RK__SB_LIT(b, ",\"at_a_time\":");
-	jnum(b, r->peak_share);
+	rk__sb_jnum(b, r->peak_share);
 	RK__SB_LIT(b, ",\"effective_servers\":");
-	jnum(b, r->effective_servers);
+	rk__sb_jnum(b, r->effective_servers);
 	rk__sb_printf(b, ",\"servers\":%u},\"key_bytes\":", r->servers);
-	jnum(b, r->key_mean);
+	rk__sb_jnum(b, r->key_mean);
 	RK__SB_LIT(b, ",\"queries\":");
 	table_queries_json(b, r, t->serves, set);
 	RK__SB_LIT(b, ",\"causes\":");
@@ -240,15 +224,15 @@ int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n)
 	RK__SB_LIT(&b, "[");
 	for (size_t i = 0; i < n; i++) {
 		rk__sb_printf(&b, "%s{\"rank\":%zu,\"design\":", i ? "," : "", i + 1);
-		jstr(&b, s[i].design);
+		rk__sb_jstr(&b, s[i].design);
 		RK__SB_LIT(&b, ",\"score\":");
-		jnum(&b, s[i].score);
+		rk__sb_jnum(&b, s[i].score);
 		RK__SB_LIT(&b, ",\"write_score\":");
-		jnum(&b, s[i].write_score);
+		rk__sb_jnum(&b, s[i].write_score);
 		RK__SB_LIT(&b, ",\"read_score\":");
-		jnum(&b, s[i].read_score);
+		rk__sb_jnum(&b, s[i].read_score);
 		RK__SB_LIT(&b, ",\"trade\":");
-		jstr(&b, s[i].trade);
+		rk__sb_jstr(&b, s[i].trade);
 		rk__sb_printf(&b, ",\"no_queries\":%s,\"uniquifier\":%s,\"time_identity\":%s,",
 		              s[i].no_queries ? "true" : "false", s[i].uniquifier ? "true" : "false",
 		              s[i].time_identity ? "true" : "false");
