@@ -185,6 +185,21 @@ typedef struct rk_analysis rk_analysis;
 int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *design,
                    const rk_workload_options *wopts, const rk_analyze_options *opts);
 
+/* A workload read once for several runs: a file's records held in memory
+ * (or read again per run when they do not fit), a generated workload's
+ * writes, their profile and the query shapes filled from them. The caller
+ * owns *out and frees it with rk_workload_source_free. Errors as
+ * rk_analyze_run's for the workload. */
+typedef struct rk_workload_source rk_workload_source;
+int rk_workload_source_open(rk_workload_source **out, const rk_workload_options *wopts);
+void rk_workload_source_free(rk_workload_source *src);
+
+/* rk_analyze_run over a source opened already: the same result, without
+ * reading or generating the data again. The source must outlive the call;
+ * the analysis does not borrow from it. */
+int rk_analyze_run_on(rk_analysis **out, const rk_schema *schema, const char *design,
+                      const rk_workload_source *src, const rk_analyze_options *opts);
+
 /* Loads the same workload's writes into a new embedded store in directory
  * `dir` (which must not hold a store yet) for real: every region server is
  * capped at opts->capacity operations per second, the table is created with

@@ -170,7 +170,7 @@ static size_t base_of(const gen *g, const rk__qshape *q, size_t *fs, size_t *neq
  * identifying fields. */
 static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
 {
-	char key[1024] = "", key2[1100], label[400], all[128], lead[128], ids[128];
+	char key[1024] = "", key2[1200], label[400], all[128], lead[128], ids[128];
 	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
 	for (size_t j = 0; j < n; j++)
 		put_field(key, sizeof key, g->d, fs[j]);

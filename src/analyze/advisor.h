@@ -30,7 +30,7 @@
 
 typedef struct rk__cand {
 	char label[400];
-	char key[1100];      /* the key template */
+	char key[1200];      /* the key template */
 	int shape;           /* the shape the base serves, or -1 */
 	const char *variant; /* "plain", "hashed", "salted", "promoted" */
 } rk__cand;

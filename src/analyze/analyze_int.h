@@ -127,7 +127,7 @@ struct rk_analysis {
 rk_analysis *rk__analysis_new(const char *design, const char *workload, const char *engine,
                               unsigned servers);
 
-typedef struct rk__source rk__source;
+typedef struct rk_workload_source rk__source;
 
 /* Computes the derived metrics (shares, effective servers, ...), the causes
  * and the verdict from rep.writes, srv_writes, sw/sr, queries; src (may be

@@ -395,6 +395,13 @@ int rk__analyze_on(rk_analysis **out, const rk_schema *schema, const char *desig
 	return rc;
 }
 
+int rk_analyze_run_on(rk_analysis **out, const rk_schema *schema, const char *design,
+                      const rk_workload_source *src, const rk_analyze_options *o)
+{
+	*out = NULL;
+	return rk__analyze_on(out, schema, design, src, o);
+}
+
 int rk_analyze_run(rk_analysis **out, const rk_schema *schema, const char *design,
                    const rk_workload_options *wopts, const rk_analyze_options *o)
 {

@@ -69,3 +69,13 @@ int rk__source_workload(rk__workload **out, const rk__source *s)
 		return rk__workload_open_on(out, &s->o, s->d);
 	return rk__workload_open(out, &s->o);
 }
+
+int rk_workload_source_open(rk_workload_source **out, const rk_workload_options *wopts)
+{
+	return rk__source_open(out, wopts, NULL, NULL);
+}
+
+void rk_workload_source_free(rk_workload_source *src)
+{
+	rk__source_free(src);
+}

@@ -15,14 +15,16 @@
 #include "analyze/shape.h"
 #include "analyze/workload.h"
 
-typedef struct rk__source {
+typedef struct rk_workload_source rk__source;
+
+struct rk_workload_source {
 	rk_workload_options o;  /* the file name is copied */
 	char *file;
 	rk_profile *profile;    /* owns the dataset */
 	rk__dataset *d;
 	rk__workload *shapes;   /* a cursor kept for the shapes' names and templates */
 	rk__qset q;
-} rk__source;
+};
 
 typedef void (*rk__progress_fn)(const char *what, uint64_t done, uint64_t bytes, void *payload);
 

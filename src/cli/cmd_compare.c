@@ -109,6 +109,11 @@ int rk_cli_compare(int argc, char **argv)
 	rk_analysis *runs[2 * MAX_DESIGNS];
 	size_t n = 0;
 	int rc = RK_EXIT_OK;
+	rk_workload_source *src = NULL; /* the data read once for every design */
+	if (eng.sim && rk_workload_source_open(&src, &W.wo) < 0) {
+		rc = rk_cli_fail("compare", W.wo.file ? W.wo.file : W.wo.name);
+		goto out;
+	}
 	for (size_t i = 0; i < nd; i++) {
 		char label[128];
 		const char *text = designs[i], *eq = strchr(designs[i], '=');
@@ -126,7 +131,7 @@ int rk_cli_compare(int argc, char **argv)
 			goto out;
 		}
 		int r = 0;
-		if (eng.sim && (r = rk_analyze_run(&runs[n], s, label, &W.wo, &W.ao)) == 0) {
+		if (eng.sim && (r = rk_analyze_run_on(&runs[n], s, label, src, &W.ao)) == 0) {
 			rk_analysis_set_schema_text(runs[n], text);
 			n++;
 		}
@@ -179,6 +184,7 @@ int rk_cli_compare(int argc, char **argv)
 	if (html && rk_analysis_write_html(html, NULL, (const rk_analysis *const *)runs, n) < 0)
 		rc = rk_cli_fail("compare", "html");
 out:
+	rk_workload_source_free(src);
 	for (size_t i = 0; i < n; i++)
 		rk_analysis_free(runs[i]);
 	rk_cli_engine_done(&eng);

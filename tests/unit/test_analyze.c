@@ -405,6 +405,34 @@ static void file_workloads(void **state)
 	rmdir(dir);
 }
 
+/* A source read once gives the same run as reading the workload per run. */
+static void source_once(void **state)
+{
+	(void)state;
+	rk_workload_options w = RK_WORKLOAD_OPTIONS_INIT;
+	rk_analyze_options o = RK_ANALYZE_OPTIONS_INIT;
+	w.name = "trades";
+	w.duration = 20;
+	o.servers = 4;
+	rk_schema *s = schema("fields seller:u64, buyer:u64, ts:i64, order:u64, symbol:str; key "
+	                      "u64(seller) u64(ts) u64(order)");
+	rk_workload_source *src;
+	rk_analysis *a, *b;
+	char *ja, *jb;
+	assert_int_equal(rk_workload_source_open(&src, &w), 0);
+	assert_int_equal(rk_analyze_run_on(&a, s, "d", src, &o), 0);
+	assert_int_equal(rk_analyze_run(&b, s, "d", &w, &o), 0);
+	assert_int_equal(rk_analysis_json(&ja, a), 0);
+	assert_int_equal(rk_analysis_json(&jb, b), 0);
+	assert_string_equal(ja, jb);
+	free(ja);
+	free(jb);
+	rk_analysis_free(a);
+	rk_analysis_free(b);
+	rk_workload_source_free(src);
+	rk_schema_free(s);
+}
+
 static void png_and_html(void **state)
 {
 	(void)state;
@@ -450,7 +478,8 @@ int main(void)
 	    cmocka_unit_test(uneven_three_buckets), cmocka_unit_test(deterministic),
 	    cmocka_unit_test(workloads),       cmocka_unit_test(read_costs),
 	    cmocka_unit_test(splits_on_bucket_boundaries), cmocka_unit_test(bad_inputs),
-	    cmocka_unit_test(file_workloads),  cmocka_unit_test(png_and_html),
+	    cmocka_unit_test(file_workloads),  cmocka_unit_test(source_once),
+	    cmocka_unit_test(png_and_html),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
