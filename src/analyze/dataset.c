@@ -82,10 +82,12 @@ static int put_text(rk__dataset *d, const char *p, size_t n, uint64_t *off)
 	return 0;
 }
 
-/* What holding one more record costs, roughly, and whether it still fits. */
+/* What holding one more record costs, roughly, and whether it still fits:
+ * its text, an offset, a length and a value per field, and the profile's
+ * fingerprint per field. */
 static int fits(const rk__dataset *d, size_t text)
 {
-	size_t per = d->nf * (sizeof(uint64_t) * 2 + sizeof(uint32_t));
+	size_t per = d->nf * (sizeof(uint64_t) * 3 + sizeof(uint32_t));
 	return (d->held + 1) * per + d->alen + text <= d->memory;
 }
 
@@ -519,9 +521,9 @@ void rk__dataset_free(rk__dataset *d)
 const char *rk__dataset_text(const rk__dataset *d, size_t f, uint64_t i, size_t *len)
 {
 	const rk__column *c = &d->col[f];
-	if (c->len[i] == RK__ABSENT) {
+	if (c->len[i] == RK__ABSENT || c->seq || (d->typed && c->kind != RK__W_STR)) {
 		*len = 0;
-		return NULL;
+		return NULL; /* no value, or a number held without its text */
 	}
 	*len = c->len[i];
 	return d->arena + c->off[i];

@@ -235,8 +235,10 @@ static qval cell(const rk__dataset *d, size_t f, uint64_t i)
 		v.absent = 1;
 		return v;
 	}
-	v.s = d->arena ? d->arena + c->off[i] : "";
-	v.len = c->kind == RK__W_STR || !d->typed ? c->len[i] : 0;
+	size_t n;
+	const char *t = rk__dataset_text(d, f, i, &n);
+	v.s = t ? t : "";
+	v.len = t ? n : 0;
 	if (c->kind != RK__W_STR)
 		v.key = order_bits(c->kind, c->v[i]);
 	return v;
