@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "records/map.h"
 #include "records/reader.h"
+#include "cli/load_batch.h"
 #include "cli/store_cli.h"
 
 #define CMD "load"
@@ -55,228 +56,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* A batch's byte arena: row keys and values live here until the batch is
- * applied, so mutations can point into it. Offsets, not pointers, while
- * filling (the arena may move), fixed up before applying. */
-typedef struct arena {
-	uint8_t *p;
-	size_t len, cap;
-} arena;
-
-static long arena_put(arena *a, const void *src, size_t n)
-{
-	if (a->len + n > a->cap) {
-		size_t c = a->cap ? a->cap * 2 : 1 << 16;
-		while (c < a->len + n)
-			c *= 2;
-		uint8_t *q = realloc(a->p, c);
-		if (!q)
-			return -1;
-		a->p = q;
-		a->cap = c;
-	}
-	memcpy(a->p + a->len, src, n);
-	a->len += n;
-	return (long)(a->len - n);
-}
-
-/* The records of one batch: loaded rows (1-based, rejected records not
- * counted) and the input lines they came from. */
-typedef struct span {
-	uint64_t first_row, nrows;
-	long first_line, last_line;
-} span;
-
-typedef struct pending {
-	rk_mutation *m;
-	size_t n, cap;
-	size_t *row_off, *val_off;
-	size_t *rec;   /* per mutation: its record's index in the batch */
-	int *res;      /* per mutation: the backend's result (synchronous backends) */
-	long *line;    /* per record: the input line it ended on */
-	span sp; /* sp.nrows: records in the batch (some may have no cells) */
-} pending;
-
-/* ---- the ledger: which rows are known written ----
- * rk_table_apply_async returns before its batch is applied, and at most two
- * batches of a handle are in flight: when the call for batch k returns 0,
- * batch k-2 (and every earlier one) is acknowledged; when rk_table_flush
- * returns 0, every batch is. Batches are acknowledged in order here, so the
- * written rows are always rows 1..written. After a failure the batches still
- * in flight stay uncertain: the API does not say which of them failed. */
-typedef struct ledger {
-	uint64_t written; /* rows of acknowledged batches */
-	span fly[2];      /* sent, not yet known acknowledged; oldest first */
-	unsigned nfly;
-} ledger;
-
-static void ledger_ack(ledger *l, unsigned n)
-{
-	for (unsigned i = 0; i < n && i < l->nfly; i++)
-		l->written += l->fly[i].nrows;
-	n = n < l->nfly ? n : l->nfly;
-	for (unsigned i = n; i < l->nfly; i++)
-		l->fly[i - n] = l->fly[i];
-	l->nfly -= n;
-}
-
-static void pending_reset(pending *p, arena *a)
-{
-	p->n = 0;
-	p->sp.first_row += p->sp.nrows;
-	p->sp.nrows = 0;
-	a->len = 0;
-}
-
-/* Queues the pending batch (which must have cells). On success the ledger
- * records it and the batch and arena are empty again; on failure nothing was
- * queued and they are left as they were, for the report. */
-static int send(rk_table *t, ledger *l, pending *p, arena *a)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		p->m[i].row = a->p + p->row_off[i];
-		p->m[i].value = a->p + p->val_off[i];
-	}
-	if (!rk_table_apply_is_async(t)) { /* applied row by row before it returns */
-		for (size_t i = 0; i < p->n; i++)
-			p->res[i] = -1000; /* not reported */
-		int rc = rk_table_apply(t, p->m, p->n, p->res);
-		if (rc)
-			return rc;
-		l->written += p->sp.nrows;
-		pending_reset(p, a);
-		return 0;
-	}
-	int rc = rk_table_apply_async(t, p->m, p->n);
-	if (rc)
-		return rc;
-	if (l->nfly == 2)
-		ledger_ack(l, 1); /* this call's 0 acknowledges the batch before the last */
-	l->fly[l->nfly++] = p->sp;
-	pending_reset(p, a);
-	return 0;
-}
-
-/* 1 when every cell of record r of the batch reads back with its value, 0
- * when one does not, -1 when a read fails (the backend is gone). */
-static int record_present(rk_table *t, const pending *p, const arena *a, size_t r)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->rec[i] != r)
-			continue;
-		const rk_mutation *m = &p->m[i];
-		rk_column col = {m->family, m->qualifier, m->qualifier_len};
-		rk_read_options ro = RK_READ_OPTIONS_INIT;
-		ro.columns = &col;
-		ro.ncolumns = 1;
-		rk_row *row;
-		int rc = rk_table_get(&row, t, a->p + p->row_off[i], m->row_len, &ro);
-		if (rc) /* a key the backend cannot hold is not there either */
-			return rc == RK_ENOTFOUND || rc == RK_EINVALID || rc == RK_ETOOLONG ? 0 : -1;
-		int same = row->ncells == 1 && row->cells[0].value_len == m->value_len &&
-		           !memcmp(row->cells[0].value, a->p + p->val_off[i], m->value_len);
-		rk_row_free(row);
-		if (!same)
-			return 0;
-	}
-	return 1;
-}
-
-/* A backend that writes row by row (Bigtable) failed a batch: which of its
- * records are there (read back: every cell with its value) and which are
- * not, by input line. */
-static void report_rows(rk_table *t, const pending *p, const arena *a, ledger *l)
-{
-	uint64_t ok = 0, bad = 0, acked = 0, unknown = 0;
-	char lines[200] = "", why[300] = "";
-	size_t ll = 0;
-	int reads_fail = 0;
-	for (size_t r = 0; r < p->sp.nrows; r++) {
-		int present = reads_fail ? -1 : record_present(t, p, a, r); /* a failed read: stop */
-		if (present > 0) {
-			ok++;
-			continue;
-		}
-		if (present < 0) {
-			if (!reads_fail)
-				snprintf(why, sizeof why, "%s", rk_error_last());
-			reads_fail = 1;
-			/* cannot read back: the backend's own word for the row */
-			int res = 0, said = 0;
-			for (size_t i = 0; i < p->n; i++)
-				if (p->rec[i] == r) {
-					said |= p->res[i] != -1000;
-					res |= p->res[i];
-				}
-			if (!said) {
-				unknown++;
-				continue;
-			}
-			if (!res) {
-				acked++;
-				continue;
-			}
-		}
-		if (bad++ < 10 && ll < sizeof lines - 24)
-			ll += (size_t)snprintf(lines + ll, sizeof lines - ll, "%s%ld", bad > 1 ? ", " : "",
-			                       p->line[r]);
-	}
-	fprintf(stderr,
-	        "; of the batch at lines %ld..%ld (rows %llu..%llu; this backend writes each row "
-	        "on its own), %llu row%s read back as written",
-	        p->sp.first_line, p->sp.last_line, (unsigned long long)p->sp.first_row,
-	        (unsigned long long)(p->sp.first_row + p->sp.nrows - 1), (unsigned long long)ok,
-	        ok == 1 ? "" : "s");
-	if (reads_fail)
-		fprintf(stderr, ", %llu acknowledged by the backend (reading back failed: %s)",
-		        (unsigned long long)acked, why);
-	fprintf(stderr, ", %llu failed", (unsigned long long)bad);
-	if (bad)
-		fprintf(stderr, " (line%s %s%s)", bad == 1 ? "" : "s", lines, bad > 10 ? ", ..." : "");
-	if (unknown)
-		fprintf(stderr, ", %llu uncertain", (unsigned long long)unknown);
-	l->written += ok + acked;
-}
-
-/* A write failed (a full disk, ...), at `what`. Keeps the first error's
- * text, lets the batches in flight finish (rk_table_flush: the store closes
- * cleanly and a second failure is shown), then says what is known written,
- * what failed or is uncertain, and from where nothing was written (the
- * unsent batch `p`, when it has records, and the rest of the input). */
-static void failed_write(rk_table *t, ledger *l, const pending *p, const arena *a,
-                         const char *what)
-{
-	char first[1024];
-	snprintf(first, sizeof first, "%s", rk_error_last());
-	fprintf(stderr, "rowkey " CMD ": %s: %s\n", what, first);
-	if (rk_table_flush(t) && !strstr(first, rk_error_last()))
-		fprintf(stderr, "rowkey " CMD ": then also: %s\n", rk_error_last());
-
-	fprintf(stderr, "rowkey " CMD ": the %llu rows", (unsigned long long)l->written);
-	if (l->nfly || p->sp.nrows)
-		fprintf(stderr, " before line %ld",
-		        l->nfly ? l->fly[0].first_line : p->sp.first_line);
-	fprintf(stderr, " are written");
-	if (l->nfly) {
-		const span *lo = &l->fly[0], *hi = &l->fly[l->nfly - 1];
-		fprintf(stderr,
-		        "; rows %llu..%llu (lines %ld..%ld, %u batch%s in flight) failed or are "
-		        "uncertain: each region server's share of a batch is written whole or not "
-		        "at all",
-		        (unsigned long long)lo->first_row,
-		        (unsigned long long)(hi->first_row + hi->nrows - 1), lo->first_line,
-		        hi->last_line, l->nfly, l->nfly == 1 ? "" : "es");
-	}
-	if (p->sp.nrows && !rk_table_apply_is_async(t) && p->n) {
-		report_rows(t, p, a, l);
-		fprintf(stderr, "; nothing after line %ld was written", p->sp.last_line);
-	} else if (p->sp.nrows) {
-		fprintf(stderr, "; nothing from line %ld on was written", p->sp.first_line);
-	}
-	fputc('\n', stderr);
-	l->nfly = 0; /* reported; nothing is in flight any more */
 }
 
 /* ---- the command ---- */
@@ -435,7 +214,7 @@ static void reject(loader *L, long line, const char *why, int named)
 static int add_cells(loader *L, size_t klen, long line)
 {
 	pending *p = &L->p;
-	long roff = arena_put(&L->ar, L->key, klen);
+	long roff = rk_load__arena_put(&L->ar, L->key, klen);
 	if (roff < 0)
 		return -1;
 	for (size_t i = 0; i < L->nf; i++) {
@@ -451,7 +230,7 @@ static int add_cells(loader *L, size_t klen, long line)
 			L->text_cap = need;
 			rk_value_format(L->text, L->text_cap, ty, &L->values[i]);
 		}
-		long voff = arena_put(&L->ar, L->text, need - 1);
+		long voff = rk_load__arena_put(&L->ar, L->text, need - 1);
 		const char *qual = rk_schema_field_name(L->schema, i);
 		if (voff < 0)
 			return -1;
@@ -510,8 +289,8 @@ static int load_records(loader *L)
 		}
 		/* a batch of records without cells (none present) waits for one with */
 		if (L->p.sp.nrows >= L->a->batch && L->p.n) {
-			if (send(L->t, &L->l, &L->p, &L->ar)) {
-				failed_write(L->t, &L->l, &L->p, &L->ar, "writing a batch");
+			if (rk_load__send(L->t, &L->l, &L->p, &L->ar)) {
+				rk_load__failed_write(L->t, &L->l, &L->p, &L->ar, "writing a batch");
 				return -1;
 			}
 			if (progress && now_s() - last_progress > 0.25) {
@@ -528,15 +307,15 @@ static int load_records(loader *L)
 /* The last batches, then the summary. */
 static int finish(loader *L, double t0)
 {
-	if (L->p.n && send(L->t, &L->l, &L->p, &L->ar)) {
-		failed_write(L->t, &L->l, &L->p, &L->ar, "writing a batch");
+	if (L->p.n && rk_load__send(L->t, &L->l, &L->p, &L->ar)) {
+		rk_load__failed_write(L->t, &L->l, &L->p, &L->ar, "writing a batch");
 		return -1;
 	}
 	if (rk_table_flush(L->t)) {
-		failed_write(L->t, &L->l, &L->p, &L->ar, "finishing the last batches");
+		rk_load__failed_write(L->t, &L->l, &L->p, &L->ar, "finishing the last batches");
 		return -1;
 	}
-	ledger_ack(&L->l, L->l.nfly);
+	rk_load__ledger_ack(&L->l, L->l.nfly);
 	L->l.written += L->p.sp.nrows; /* trailing records without cells: nothing to write */
 	double secs = now_s() - t0;
 	if (!L->a->quiet && isatty(STDERR_FILENO))
@@ -604,9 +383,9 @@ int rk_cli_load(int argc, char **argv)
 	/* stopped early (--strict, out of memory): a batch still in flight may
 	 * yet fail, and rk_table_close could not say so */
 	if (L.l.nfly && rk_table_flush(L.t))
-		failed_write(L.t, &L.l, &L.p, &L.ar, "finishing the batches in flight");
+		rk_load__failed_write(L.t, &L.l, &L.p, &L.ar, "finishing the batches in flight");
 	else if (rc != RK_EXIT_OK && L.t && L.a->strict && L.stopped_line) {
-		ledger_ack(&L.l, L.l.nfly);
+		rk_load__ledger_ack(&L.l, L.l.nfly);
 		fprintf(stderr, "rowkey load: --strict: stopped at line %ld: %llu rows are written; the "
 		                "%llu good records read since were not, nor anything after\n",
 		        L.stopped_line, (unsigned long long)L.l.written, (unsigned long long)L.p.sp.nrows);
