@@ -201,141 +201,158 @@ static int kv_cmp(const void *a, const void *b)
 	return cmp_bytes(x->k, x->n, y->k, y->n);
 }
 
+/* Inserts the key's bucket prefix into the sorted distinct list. */
+static int add_prefix(rk__prefixes *pfx, size_t *cap, const uint8_t *key)
+{
+	size_t lo = 0, hi = pfx->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (memcmp(pfx->p + mid * pfx->len, key, pfx->len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pfx->n && !memcmp(pfx->p + lo * pfx->len, key, pfx->len))
+		return 0;
+	if (pfx->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		uint8_t *q = realloc(pfx->p, nc * pfx->len);
+		if (!q)
+			return rk__err(RK_ENOMEM, "out of memory sampling keys");
+		pfx->p = q;
+		*cap = nc;
+	}
+	memmove(pfx->p + (lo + 1) * pfx->len, pfx->p + lo * pfx->len, (pfx->n - lo) * pfx->len);
+	memcpy(pfx->p + lo * pfx->len, key, pfx->len);
+	pfx->n++;
+	return 0;
+}
+
+/* The sampling pass's state. */
+typedef struct sampler {
+	rk__prefixes *pfx;
+	size_t cap_pfx, max, ns;
+	kv *smp;
+	uint64_t seen;
+	rk__rng rng;
+	rk_encoder *enc;
+	uint8_t *key;
+	size_t cap;
+	rk__binder *b;
+	int want_pfx;
+} sampler;
+
+/* One sampled write: its key's prefix, and a place in the reservoir. */
+static int sample(sampler *sm, const rk__wval *rec)
+{
+	const rk_value *v = rk__bind(sm->b, rec);
+	size_t kl;
+	int rc;
+	if (!v)
+		return RK_EINVALID;
+	if ((rc = rk_key_encode(sm->key, sm->cap, &kl, sm->enc, v)) != 0)
+		return rk__err_wrap(rc, "design %s", sm->b->design);
+	if (sm->want_pfx && kl >= sm->pfx->len && (rc = add_prefix(sm->pfx, &sm->cap_pfx, sm->key)))
+		return rc;
+	if (!sm->max)
+		return 0;
+	sm->seen++;
+	size_t slot = sm->ns < sm->max ? sm->ns++ : (size_t)(rk__rng_next(&sm->rng) % sm->seen);
+	if (slot >= sm->max)
+		return 0;
+	uint8_t *copy = malloc(kl ? kl : 1);
+	if (!copy)
+		return rk__err(RK_ENOMEM, "out of memory sampling keys");
+	memcpy(copy, sm->key, kl);
+	free(sm->smp[slot].k);
+	sm->smp[slot].k = copy;
+	sm->smp[slot].n = kl;
+	return 0;
+}
+
+/* Every write once (from the records held when there are: no second
+ * generation or parse of them), a share p of them sampled. */
+static int sample_pass(sampler *sm, rk__workload *w, const rk__dataset *d, double p)
+{
+	uint64_t held = d && d->complete ? d->held : 0;
+	rk__wval rec[64];
+	int rc;
+	if (held > rk__workload_total(w))
+		held = rk__workload_total(w);
+	for (uint64_t i = 0; held && i < held; i++) {
+		if (rk__rng_unit(&sm->rng) >= p)
+			continue;
+		rk__dataset_record(d, i, rec);
+		if ((rc = sample(sm, rec)) != 0)
+			return rc;
+	}
+	while (!held) {
+		int64_t t;
+		int shape;
+		if ((rc = rk__workload_next(w, &t, &shape)) != 0)
+			return rc == RK_EITEROVER ? 0 : rc;
+		if (shape >= 0 || rk__rng_unit(&sm->rng) >= p)
+			continue;
+		if ((rc = sample(sm, rk__workload_rec(w))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t *nkeys,
                     size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
                     rk__binder *b, uint64_t seed)
 {
 	rk_schema_info info;
-	rk_encoder *enc = NULL;
-	kv *smp = NULL;
-	size_t ns = 0, cap_pfx = 0;
-	uint8_t *key = NULL;
-	rk__rng rng;
+	sampler sm = {pfx, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0};
 	int rc;
 	rk_schema_get_info(&info, s);
 	memset(pfx, 0, sizeof *pfx);
 	*keys = NULL;
 	*key_len = NULL;
 	*nkeys = 0;
-	size_t cap = rk_schema_max_key_len(s);
-	if (!(key = malloc(cap)) || !(smp = calloc(max ? max : 1, sizeof *smp)))
-		goto nomem;
-	if ((rc = rk_encoder_new(&enc, s, seed)) != 0)
+	sm.cap = rk_schema_max_key_len(s);
+	sm.want_pfx = info.buckets > 1 && info.prefix_len > 0;
+	pfx->len = sm.want_pfx ? info.prefix_len : 0;
+	if (!(sm.key = malloc(sm.cap)) || !(sm.smp = calloc(max ? max : 1, sizeof *sm.smp))) {
+		rc = rk__err(RK_ENOMEM, "out of memory sampling keys");
 		goto fail;
-	if ((rc = rk__workload_rewind(w)) != 0)
+	}
+	if ((rc = rk_encoder_new(&sm.enc, s, seed)) != 0 || (rc = rk__workload_rewind(w)) != 0)
 		goto fail;
-	rk__rng_seed(&rng, seed ^ 0xA5A5A5A5A5A5A5A5ull);
+	rk__rng_seed(&sm.rng, seed ^ 0xA5A5A5A5A5A5A5A5ull);
 	uint64_t total = rk__workload_total(w);
 	double p = total > 2 * max ? (double)(2 * max) / (double)total : 1.0;
-	uint64_t seen = 0;
-	int want_pfx = info.buckets > 1 && info.prefix_len > 0;
-	pfx->len = want_pfx ? info.prefix_len : 0;
-	/* the writes held in memory when there are: no second generation or
-	 * parse of them */
 	const rk__dataset *d = rk__workload_dataset(w) ? rk__workload_dataset(w) : held_writes;
-	uint64_t held = d && d->complete ? d->held : 0, i = 0;
-	if (held > rk__workload_total(w))
-		held = rk__workload_total(w);
-	rk__wval rec[64];
-	for (;;) {
-		const rk__wval *rv = rec;
-		if (held) {
-			if (i >= held)
-				break;
-			if (rk__rng_unit(&rng) >= p) {
-				i++;
-				continue;
-			}
-			rk__dataset_record(d, i++, rec);
-		} else {
-			int64_t t;
-			int shape;
-			rc = rk__workload_next(w, &t, &shape);
-			if (rc == RK_EITEROVER)
-				break;
-			if (rc)
-				goto fail;
-			if (shape >= 0 || rk__rng_unit(&rng) >= p)
-				continue;
-			rv = rk__workload_rec(w);
-		}
-		const rk_value *v = rk__bind(b, rv);
-		size_t kl;
-		if (!v) {
-			rc = RK_EINVALID;
-			goto fail;
-		}
-		if ((rc = rk_key_encode(key, cap, &kl, enc, v)) != 0) {
-			rk__err_wrap(rc, "design %s", b->design);
-			goto fail;
-		}
-		if (want_pfx && kl >= pfx->len) {
-			/* insert the prefix into the sorted distinct list */
-			size_t lo = 0, hi = pfx->n;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (memcmp(pfx->p + mid * pfx->len, key, pfx->len) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo == pfx->n || memcmp(pfx->p + lo * pfx->len, key, pfx->len)) {
-				if (pfx->n == cap_pfx) {
-					size_t nc = cap_pfx ? cap_pfx * 2 : 64;
-					uint8_t *q = realloc(pfx->p, nc * pfx->len);
-					if (!q)
-						goto nomem;
-					pfx->p = q;
-					cap_pfx = nc;
-				}
-				memmove(pfx->p + (lo + 1) * pfx->len, pfx->p + lo * pfx->len,
-				        (pfx->n - lo) * pfx->len);
-				memcpy(pfx->p + lo * pfx->len, key, pfx->len);
-				pfx->n++;
-			}
-		}
-		if (!max)
-			continue;
-		/* reservoir of `max` keys */
-		seen++;
-		size_t slot = ns < max ? ns++ : (size_t)(rk__rng_next(&rng) % seen);
-		if (slot >= max)
-			continue;
-		uint8_t *copy = malloc(kl ? kl : 1);
-		if (!copy)
-			goto nomem;
-		memcpy(copy, key, kl);
-		free(smp[slot].k);
-		smp[slot].k = copy;
-		smp[slot].n = kl;
+	if ((rc = sample_pass(&sm, w, d, p)) != 0)
+		goto fail;
+	qsort(sm.smp, sm.ns, sizeof *sm.smp, kv_cmp);
+	if (!(*keys = malloc((sm.ns ? sm.ns : 1) * sizeof **keys)) ||
+	    !(*key_len = malloc((sm.ns ? sm.ns : 1) * sizeof **key_len))) {
+		rc = rk__err(RK_ENOMEM, "out of memory sampling keys");
+		goto fail;
 	}
-	qsort(smp, ns, sizeof *smp, kv_cmp);
-	if (!(*keys = malloc((ns ? ns : 1) * sizeof **keys)) ||
-	    !(*key_len = malloc((ns ? ns : 1) * sizeof **key_len)))
-		goto nomem;
-	for (size_t i = 0; i < ns; i++) {
-		(*keys)[i] = smp[i].k;
-		(*key_len)[i] = smp[i].n;
+	for (size_t i = 0; i < sm.ns; i++) {
+		(*keys)[i] = sm.smp[i].k;
+		(*key_len)[i] = sm.smp[i].n;
 	}
-	*nkeys = ns;
-	free(smp);
-	free(key);
-	rk_encoder_free(enc);
+	*nkeys = sm.ns;
+	free(sm.smp);
+	free(sm.key);
+	rk_encoder_free(sm.enc);
 	return rk__workload_rewind(w);
-nomem:
-	rc = rk__err(RK_ENOMEM, "out of memory sampling keys");
 fail:
-	for (size_t i = 0; smp && i < ns; i++)
-		free(smp[i].k);
-	free(smp);
+	for (size_t i = 0; sm.smp && i < sm.ns; i++)
+		free(sm.smp[i].k);
+	free(sm.smp);
 	free(*keys);
 	free(*key_len);
 	*keys = NULL;
 	*key_len = NULL;
 	free(pfx->p);
 	memset(pfx, 0, sizeof *pfx);
-	free(key);
-	rk_encoder_free(enc);
+	free(sm.key);
+	rk_encoder_free(sm.enc);
 	return rc;
 }
 
