@@ -365,8 +365,11 @@ int rk__dataset_from_file(rk__dataset **out, const char *path, const rk__dataset
 	rk_rec *r = NULL;
 	int rc;
 	*out = NULL;
-	if (!o)
+	if (!o) { /* the defaults: the reader's own (a header, 16 MiB records) */
+		rk_rec_options ro = RK_REC_OPTIONS_INIT;
+		def.rec = ro;
 		o = &def;
+	}
 	FILE *in = fopen(path, "rb");
 	if (!in)
 		return rk__err(errno == ENOENT ? RK_ENOTFOUND : RK_EIO, "%s: %s", path, strerror(errno));

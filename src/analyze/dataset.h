@@ -77,7 +77,8 @@ typedef struct rk__dataset_options {
 
 #define RK__DATASET_MEMORY_DEFAULT ((size_t)1 << 30)
 
-/* Reads a records file. RK_ENOTFOUND when it cannot be opened, RK_EINVALID
+/* Reads a records file (o NULL: the defaults, a header included).
+ * RK_ENOTFOUND when it cannot be opened, RK_EINVALID
  * when it has no records or a bad header, RK_EIO on a read error. Bad
  * records are counted (rejected, first_error), not fatal. The caller frees
  * *out with rk__dataset_free. */

@@ -53,8 +53,11 @@ static int next(lex *l)
 			l->p++;
 		l->kind = 'n';
 	} else if (c == '\'' || c == '"') {
-		const char *e = strchr(l->p + 1, c);
-		if (!e)
+		/* as the predicate language quotes: a backslash escapes the next byte */
+		const char *e = l->p + 1;
+		while (*e && *e != c)
+			e += e[0] == '\\' && e[1] ? 2 : 1;
+		if (!*e)
 			return rk__err(RK_EINVALID, "query '%s': column %zu: a quote that never closes",
 			               l->src, (size_t)(l->p - l->src) + 1);
 		l->t = l->p + 1;
@@ -87,15 +90,56 @@ static int expect_fail(const lex *l, const char *what)
 	               (size_t)(l->t - l->src) + 1, what);
 }
 
-/* One value: ? or a literal, into condition c. */
-static int value(lex *l, rk__qcond *c)
+/* 1 when a literal is a value of the column: a number of its kind, a time
+ * (an integer or an ISO-8601 date-time), or any text for text. */
+static int literal_fits(const rk__column *col, const char *t, size_t n)
+{
+	char buf[64], *end;
+	int64_t ms;
+	if (col->kind == RK__W_STR)
+		return 1;
+	if (n == 0 || n >= sizeof buf)
+		return 0;
+	memcpy(buf, t, n);
+	buf[n] = 0;
+	if (col->tu && rk__iso8601_ms(&ms, buf, n) == 0)
+		return 1;
+	if (col->kind == RK__W_F64) {
+		double x = strtod(buf, &end);
+		return *end == 0 && !isnan(x);
+	}
+	if (col->kind == RK__W_U64)
+		return buf[0] != '-' && (strtoull(buf, &end, 10), *end == 0);
+	return strtoll(buf, &end, 10), *end == 0;
+}
+
+/* One value: ? or a literal of the field's type, into condition c. */
+static int value(lex *l, rk__qcond *c, rk__qshape *q, const rk__dataset *d)
 {
 	if (l->kind == '?') {
-		c->lit = NULL;
+		c->lit = 0;
 	} else if (l->kind == 'n' || l->kind == 's') {
-		c->lit = l->t;
-		c->lit_len = l->n;
-		c->lit_quoted = l->kind == 's';
+		/* the literal's bytes, escapes undone, kept with the shape */
+		char *lit = q->lits + q->lits_len;
+		size_t n = 0;
+		for (size_t i = 0; i < l->n; i++) {
+			if (q->lits_len + n + 1 >= sizeof q->lits)
+				return rk__err(RK_EINVALID, "query '%s': its literals pass %zu bytes", l->src,
+				               sizeof q->lits - 1);
+			if (l->kind == 's' && l->t[i] == '\\' && i + 1 < l->n)
+				i++;
+			lit[n++] = l->t[i];
+		}
+		lit[n] = 0;
+		if (!literal_fits(&d->col[c->field], lit, n))
+			return rk__err(RK_EINVALID, "query '%s': column %zu: '%.*s' is not a value of %s "
+			                            "(%s)",
+			               l->src, (size_t)(l->t - l->src) + 1, (int)(n > 40 ? 40 : n), lit,
+			               d->col[c->field].name, rk__dataset_type(d, c->field));
+		q->lits_len += n + 1;
+		c->lit = 1; /* an offset: the shapes' array may move */
+		c->lit_off = (size_t)(lit - q->lits);
+		c->lit_len = n;
 	} else {
 		return expect_fail(l, "? or a value");
 	}
@@ -133,11 +177,11 @@ static int condition(lex *l, rk__qshape *q, const rk__dataset *d)
 		rk__qcond hi = c;
 		c.op = RK__Q_GE;
 		hi.op = RK__Q_LE;
-		if ((rc = next(l)) || (rc = value(l, &c)))
+		if ((rc = next(l)) || (rc = value(l, &c, q, d)))
 			return rc;
 		if (!is_word(l, "AND"))
 			return expect_fail(l, "AND in BETWEEN");
-		if ((rc = next(l)) || (rc = value(l, &hi)) || (rc = push(q, &c, l)))
+		if ((rc = next(l)) || (rc = value(l, &hi, q, d)) || (rc = push(q, &c, l)))
 			return rc;
 		return push(q, &hi, l);
 	}
@@ -149,7 +193,7 @@ static int condition(lex *l, rk__qshape *q, const rk__dataset *d)
 		if (l->kind != '(')
 			return expect_fail(l, "( after IN");
 		do {
-			if ((rc = next(l)) || (rc = value(l, &c)))
+			if ((rc = next(l)) || (rc = value(l, &c, q, d)))
 				return rc;
 			if (c.lit)
 				return rk__err(RK_EINVALID, "query '%s': IN takes ? only", l->src);
@@ -161,6 +205,10 @@ static int condition(lex *l, rk__qshape *q, const rk__dataset *d)
 			return rc;
 		return push(q, &c, l);
 	}
+	if (is_word(l, "PREFIX") && d->col[c.field].kind != RK__W_STR)
+		return rk__err(RK_EINVALID, "query '%s': column %zu: PREFIX takes a text field; %s is %s",
+		               l->src, (size_t)(l->t - l->src) + 1, d->col[c.field].name,
+		               rk__dataset_type(d, c.field));
 	if (is_word(l, "PREFIX"))
 		c.op = RK__Q_PREFIX;
 	else if (l->kind == 'o')
@@ -168,7 +216,7 @@ static int condition(lex *l, rk__qshape *q, const rk__dataset *d)
 		                 : (*l->t == '<' ? RK__Q_LE : RK__Q_GE);
 	else
 		return expect_fail(l, "=, <, <=, >, >=, BETWEEN, IN or PREFIX");
-	if ((rc = next(l)) || (rc = value(l, &c)))
+	if ((rc = next(l)) || (rc = value(l, &c, q, d)))
 		return rc;
 	return push(q, &c, l);
 }
@@ -313,17 +361,21 @@ static int matches(const rk__dataset *d, const rk__qshape *q, const bound *b, ui
 
 /* ---- filling a shape ---- */
 
-/* A value as the predicate language writes it: a number bare, text quoted
- * with a quote it does not hold. 0 when it cannot be written. */
+/* A value as the predicate language writes it: a number bare, text in
+ * quotes with quotes and backslashes escaped. 0 when it cannot be written
+ * (text over the language's 1024 bytes). */
 static int put_value(rk__sb *b, const rk__column *c, const qval *v)
 {
 	if (c->kind == RK__W_STR) {
-		char q = memchr(v->s, '\'', v->len) ? '"' : '\'';
-		if (q == '"' && memchr(v->s, '"', v->len))
-			return 0;
-		rk__sb_put(b, &q, 1);
-		rk__sb_put(b, v->s, v->len);
-		rk__sb_put(b, &q, 1);
+		if (v->len > 1000)
+			return 0; /* past what the predicate language takes: draw another */
+		RK__SB_LIT(b, "'");
+		for (size_t i = 0; i < v->len; i++) {
+			if (v->s[i] == '\'' || v->s[i] == '\\')
+				RK__SB_LIT(b, "\\");
+			rk__sb_put(b, v->s + i, 1);
+		}
+		RK__SB_LIT(b, "'");
 		return 1;
 	}
 	uint64_t raw = v->key;
@@ -396,7 +448,7 @@ static int fill_equalities(const rk__dataset *d, const rk__qshape *q, bound *bd,
 	for (size_t k = 0; k < q->n; k++) {
 		const rk__qcond *c = &q->c[k];
 		if (c->lit) {
-			bd->v[k] = literal(&d->col[c->field], c->lit, c->lit_len);
+			bd->v[k] = literal(&d->col[c->field], q->lits + c->lit_off, c->lit_len);
 		} else if (c->op == RK__Q_EQ) {
 			bd->v[k] = cell(d, c->field, r);
 		} else if (c->op == RK__Q_PREFIX) {
@@ -469,7 +521,8 @@ static int fill_ranges(const rk__dataset *d, const rk__qshape *q, bound *bd, con
 	for (size_t k = 0; k < q->n; k++)
 		if (q->c[k].lit && !(q->c[k].op == RK__Q_EQ || q->c[k].op == RK__Q_IN ||
 		                     q->c[k].op == RK__Q_PREFIX))
-			bd->v[k] = literal(&d->col[q->c[k].field], q->c[k].lit, q->c[k].lit_len);
+			bd->v[k] = literal(&d->col[q->c[k].field], q->lits + q->c[k].lit_off,
+			                   q->c[k].lit_len);
 	free(smp);
 	return 0;
 }

@@ -30,9 +30,8 @@ typedef struct rk__qcond {
 	size_t field;
 	rk__qop op;
 	size_t nvals;        /* IN: values; else 1 */
-	const char *lit;     /* a literal written in the template (NULL: ?) */
-	size_t lit_len;
-	int lit_quoted;
+	int lit;             /* 1: a literal written in the template; 0: ? */
+	size_t lit_off, lit_len; /* the literal in the shape's lits */
 } rk__qcond;
 
 typedef struct rk__qsample {
@@ -49,6 +48,8 @@ typedef struct rk__qshape {
 	uint64_t range_mask; /* fields bound by <, <=, >, >= */
 	rk__qsample s[RK__SHAPE_SAMPLES];
 	size_t ns;
+	char lits[1024];     /* the template's literals, unescaped (lit points here) */
+	size_t lits_len;
 } rk__qshape;
 
 typedef struct rk__qset {
