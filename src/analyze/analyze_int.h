@@ -214,6 +214,9 @@ const char *rk__share_text(double share);
 /* Printable form of key bytes (\xNN for the others), NUL-terminated in buf. */
 const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n);
 
+/* One cause as a JSON object appended to b (after a comma unless first). */
+void rk__cause_json(rk__sb *b, const rk_cause *c, int first);
+
 /* The analysis as a JSON object appended to b. */
 void rk__analysis_json(rk__sb *b, const rk_analysis *a);
 

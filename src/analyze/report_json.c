@@ -29,9 +29,9 @@ static void query_json(rk__sb *b, const rk_query_cost *q)
 	              q->ordered ? "true" : "false");
 }
 
-static void cause_json(rk__sb *b, const rk_cause *c, size_t k)
+void rk__cause_json(rk__sb *b, const rk_cause *c, int first)
 {
-	rk__sb_printf(b, "%s{\"kind\":\"%s\",\"field\":", k ? "," : "", c->kind);
+	rk__sb_printf(b, "%s{\"kind\":\"%s\",\"field\":", first ? "" : ",", c->kind);
 	rk__sb_jstr(b, c->field);
 	RK__SB_LIT(b, ",\"value\":");
 	rk__sb_jstr(b, c->value);
@@ -45,6 +45,8 @@ static void cause_json(rk__sb *b, const rk_cause *c, size_t k)
 	rk__sb_jstr(b, c->remedy);
 	RK__SB_LIT(b, ",\"pattern\":");
 	rk__sb_jstr(b, c->pattern);
+	RK__SB_LIT(b, ",\"query\":");
+	rk__sb_jstr(b, c->query);
 	RK__SB_LIT(b, "}");
 }
 
@@ -103,7 +105,7 @@ static void findings_json(rk__sb *b, const rk_report *r)
 	}
 	RK__SB_LIT(b, "],\"causes\":[");
 	for (size_t k = 0; k < r->ncauses; k++)
-		cause_json(b, &r->causes[k], k);
+		rk__cause_json(b, &r->causes[k], k == 0);
 	rk__sb_printf(b, "],\"records\":%llu,\"limited\":%s,\"own_time\":%s",
 	              (unsigned long long)r->records, r->limited ? "true" : "false",
 	              r->own_time ? "true" : "false");

@@ -163,24 +163,8 @@ static void causes_json(rk__sb *b, const rk_report *r, uint64_t serves, int set)
 		const rk_cause *c = &r->causes[k];
 		if (set && c->query && !serves_named(r, serves, c->query))
 			continue; /* a shape another table of the set serves */
-		rk__sb_printf(b, "%s{\"kind\":\"%s\",\"field\":", first ? "" : ",", c->kind);
+		rk__cause_json(b, c, first);
 		first = 0;
-		rk__sb_jstr(b, c->field);
-		RK__SB_LIT(b, ",\"value\":");
-		rk__sb_jstr(b, c->value);
-		RK__SB_LIT(b, ",\"number\":");
-		rk__sb_jnum(b, c->number);
-		RK__SB_LIT(b, ",\"unit\":");
-		rk__sb_jstr(b, c->unit);
-		RK__SB_LIT(b, ",\"text\":");
-		rk__sb_jstr(b, c->text);
-		RK__SB_LIT(b, ",\"remedy\":");
-		rk__sb_jstr(b, c->remedy);
-		RK__SB_LIT(b, ",\"pattern\":");
-		rk__sb_jstr(b, c->pattern);
-		RK__SB_LIT(b, ",\"query\":");
-		rk__sb_jstr(b, c->query);
-		RK__SB_LIT(b, "}");
 	}
 	RK__SB_LIT(b, "]");
 }
