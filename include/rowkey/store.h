@@ -373,7 +373,9 @@ int rk_region_move(rk_store *store, uint64_t region_id, unsigned server);
  * call (the analyzer's store run makes them at batch boundaries); with
  * background splits on, the caller and the splitter share the queue.
  * *out (may be NULL) receives the number of splits made; 0 on a backend
- * that splits on its own (Bigtable). */
+ * that splits on its own (Bigtable). A split whose read of the region fails
+ * (a damaged table block: RK_ECORRUPT naming the file) ends the call with
+ * that error; a region with no split point is not an error. */
 int rk_store_split_due(size_t *out, rk_store *store);
 
 /* Evens region counts across servers, table by table. *out (may be NULL)

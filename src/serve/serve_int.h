@@ -37,7 +37,8 @@ enum {
 	RK_SV_OUT_OF_RANGE = 11,
 	RK_SV_UNIMPLEMENTED = 12,
 	RK_SV_INTERNAL = 13,
-	RK_SV_UNAVAILABLE = 14
+	RK_SV_UNAVAILABLE = 14,
+	RK_SV_DATA_LOSS = 15
 };
 
 typedef struct rk_sv_status {

@@ -29,6 +29,9 @@ int rk_sv__from_store(rk_sv_status *st, int rc, const char *what)
 	case RK_ETOOLONG: code = RK_SV_INVALID_ARGUMENT; break;
 	case RK_EBUSY: code = RK_SV_UNAVAILABLE; break;
 	case RK_ENOMEM: code = RK_SV_RESOURCE_EXHAUSTED; break;
+	/* stored bytes that fail their checksum: what gRPC calls unrecoverable
+	 * data loss, so a client neither retries nor takes it for a bug */
+	case RK_ECORRUPT: code = RK_SV_DATA_LOSS; break;
 	default: code = RK_SV_INTERNAL; break;
 	}
 	return rk_sv__fail(st, code, rc, "%s: %s", what, rk_error_last());

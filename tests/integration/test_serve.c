@@ -18,7 +18,7 @@
 
 #include "bt_admin.pb-c.h"
 #include "bt_data.pb-c.h"
-#include "integration/store_test_util.h"
+#include "integration/integrity_util.h"
 #include "serve/serve.h"
 #include "store/bigtable/bt_int.h"
 
@@ -709,6 +709,69 @@ static void test_cancel_midstream(void **state)
 	drop_table();
 }
 
+/* A table block with a flipped bit: ReadRows over it ends in DATA_LOSS
+ * naming the file, after rows that skip nothing; SampleRowKeys, which reads
+ * no table block, answers as before. A store and server of its own. */
+static void test_damaged_block_is_data_loss(void **state)
+{
+	(void)state;
+	char *d2 = st_tmpdir("svdmg");
+	rk_store *s2;
+	rk_table *t;
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	o.n_servers = 1;
+	o.background_splits = 0;
+	ST_OK(rk_store_open(&s2, d2, &o));
+	it_create(s2);
+	ST_OK(rk_table_open(&t, s2, "t"));
+	it_write(t, 0, 2000, 50, 100);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s2));
+	ST_OK(rk_store_open(&s2, d2, &o)); /* the log replayed into a table file */
+	ST_OK(rk_store_close(s2));
+	char rs[4200], ldb[4400];
+	snprintf(rs, sizeof rs, "%s/rs-000", d2);
+	assert_int_equal(it_newest(ldb, sizeof ldb, rs, ".ldb"), 0);
+	it_flip(ldb, it_file_size(ldb) * 3 / 10, 0x10);
+	ST_OK(rk_store_open(&s2, d2, &o));
+	rk_sv_server *srv2;
+	char bound[128];
+	ST_OK(rk_sv_server_start(&srv2, s2, "127.0.0.1:0", "p", "i", bound, sizeof bound));
+	grpc_channel_credentials *cr = grpc_insecure_credentials_create();
+	grpc_channel *saved = ch;
+	ch = grpc_channel_create(bound, cr, NULL);
+	grpc_channel_credentials_release(cr);
+
+	Rkbt__ReadRowsRequest r = RKBT__READ_ROWS_REQUEST__INIT;
+	r.table_name = TBL;
+	r.rows_limit = 1800; /* past the damage, short of the end */
+	size_t rows, cells, cap = 2000 * 12 + 1;
+	char *keys = malloc(cap);
+	assert_int_equal(read_rows(&r, &rows, &cells, keys, cap), GRPC_STATUS_DATA_LOSS);
+	assert_true(rows < 1800);
+	char *k = keys;
+	for (size_t i = 0; i < rows; i++) { /* row00000000, row00000001, ... */
+		char want[32];
+		it_row(want, sizeof want, i);
+		assert_memory_equal(k, want, strlen(want));
+		k += strlen(want) + 1;
+	}
+	free(keys);
+	Rkbt__SampleRowKeysRequest sr = RKBT__SAMPLE_ROW_KEYS_REQUEST__INIT;
+	sr.table_name = TBL;
+	resp out;
+	assert_int_equal(callm(&out, DATA "SampleRowKeys", &sr.base), GRPC_STATUS_OK);
+	assert_int_equal(out.n, 1); /* one region: the table's end */
+	resp_free(&out);
+
+	grpc_channel_destroy(ch);
+	ch = saved;
+	rk_sv_server_stop(srv2, 5000);
+	ST_OK(rk_store_close(s2));
+	st_rmtree(d2);
+	free(d2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_concurrent_increments),
 		cmocka_unit_test(test_cancel_midstream),
+		cmocka_unit_test(test_damaged_block_is_data_loss),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -86,6 +86,9 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 	} else {
 		rc = rk_split__middle(&mid, &mid_len, &left, &total, it, r);
 		rk_eiter__free(it);
+		if (rc && rc != RK_ENOTFOUND)
+			return rk__err_wrap(rc, "table %s: region %llu: looking for its middle key",
+			                    r->table->name, (unsigned long long)r->id);
 		if (rc)
 			return rc;
 		if (!rk_split__round(point, &point_len, mid, mid_len, r->start, r->start_len, r->end,
@@ -142,9 +145,11 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 
 /* Looks at one queued region under the split policy: splits it when it is
  * still past its limit, else records the limit it must pass next. Returns 1
- * when it split. */
-static int split_queued(rk__local *s, rk__region *r)
+ * when it split; *err gets a failure other than "no split point" or "the
+ * region changed" (a read error over a damaged block), 0 otherwise. */
+static int split_queued(rk__local *s, rk__region *r, int *err)
 {
+	*err = 0;
 	int split = 0;
 	pthread_rwlock_rdlock(&s->lock);
 	int gone = atomic_load(&r->retired);
@@ -162,6 +167,8 @@ static int split_queued(rk__local *s, rk__region *r)
 		split = rc == 0;
 		if (rc == RK_ENOTFOUND || (rc && rc != RK_EBUSY))
 			atomic_store(&r->split_at_size, size * 2); /* try again much later */
+		if (rc && rc != RK_ENOTFOUND && rc != RK_EBUSY)
+			*err = rc;
 	}
 	atomic_store(&r->split_pending, 0);
 	return split;
@@ -179,7 +186,9 @@ void *rk_local__splitter_main(void *arg)
 		rk__region *r = s->split_q[--s->nsplit_q];
 		s->split_busy = 1;
 		pthread_mutex_unlock(&s->split_mu);
-		split_queued(s, r);
+		/* a failure has no caller here: the reads that meet it report it */
+		int err;
+		split_queued(s, r, &err);
 		pthread_mutex_lock(&s->split_mu);
 		s->split_busy = 0;
 		pthread_cond_broadcast(&s->split_cv);
@@ -189,7 +198,10 @@ void *rk_local__splitter_main(void *arg)
 }
 
 /* The queue drained in the caller's thread (a split's halves still over
- * their limit join the queue and are taken too). */
+ * their limit join the queue and are taken too). A split that fails on a
+ * read (its middle key is looked for over a damaged block) ends the drain
+ * with that error, naming the file: the caller's regions would otherwise
+ * stop splitting without a word. */
 int rk_local__split_due(size_t *out, rk_store *st)
 {
 	rk__local *s = (rk__local *)st;
@@ -199,7 +211,10 @@ int rk_local__split_due(size_t *out, rk_store *st)
 		pthread_mutex_unlock(&s->split_mu);
 		if (!r)
 			return 0;
-		*out += (size_t)split_queued(s, r);
+		int err;
+		*out += (size_t)split_queued(s, r, &err);
+		if (err)
+			return err;
 	}
 }
 

@@ -332,7 +332,8 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 		 * rather than reuse the data under new table ids */
 		rk__eiter *it = rk_eiter__new(s->servers[i].engine);
 		rk_eiter__seek_first(it);
-		int has_data = rk_eiter__valid(it);
+		/* a first block that cannot be read holds data too */
+		int has_data = rk_eiter__valid(it) || rk_eiter__status(it) != 0;
 		rk_eiter__free(it);
 		if (has_data) {
 			rc = rk__err(RK_ECORRUPT,

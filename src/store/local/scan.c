@@ -252,15 +252,28 @@ static int open_segment(rk__lscan *sc)
 	return 0;
 }
 
+/* The segment iterator's read error, named after table and region, or 0.
+ * LevelDB's iterator steps over a block it cannot read (a checksum
+ * mismatch) to the next one and only records the error, so the error must
+ * be looked at before any row read after a move is trusted: else a limited
+ * or reverse scan, or any scan before its end, returns the rows around the
+ * damage without the damaged block's rows and without a word. */
+static int segment_error(rk__lscan *sc)
+{
+	int rc = rk_eiter__status(sc->it);
+	return rc ? rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
+	                         (unsigned long long)sc->region->id)
+	          : 0;
+}
+
 static int end_segment(rk__lscan *sc)
 {
 	flush_scan_metrics(sc);
-	int rc = rk_eiter__status(sc->it);
+	int rc = segment_error(sc);
 	rk_eiter__free(sc->it);
 	sc->it = NULL;
 	if (rc)
-		return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
-		                    (unsigned long long)sc->region->id);
+		return rc;
 	if (sc->final)
 		sc->done = 1;
 	return 0;
@@ -372,6 +385,12 @@ int rk_local__scan_next(const rk_row **out, rk_scan *base)
 			memcpy(sc->rowend, k, pl);
 			sc->rowend_len = pl;
 			rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
+			if ((rc = segment_error(sc)) != 0)
+				return rc;
+			if (!rk_eiter__valid(sc->it))
+				return rk__err(RK_EIO, "table %s: region %llu: a row read backwards vanished "
+				               "from the scan's snapshot", sc->lt->base.name,
+				               (unsigned long long)sc->region->id);
 			k = rk_eiter__key(sc->it, &kl);
 			if ((rc = read_row(sc, k, kl, &nk, &nkl)) != 0)
 				return rc;
@@ -379,6 +398,9 @@ int rk_local__scan_next(const rk_row **out, rk_scan *base)
 			if (rk_eiter__valid(sc->it))
 				rk_eiter__prev(sc->it);
 		}
+		/* every move since the last check, up to the cell after this row */
+		if ((rc = segment_error(sc)) != 0)
+			return rc;
 		size_t nc = rk_rowasm__finish(&sc->a);
 		if (nc == 0)
 			continue;
