@@ -169,6 +169,11 @@ int rk__analysis_set_splits(rk_analysis *a, const rk_bytes *sp, size_t n);
 /* Validates options common to both engines. */
 int rk__check_options(const rk_analyze_options *o, unsigned max_servers);
 
+/* The ranges rk__check_options holds a run to, which rk_analyze_option
+ * checks as it parses so that a command line's error names the option. */
+#define RK__MAX_TIME_BUCKETS 10000u
+#define RK__MAX_KEY_BUCKETS 4096u
+
 /* Samples the design's keys: the sorted distinct bucket prefixes (when the
  * design has buckets) and, when want_keys, up to `max` sampled keys sorted
  * (*keys, *key_len arrays, caller frees each and the arrays). The writes

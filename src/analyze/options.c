@@ -100,14 +100,19 @@ int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char 
 		NEED(w);
 		if ((rc = uint(&u, name, v, 1)) != 0)
 			return rc;
+		if (u == 0) /* the field's default is the option left out */
+			return rk__err(RK_EINVALID, "option %s: %s is out of range (at least 1)", name, v);
 		w->cardinality = u;
 	} else if (!strcmp(name, "servers") || !strcmp(name, "time-buckets") ||
 	           !strcmp(name, "key-buckets")) {
 		NEED(o);
 		if ((rc = uint(&u, name, v, 0)) != 0)
 			return rc;
-		if (u == 0 || u > 100000)
-			return rk__err(RK_EINVALID, "option %s: %s is out of range (1..100000)", name, v);
+		unsigned max = name[0] == 't' ? RK__MAX_TIME_BUCKETS
+		             : name[0] == 'k' ? RK__MAX_KEY_BUCKETS
+		                              : 100000;
+		if (u == 0 || u > max)
+			return rk__err(RK_EINVALID, "option %s: %s is out of range (1..%u)", name, v, max);
 		if (!strcmp(name, "servers"))
 			o->servers = (unsigned)u;
 		else if (name[0] == 't')
@@ -134,6 +139,9 @@ int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char 
 		NEED(o);
 		if ((rc = uint(&u, name, v, 1)) != 0)
 			return rc;
+		if (u > RK_MAX_VALUE_LEN) /* a cell's value, as the store run writes it */
+			return rk__err(RK_EINVALID, "option %s: %s is out of range (0..%u bytes)", name,
+			               v, RK_MAX_VALUE_LEN);
 		o->value_len = (size_t)u;
 	} else if (!strcmp(name, "presplit")) {
 		NEED(o);

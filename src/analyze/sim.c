@@ -295,10 +295,12 @@ int rk__check_options(const rk_analyze_options *o, unsigned max_servers)
 		return rk__err(RK_EINVALID, "servers: %u is not in 1..%u", o->servers, max_servers);
 	if (!(o->capacity > 0) || !isfinite(o->capacity))
 		return rk__err(RK_EINVALID, "capacity: must be > 0 operations per second");
-	if (o->time_buckets == 0 || o->time_buckets > 10000)
-		return rk__err(RK_EINVALID, "time buckets: %u is not in 1..10000", o->time_buckets);
-	if (o->key_buckets == 0 || o->key_buckets > 4096)
-		return rk__err(RK_EINVALID, "key buckets: %u is not in 1..4096", o->key_buckets);
+	if (o->time_buckets == 0 || o->time_buckets > RK__MAX_TIME_BUCKETS)
+		return rk__err(RK_EINVALID, "time buckets: %u is not in 1..%u", o->time_buckets,
+		               RK__MAX_TIME_BUCKETS);
+	if (o->key_buckets == 0 || o->key_buckets > RK__MAX_KEY_BUCKETS)
+		return rk__err(RK_EINVALID, "key buckets: %u is not in 1..%u", o->key_buckets,
+		               RK__MAX_KEY_BUCKETS);
 	if (o->balance_interval < 0 || !isfinite(o->balance_interval))
 		return rk__err(RK_EINVALID, "balance interval: must be >= 0 seconds");
 	if (o->value_len > RK_MAX_VALUE_LEN)

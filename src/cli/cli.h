@@ -6,6 +6,7 @@
 #ifndef RK_CLI_H
 #define RK_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define RK_EXIT_OK 0
@@ -19,7 +20,22 @@
 /* Prints "rowkey CMD: message" on stderr and returns RK_EXIT_USAGE. */
 int rk_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Parses a non-negative decimal integer (digits only); -1 on junk. */
+int rk_cli__parse_u64(uint64_t *out, const char *text);
+
+/* Parses option `opt`'s value, an integer in lo..hi; on junk or out of range
+ * prints a usage error for `cmd` naming the option and the range, and
+ * returns -1. */
+int rk_cli__parse_range(uint64_t *out, const char *cmd, const char *opt, const char *text,
+                        uint64_t lo, uint64_t hi);
+
 /* Prints "rowkey CMD: <what>: <rk_error_last()>" on stderr and returns RK_EXIT_FAIL. */
 int rk_cli_fail(const char *cmd, const char *what);
+
+/* 1 once a write to standard output failed (a full disk, a closed pipe): a
+ * command that writes in a loop stops reading there. main() flushes and
+ * closes standard output after every command and turns a failure into exit
+ * 1 with a message (none for a closed pipe, as other Unix tools). */
+int rk_cli_out_failed(void);
 
 #endif

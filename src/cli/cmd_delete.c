@@ -38,8 +38,9 @@ int rk_cli_delete(int argc, char **argv)
 			db = optarg;
 			break;
 		case 't':
-			if (rk_cli__parse_u64(&ts, optarg) || ts == 0)
-				return rk_cli_usage_error(CMD, "bad timestamp '%s'", optarg);
+			/* microseconds; the store keeps them below 2^63 */
+			if (rk_cli__parse_range(&ts, CMD, "--ts", optarg, 1, INT64_MAX))
+				return RK_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);

@@ -57,18 +57,15 @@ int rk_cli_get(int argc, char **argv)
 			}
 			break;
 		case 'v':
+			if (rk_cli__parse_range(&v, CMD, "--versions", optarg, 1, 1000000))
+				goto out;
+			ro.max_versions = (unsigned)v;
+			break;
 		case 'm':
 		case 'M':
-			if (rk_cli__parse_u64(&v, optarg)) {
-				rk_cli_usage_error(CMD, "bad number '%s'", optarg);
+			if (rk_cli__parse_range(c == 'm' ? &ro.min_ts : &ro.max_ts, CMD,
+			                        c == 'm' ? "--min-ts" : "--max-ts", optarg, 0, INT64_MAX))
 				goto out;
-			}
-			if (c == 'v')
-				ro.max_versions = v > 1000000 ? 1000000 : (unsigned)v;
-			else if (c == 'm')
-				ro.min_ts = v;
-			else
-				ro.max_ts = v;
 			break;
 		case 'j':
 			json = 1;

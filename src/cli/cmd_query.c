@@ -57,13 +57,10 @@ int rk_cli_query(int argc, char **argv)
 		case 'd': db = optarg; break;
 		case 't': table_name = optarg; break;
 		case 'w': where = optarg; break;
-		case 'n': {
-			char *end;
-			qo.limit = strtoull(optarg, &end, 10);
-			if (*end || optarg[0] == '-')
-				return rk_cli_usage_error("query", "--limit takes a whole number, not '%s'", optarg);
+		case 'n':
+			if (rk_cli__parse_range(&qo.limit, "query", "--limit", optarg, 0, UINT64_MAX))
+				return RK_EXIT_USAGE;
 			break;
-		}
 		case 'c': cols = optarg; break;
 		case 'f': fmt = optarg; break;
 		case 'U': qo.unordered = 1; break;
@@ -152,7 +149,7 @@ int rk_cli_query(int argc, char **argv)
 		printf("cells\n");
 	}
 	rk_query_row r;
-	while ((rc = rk_query_next(&r, q)) == 0) {
+	while (!rk_cli_out_failed() && (rc = rk_query_next(&r, q)) == 0) {
 		if (json)
 			putchar('{');
 		for (size_t i = 0; i < nf; i++) {
@@ -189,11 +186,13 @@ int rk_cli_query(int argc, char **argv)
 		}
 		puts(json ? "}}" : "");
 	}
+	if (rk_cli_out_failed())
+		goto done; /* main() says why */
 	if (rc != RK_EITEROVER) {
 		rk_cli_fail("query", table_name);
 		goto done;
 	}
-	status = fflush(stdout) == 0 ? RK_EXIT_OK : RK_EXIT_FAIL;
+	status = RK_EXIT_OK; /* main() flushes standard output and says when that fails */
 done:
 	rk_query_close(q);
 	rk_table_close(table);

@@ -212,9 +212,11 @@ int rk_cli_regions(int argc, char **argv)
 	int nargs = argc - optind;
 	const char *sub = nargs ? argv[optind] : NULL;
 	if (sub && !strcmp(sub, "move")) {
-		if (nargs != 3 || rk_cli__parse_u64(&id, argv[optind + 1]) ||
-		    rk_cli__parse_u64(&v, argv[optind + 2]))
+		if (nargs != 3 || rk_cli__parse_u64(&id, argv[optind + 1]))
 			return rk_cli_usage_error(CMD, "expected: move REGION SERVER (numbers)");
+		if (rk_cli__parse_range(&v, CMD, "move's SERVER", argv[optind + 2], 0,
+		                        RK_MAX_SERVERS - 1))
+			return RK_EXIT_USAGE;
 	} else if (sub && !strcmp(sub, "split")) {
 		if (nargs < 2 || nargs > 3 || rk_cli__parse_u64(&id, argv[optind + 1]))
 			return rk_cli_usage_error(CMD, "expected: split REGION [ROW]");

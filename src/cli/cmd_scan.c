@@ -74,19 +74,13 @@ int rk_cli_scan(int argc, char **argv)
 			so.reverse = 1;
 			break;
 		case 'l':
+			if (rk_cli__parse_range(&so.limit, CMD, "--limit", optarg, 0, UINT64_MAX))
+				goto out;
+			break;
 		case 'v':
-			if (rk_cli__parse_u64(&v, optarg)) {
-				rk_cli_usage_error(CMD, "bad number '%s'", optarg);
+			if (rk_cli__parse_range(&v, CMD, "--versions", optarg, 1, 1000000))
 				goto out;
-			}
-			if (c == 'l') {
-				so.limit = v;
-			} else if (v < 1 || v > 1000000) {
-				rk_cli_usage_error(CMD, "--versions takes 1..1000000, not '%s'", optarg);
-				goto out;
-			} else {
-				so.read.max_versions = (unsigned)v;
-			}
+			so.read.max_versions = (unsigned)v;
 			break;
 		case 'c':
 			if (rk_cli__add_column(cols, colbufs, qbufs, &nc, 64, optarg)) {
@@ -144,11 +138,13 @@ int rk_cli_scan(int argc, char **argv)
 	const rk_row *r;
 	uint64_t rows = 0;
 	int e;
-	while ((e = rk_scan_next(&r, sc)) == 0) {
+	while (!rk_cli_out_failed() && (e = rk_scan_next(&r, sc)) == 0) {
 		rows++;
 		if (!count)
 			rk_cli__print_row(stdout, r, json, keys);
 	}
+	if (rk_cli_out_failed())
+		goto out; /* main() says why */
 	if (e != RK_EITEROVER) {
 		rk_cli_fail(CMD, "scanning");
 		goto out;

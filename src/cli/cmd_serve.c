@@ -121,8 +121,11 @@ int rk_cli_serve(int argc, char **argv)
 		db = argv[optind];
 	if ((project == NULL) != (instance == NULL))
 		return rk_cli_usage_error(CMD, "--project and --instance go together");
-	if (!strchr(listen, ':'))
-		return rk_cli_usage_error(CMD, "--listen: '%s' is not HOST:PORT", listen);
+	const char *port = strrchr(listen, ':');
+	uint64_t pv;
+	if (!port || port == listen || rk_cli__parse_u64(&pv, port + 1) || pv > 65535)
+		return rk_cli_usage_error(CMD, "--listen: '%s' is not HOST:PORT with a port of 0..65535",
+		                          listen);
 
 	/* every thread started from here on leaves these signals to sigtimedwait */
 	sigset_t sigs;
@@ -148,9 +151,14 @@ int rk_cli_serve(int argc, char **argv)
 		fprintf(stderr, "rowkey serve: warning: cannot write %s/SERVING: %s\n", db,
 		        strerror(errno));
 	printf("rowkey serve: listening on %s (store %s)\n", bound, db);
-	fflush(stdout);
-
+	/* whoever started the server reads the address here: unwritten, stop */
 	int sig = 0;
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "rowkey serve: writing the address to standard output failed: %s\n",
+		        strerror(errno));
+		clearerr(stdout); /* said here */
+		sig = -1;
+	}
 	time_t last_balance = time(NULL);
 	while (!sig) {
 		struct timespec five = {5, 0};
@@ -172,14 +180,15 @@ int rk_cli_serve(int argc, char **argv)
 			fprintf(stderr, "rowkey serve: warning: writing %s: %s\n", metrics,
 			        rk_error_last());
 	}
-	fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
-	        sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	if (sig > 0)
+		fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
+		        sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	rk_sv_server_stop(srv, 30000);
 	char serving[4200];
 	snprintf(serving, sizeof serving, "%s/SERVING", db);
 	unlink(serving);
-	int rc = rk_cli__close_store(CMD, store, RK_EXIT_OK);
-	if (rc == RK_EXIT_OK)
+	int rc = rk_cli__close_store(CMD, store, sig < 0 ? RK_EXIT_FAIL : RK_EXIT_OK);
+	if (sig > 0 && rc == RK_EXIT_OK)
 		fprintf(stderr, "rowkey serve: stopped, store %s closed\n", db);
 	return rc;
 }

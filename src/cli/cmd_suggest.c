@@ -48,17 +48,15 @@ int rk_cli_suggest(int argc, char **argv)
 	rk_cli_wopts W;
 	rk_cli_wopts_init(&W);
 	const char *html = NULL, *splits = NULL;
-	long top = 8;
+	uint64_t top = 8;
 	int json = 0, quiet = 0, c, idx;
-	char *end;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:n:qh", opts, &idx)) != -1) {
 		switch (c) {
 		case 'w': W.wo.name = optarg; break;
 		case 'n':
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 1 || top > 100)
-				return rk_cli_usage_error(CMD, "--top: '%s' is not in 1..100", optarg);
+			if (rk_cli__parse_range(&top, CMD, "--top", optarg, 1, 100))
+				return RK_EXIT_USAGE;
 			break;
 		case 'j': json = 1; break;
 		case 'H': html = optarg; break;

@@ -7,7 +7,6 @@
 
 #include "cli/textio.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,19 +148,6 @@ void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only)
 	}
 }
 
-int rk_cli__parse_u64(uint64_t *out, const char *text)
-{
-	char *end;
-	if (!text || !*text || *text == '-')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int rk_cli__table_schema(rk_store *s, const char *cmd, const char *table, const rk_schema *schema,
                          int remember, int force)
 {
@@ -235,10 +221,8 @@ int rk_cli__stored_schema(rk_schema **out, rk_store *s, const char *cmd, const c
 int rk_cli__parse_max_ranges(rk_plan_options *o, const char *cmd, const char *text)
 {
 	uint64_t v;
-	if (rk_cli__parse_u64(&v, text) || v < 1 || v > 65536) {
-		rk_cli_usage_error(cmd, "--max-ranges takes 1..65536, not '%s'", text);
+	if (rk_cli__parse_range(&v, cmd, "--max-ranges", text, 1, 65536))
 		return -1;
-	}
 	o->max_ranges = (size_t)v;
 	return 0;
 }

@@ -51,9 +51,6 @@ int rk_cli__add_column(rk_column *cols, char **colbufs, uint8_t **qbufs, size_t 
  * or one JSON object per row when json. */
 void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only);
 
-/* Parses a non-negative integer; -1 on junk. */
-int rk_cli__parse_u64(uint64_t *out, const char *text);
-
 /* The schema a table remembers (its `schema` setting, canonical text from
  * rk_schema_text). Checks `schema` against it: none stored and remember set:
  * stores it; stored and different: refused (prints both, returns -1) unless
