@@ -50,6 +50,15 @@ typedef struct {
 	size_t wlen, wcap;
 	size_t max;   /* rk_plan_options.max_ranges */
 	int capped;   /* the bound stopped the walk */
+	rk_plan *plan;
+	size_t rcap;  /* ranges allocated in plan */
+	uint64_t eqmask;   /* fields bound by = / IN */
+	uint64_t expanded; /* fields whose values the key prefixes were expanded over */
+	uint64_t covered;  /* fields whose conditions the key bytes enforce exactly */
+	const rk_part *stop_part; /* the part the walk stopped on, or NULL */
+	size_t stop_at;    /* its index (nparts: every part was bound) */
+	int fanned;        /* a salt or bucket forked the prefixes */
+	int salt_capped;   /* a Phoenix salt over a bound key was over the bound */
 } planner;
 
 static void say(planner *pl, const char *fmt, ...) RK_PRINTF(2, 3);
@@ -384,6 +393,422 @@ static const char *part_words(const rk_schema *s, const rk_part *p, char *buf, s
 	return buf;
 }
 
+/* ---- the walk over the key template ---- */
+
+/* A salt or bucket the bound fields cannot compute: every key prefix forks
+ * once per bucket, each extended by its bucket's bytes. */
+static int fork_buckets(planner *pl, const rk_part *p)
+{
+	char pw[256];
+	size_t old = pl->nst;
+	int rc = states_fork(pl, p->n);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < old; i++)
+		for (unsigned b = 0; b < p->n; b++) {
+			state *st = &pl->st[i * p->n + b];
+			uint8_t bb[16];
+			size_t bl;
+			if ((rc = bucket_bytes(bb, &bl, p, b)) < 0)
+				return rc;
+			memcpy(st->bytes + st->len, bb, bl);
+			st->len += bl;
+			st->bucket = (int)b;
+		}
+	pl->fanned = 1;
+	say(pl, "%s cannot be computed from the bound fields: one range per bucket (%u). ",
+	    part_words(pl->s, p, pw, sizeof pw), p->n);
+	return 0;
+}
+
+/* A part whose inputs are all bound by = / IN: each key prefix extended
+ * once per value combination. Past the bound, the walk stops before it. */
+static int bind_part(planner *pl, const rk_part *p, uint64_t used, int *stop)
+{
+	size_t would = expansion(pl, used, pl->expanded);
+	int rc;
+	if (would > pl->max) {
+		cap_at(pl, p, would);
+		*stop = 1;
+		return 0;
+	}
+	if ((rc = expand_fields(pl, used, &pl->expanded)) < 0)
+		return rc;
+	for (size_t i = 0; i < pl->nst; i++)
+		if ((rc = append_part(pl, &pl->st[i], p)) < 0)
+			return rc;
+	if (p->kind == P_VAL && p->vop != V_TBUCKET)
+		pl->covered |= 1ULL << p->field;
+	return 0;
+}
+
+/* Walks the template left to right until a part that is not bound (its
+ * index in pl->stop_at, the part in pl->stop_part when the walk stopped
+ * on it), or the end. */
+static int walk(planner *pl)
+{
+	const rk_schema *s = pl->s;
+	int rc;
+	size_t k;
+	for (k = 0; k < s->nparts; k++) {
+		const rk_part *p = &s->parts[k];
+		uint64_t used = rk_schema__fields_used(p, 1);
+		if (p->kind == P_LIT) {
+			for (size_t i = 0; i < pl->nst; i++)
+				if ((rc = append_part(pl, &pl->st[i], p)) < 0)
+					return rc;
+			continue;
+		}
+		if (p->kind == P_PSALT) {
+			/* computable only when the whole key is: then a later pass makes gets
+			   (unless their number is over the bound: then one range per bucket) */
+			if ((s->info.point_get_mask & ~pl->eqmask) == 0) {
+				size_t would = expansion(pl, s->info.point_get_mask, pl->expanded);
+				if (would <= pl->max)
+					break;
+				say(pl, "Computing the salt would take %zu point gets, over the bound of %zu (max_ranges): ",
+				    would, pl->max);
+				pl->salt_capped = 1;
+			}
+		}
+		if (p->kind == P_SALT || p->kind == P_PSALT || (p->kind == P_BUCKET && (used & ~pl->eqmask))) {
+			if ((rc = fork_buckets(pl, p)) < 0)
+				return rc;
+			continue;
+		}
+		if ((used & ~pl->eqmask) == 0) { /* every input bound by = / IN */
+			int stop = 0;
+			if ((rc = bind_part(pl, p, used, &stop)) < 0)
+				return rc;
+			if (!stop)
+				continue;
+		}
+		pl->stop_part = p;
+		break;
+	}
+	pl->stop_at = k;
+	return 0;
+}
+
+/* A Phoenix salt over a fully bound key: whole keys encoded, salt and all. */
+static int phoenix_keys(planner *pl)
+{
+	const rk_schema *s = pl->s;
+	int rc;
+	if ((rc = expand_fields(pl, s->info.point_get_mask, &pl->expanded)) < 0)
+		return rc;
+	for (size_t i = 0; i < pl->nst; i++) {
+		state_values(pl, &pl->st[i]);
+		size_t kl;
+		if ((rc = rk_key_encode(pl->st[i].bytes, s->max_key_len, &kl, pl->enc, pl->vals)) < 0)
+			return rc;
+		pl->st[i].len = kl;
+		pl->st[i].bucket = rk_key_bucket(pl->enc, pl->st[i].bytes, kl);
+	}
+	pl->covered = s->info.point_get_mask & s->info.decodable_mask;
+	return 0;
+}
+
+/* ---- what the walk ends in ---- */
+
+/* Every key part bound: the key prefixes are whole keys, read by gets
+ * (repeated IN values give one get). */
+static int make_gets(planner *pl)
+{
+	rk_plan *plan = pl->plan;
+	int rc;
+	plan->kind = RK_PLAN_GETS;
+	for (size_t i = 0; i < pl->nst; i++)
+		if ((rc = add_range(plan, &pl->rcap, pl->st[i].bytes, pl->st[i].len, NULL, 0, pl->st[i].bucket)) < 0)
+			return rc;
+	say(pl, "Every key part is bound: %zu point get%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
+	if (plan->nranges > 1) {
+		qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
+		size_t o = 0;
+		for (size_t i = 1; i < plan->nranges; i++) {
+			rk_key_range *a = &plan->ranges[o], *b = &plan->ranges[i];
+			if (!key_cmp(a->start, a->start_len, b->start, b->start_len)) {
+				free(b->start);
+				continue;
+			}
+			plan->ranges[++o] = *b;
+		}
+		plan->nranges = o + 1;
+	}
+	return 0;
+}
+
+/* The part the walk stopped on and what bounds it. */
+typedef struct stop_info {
+	const rk_part *p; /* NULL: the walk ran off the end (a capped Phoenix salt) */
+	const fcons *f;   /* its field's constraints, when it is a value part */
+	int has_range;    /* a range on its field gives tight bounds */
+	int has_prefix;   /* a string prefix on its field gives tight bounds */
+	int loose;        /* a range on a text field before a separator: loose bounds */
+} stop_info;
+
+static int stop_info_get(planner *pl, stop_info *si)
+{
+	const rk_part *p = pl->stop_part;
+	const fcons *f = p && p->kind == P_VAL ? &pl->fc[p->field] : NULL;
+	si->p = p;
+	si->f = f;
+	si->has_range = f && (f->lo || f->hi) && range_capable(p, 0);
+	si->has_prefix = f && f->prefix && range_capable(p, 1);
+	/* a text string before a separator: the separator may sort above the
+	   string's own bytes, so only loose bounds exist (see text_bounds) */
+	si->loose = f && (f->lo || f->hi) && !si->has_range && !si->has_prefix && p->vop == V_FIELD &&
+	            p->enc == E_TEXT && p->next_is_lit && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES);
+	/* the fields this stop part reads, other than the ranged one, must be
+	   expanded; past the bound, the part is not bound at all */
+	uint64_t stop_eq = p ? rk_schema__fields_used(p, 1) & pl->eqmask : 0;
+	if (p && !pl->capped && expansion(pl, stop_eq, pl->expanded) > pl->max)
+		cap_at(pl, p, expansion(pl, stop_eq, pl->expanded));
+	if (pl->capped)
+		si->has_range = si->has_prefix = si->loose = 0;
+	if (p && !pl->capped)
+		return expand_fields(pl, stop_eq, &pl->expanded);
+	return 0;
+}
+
+/* A range on a value part that keeps order: its bounds encoded after the
+ * state's prefix, inverted for a reverse timestamp or a descending part. */
+static int value_bounds(planner *pl, state *st, const stop_info *si, uint8_t *a, size_t *al, uint8_t *b,
+                        size_t *bl, int *bounded_b)
+{
+	const rk_schema *s = pl->s;
+	const rk_part *p = si->p;
+	const fcons *f = si->f;
+	int rc;
+	int inv = (p->vop == V_RTS) ^ p->desc;
+	const rk_value *lo = f->lo, *hi = f->hi;
+	int lo_incl = f->lo_incl || p->vop == V_TBUCKET, hi_incl = f->hi_incl || p->vop == V_TBUCKET;
+	rk_value clamp_hi;
+	if (p->vop == V_RTS) { /* rts needs 0 <= ts <= max */
+		rk_type ft = s->ftype[p->field];
+		if (lo && rk_type__is_signed(ft) && lo->v.i < 0)
+			lo = NULL;
+		if (hi && (rk_type__is_signed(ft) ? hi->v.i < 0 : 0))
+			return rk__err(RK_EINVALID, "where: impossible range: '%s' below 0 under rts()", s->fname[p->field]);
+		if (hi && (uint64_t)hi->v.u > p->vmax) {
+			clamp_hi = *hi;
+			clamp_hi.v.u = p->vmax;
+			hi = &clamp_hi;
+			hi_incl = 1;
+		}
+		if (lo && (uint64_t)lo->v.u > p->vmax)
+			return rk__err(RK_EINVALID, "where: impossible range: '%s' above the rts() maximum", s->fname[p->field]);
+	}
+	const rk_value *ea = inv ? hi : lo, *eb = inv ? lo : hi;
+	int ea_incl = inv ? hi_incl : lo_incl, eb_incl = inv ? lo_incl : hi_incl;
+	if (ea) {
+		if ((rc = encode_bound(pl, st, p, ea, a, al)) < 0)
+			return rc;
+		if (!ea_incl) {
+			size_t n = prefix_end(pl->buf, a, *al);
+			memcpy(a, pl->buf, n);
+			*al = n;
+		}
+	} else {
+		memcpy(a, st->bytes, st->len);
+		*al = st->len;
+	}
+	if (eb) {
+		if ((rc = encode_bound(pl, st, p, eb, b, bl)) < 0)
+			return rc;
+		if (eb_incl) {
+			size_t n = prefix_end(pl->buf, b, *bl);
+			memcpy(b, pl->buf, n);
+			*bl = n;
+			*bounded_b = n > 0;
+		}
+	} else {
+		*bl = prefix_end(b, st->bytes, st->len);
+		*bounded_b = *bl > 0;
+	}
+	return 0;
+}
+
+/* The range of one key prefix: [a, b), b unbounded when *bounded_b is 0. */
+static int state_range(planner *pl, state *st, const stop_info *si, uint8_t *a, size_t *al, uint8_t *b,
+                       size_t *bl, int *bounded_b)
+{
+	const rk_part *p = si->p;
+	*al = *bl = 0;
+	*bounded_b = 1;
+	if (si->has_prefix && !si->has_range) {
+		const rk_value *pv = si->f->prefix;
+		memcpy(a, st->bytes, st->len);
+		*al = st->len;
+		if (p->desc) {
+			for (size_t j = 0; j < pv->v.s.len; j++)
+				a[(*al)++] = (uint8_t)~pv->v.s.ptr[j];
+		} else {
+			memcpy(a + *al, pv->v.s.ptr, pv->v.s.len);
+			*al += pv->v.s.len;
+		}
+		*bl = prefix_end(b, a, *al);
+		*bounded_b = *bl > 0;
+		return 0;
+	}
+	if (si->loose) {
+		text_bounds(a, al, b, bl, bounded_b, st, p, si->f, &pl->s->parts[(size_t)(p - pl->s->parts) + 1]);
+		return 0;
+	}
+	if (si->has_range)
+		return value_bounds(pl, st, si, a, al, b, bl, bounded_b);
+	memcpy(a, st->bytes, st->len);
+	*al = st->len;
+	*bl = prefix_end(b, st->bytes, st->len);
+	*bounded_b = *bl > 0;
+	return 0;
+}
+
+/* The plan's kind for ranges, said in words. */
+static void ranges_kind(planner *pl, const stop_info *si)
+{
+	const rk_schema *s = pl->s;
+	const rk_part *p = si->p;
+	rk_plan *plan = pl->plan;
+	char pw[256];
+	/* bytes bound beyond the spread prefix? */
+	int bound_prefix = 0;
+	for (size_t i = 0; i < pl->nst; i++)
+		bound_prefix |= pl->st[i].len > (pl->fanned ? s->info.prefix_len : 0);
+	int ranged = si->has_range || si->has_prefix;
+	if (!bound_prefix && !ranged && pl->fanned) {
+		plan->kind = RK_PLAN_FULL_SCAN;
+		say(pl, "Nothing binds %s: a full scan, read as one stream per bucket. ", part_words(s, p, pw, sizeof pw));
+	} else if (!bound_prefix && !ranged && !si->loose) {
+		plan->kind = RK_PLAN_FULL_SCAN;
+		if (p && p->kind == P_VAL)
+			say(pl, "The key leads with %s and nothing binds it: a full scan of the table, every row checked. ",
+			    part_words(s, p, pw, sizeof pw));
+		else if (p)
+			say(pl, "The key leads with %s, which cannot be computed from the bound fields: "
+			        "a full scan of the table, every row checked. ", part_words(s, p, pw, sizeof pw));
+	} else {
+		plan->kind = RK_PLAN_RANGES;
+		if (p && ranged)
+			say(pl, "%s bounds %s%s. ", si->has_prefix && !si->has_range ? "A string prefix" : "A range on",
+			    s->fname[p->field], p->vop == V_RTS || p->desc ? " (bounds inverted: the key stores it descending)" : "");
+		else if (p)
+			say(pl, "The bound fields fix a key prefix; nothing binds %s, so each range covers everything under "
+			        "its prefix. ", part_words(s, p, pw, sizeof pw));
+	}
+}
+
+/* A part was not bound: one range per key prefix, as tight as the part's
+ * encoding and constraints allow. */
+static int make_ranges(planner *pl)
+{
+	const rk_schema *s = pl->s;
+	rk_plan *plan = pl->plan;
+	stop_info si;
+	int rc = stop_info_get(pl, &si);
+	if (rc < 0)
+		return rc;
+	uint8_t *a = malloc(s->max_key_len + 1), *b = malloc(s->max_key_len + 1);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return rk__err(RK_ENOMEM, "out of memory planning");
+	}
+	for (size_t i = 0; i < pl->nst && rc == 0; i++) {
+		size_t al, bl;
+		int bounded_b;
+		if ((rc = state_range(pl, &pl->st[i], &si, a, &al, b, &bl, &bounded_b)) < 0)
+			break;
+		if (bounded_b && key_cmp(a, al, b, bl) >= 0)
+			continue; /* empty */
+		rc = add_range(plan, &pl->rcap, a, al, bounded_b ? b : NULL, bl, pl->st[i].bucket);
+	}
+	free(a);
+	free(b);
+	if (rc < 0)
+		return rc;
+	if (si.loose)
+		say(pl, "A range on %s, a text field before a separator: the range is loose (a shorter value "
+		        "followed by the separator can sort above the bound), the filter checks it. ",
+		    s->fname[si.p->field]);
+	/* a text prefix may run into the separator after it: keep the filter */
+	if ((si.has_range || si.has_prefix) && !(si.p->vop == V_TBUCKET || (si.has_range && si.has_prefix) ||
+	                                         (si.has_prefix && si.p->enc == E_TEXT)))
+		pl->covered |= 1ULL << si.p->field;
+	ranges_kind(pl, &si);
+	merge_ranges(plan);
+	if (plan->kind == RK_PLAN_RANGES)
+		say(pl, "%zu range%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
+	return 0;
+}
+
+/* Merge, residual filter and the rest of the explanation. */
+static void finish_plan(planner *pl, const rk_predicate *pred)
+{
+	const rk_schema *s = pl->s;
+	rk_plan *plan = pl->plan;
+	const fcons *fc = pl->fc;
+	plan->capped = pl->capped || pl->salt_capped;
+	plan->merge = pl->fanned && plan->nranges > 1;
+	if (plan->merge)
+		say(pl, "Rows come back in logical order through a %zu-way merge on the key without its %u-byte prefix. ",
+		    plan->nranges, s->info.prefix_len);
+	/* residual: conditions on fields the ranges did not enforce exactly */
+	for (size_t i = 0; i < pred->nconds; i++) {
+		int fld = pred->conds[i].field;
+		if (!(pl->covered >> fld & 1) ||
+		    (fc[fld].eq && (fc[fld].lo || fc[fld].hi || fc[fld].prefix) && !(pl->covered >> fld & 1)))
+			plan->residual = 1;
+	}
+	for (size_t i = 0; i < pred->nconds; i++)
+		if (!(s->info.decodable_mask >> pred->conds[i].field & 1)) {
+			say(pl, "'%s' cannot be recovered from a key: its conditions are enforced only as far as the key ranges go. ",
+			    s->fname[pred->conds[i].field]);
+			break;
+		}
+	say(pl, plan->residual ? "A residual filter checks the remaining conditions on decoded rows." : "No residual filter.");
+}
+
+/* ---- entry points ---- */
+
+static int planner_init(planner *pl, rk_plan *plan, const rk_schema *s, const rk_predicate *pred,
+                        const rk_plan_options *opts)
+{
+	int rc;
+	pl->s = s;
+	pl->plan = plan;
+	pl->max = opts && opts->max_ranges ? opts->max_ranges : RK_PLAN_MAX_RANGES_DEFAULT;
+	if (pl->max > RK_PLAN_MAX)
+		pl->max = RK_PLAN_MAX;
+	plan->buckets = s->info.buckets;
+	plan->prefix_len = s->info.prefix_len;
+	if ((rc = rk_plan__gather(pl->fc, pred)) < 0 || (rc = rk_encoder_new(&pl->enc, s, 1)) < 0)
+		return rc;
+	pl->buf = malloc(s->max_key_len + 1);
+	pl->st = calloc(1, sizeof *pl->st);
+	if (!pl->buf || !pl->st)
+		return rk__err(RK_ENOMEM, "out of memory planning");
+	pl->nst = 1;
+	pl->st[0].bytes = malloc(s->max_key_len + 1);
+	pl->st[0].choice = calloc(s->nfields + 1, sizeof *pl->st[0].choice);
+	pl->st[0].bucket = -1;
+	if (!pl->st[0].bytes || !pl->st[0].choice)
+		return rk__err(RK_ENOMEM, "out of memory planning");
+	for (size_t k = 0; k < s->nfields; k++)
+		if (pl->fc[k].eq)
+			pl->eqmask |= 1ULL << k;
+	return 0;
+}
+
+static void planner_fini(planner *pl)
+{
+	states_free(pl->st, pl->nst);
+	free(pl->buf);
+	free(pl->words);
+	rk_encoder_free(pl->enc);
+	rk_plan__cons_free(pl->fc, pl->s->nfields);
+}
+
 int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 {
 	rk_plan_options o = RK_PLAN_OPTIONS_INIT;
@@ -392,336 +817,33 @@ int rk_plan_build(rk_plan **out, const rk_schema *s, const rk_predicate *pred)
 
 int rk_plan_build_opts(rk_plan **out, const rk_schema *s, const rk_predicate *pred, const rk_plan_options *opts)
 {
+	fcons fc[RK_MAX_FIELDS];
 	planner pl = {0};
 	rk_plan *plan = calloc(1, sizeof *plan);
-	fcons fc[RK_MAX_FIELDS];
-	size_t rcap = 0;
 	int rc;
-	char pw[256];
 	memset(fc, 0, sizeof fc);
-	if (!plan)
-		return rk__err(RK_ENOMEM, "out of memory planning");
 	pl.s = s;
 	pl.fc = fc;
-	pl.max = opts && opts->max_ranges ? opts->max_ranges : RK_PLAN_MAX_RANGES_DEFAULT;
-	if (pl.max > RK_PLAN_MAX)
-		pl.max = RK_PLAN_MAX;
-	plan->buckets = s->info.buckets;
-	plan->prefix_len = s->info.prefix_len;
-	if ((rc = rk_plan__gather(fc, pred)) < 0 || (rc = rk_encoder_new(&pl.enc, s, 1)) < 0)
+	if (!plan)
+		return rk__err(RK_ENOMEM, "out of memory planning");
+	if ((rc = planner_init(&pl, plan, s, pred, opts)) < 0 || (rc = walk(&pl)) < 0)
 		goto fail;
-	pl.buf = malloc(s->max_key_len + 1);
-	pl.st = calloc(1, sizeof *pl.st);
-	if (!pl.buf || !pl.st) {
-		rc = rk__err(RK_ENOMEM, "out of memory planning");
-		goto fail;
-	}
-	pl.nst = 1;
-	pl.st[0].bytes = malloc(s->max_key_len + 1);
-	pl.st[0].choice = calloc(s->nfields + 1, sizeof *pl.st[0].choice);
-	pl.st[0].bucket = -1;
-	if (!pl.st[0].bytes || !pl.st[0].choice) {
-		rc = rk__err(RK_ENOMEM, "out of memory planning");
-		goto fail;
-	}
-
-	uint64_t eqmask = 0, expanded = 0, covered = 0;
-	for (size_t k = 0; k < s->nfields; k++)
-		if (fc[k].eq)
-			eqmask |= 1ULL << k;
-	int lossy = 0;
-	size_t k;
-	const rk_part *stop_part = NULL;
-	int fanned = 0, salt_capped = 0;
-	for (k = 0; k < s->nparts; k++) {
-		const rk_part *p = &s->parts[k];
-		uint64_t used = rk_schema__fields_used(p, 1);
-		if (p->kind == P_LIT) {
-			for (size_t i = 0; i < pl.nst; i++)
-				if ((rc = append_part(&pl, &pl.st[i], p)) < 0)
-					goto fail;
-			continue;
-		}
-		if (p->kind == P_PSALT) {
-			/* computable only when the whole key is: then a later pass makes gets
-			   (unless their number is over the bound: then one range per bucket) */
-			if ((s->info.point_get_mask & ~eqmask) == 0) {
-				size_t would = expansion(&pl, s->info.point_get_mask, expanded);
-				if (would <= pl.max)
-					break;
-				say(&pl, "Computing the salt would take %zu point gets, over the bound of %zu (max_ranges): ",
-				    would, pl.max);
-				salt_capped = 1;
-			}
-		}
-		if (p->kind == P_SALT || p->kind == P_PSALT || (p->kind == P_BUCKET && (used & ~eqmask))) {
-			size_t old = pl.nst;
-			if ((rc = states_fork(&pl, p->n)) < 0)
-				goto fail;
-			for (size_t i = 0; i < old; i++)
-				for (unsigned b = 0; b < p->n; b++) {
-					state *st = &pl.st[i * p->n + b];
-					uint8_t bb[16];
-					size_t bl;
-					if ((rc = bucket_bytes(bb, &bl, p, b)) < 0)
-						goto fail;
-					memcpy(st->bytes + st->len, bb, bl);
-					st->len += bl;
-					st->bucket = (int)b;
-				}
-			fanned = 1;
-			say(&pl, "%s cannot be computed from the bound fields: one range per bucket (%u). ",
-			    part_words(s, p, pw, sizeof pw), p->n);
-			continue;
-		}
-		if ((used & ~eqmask) == 0) { /* every input bound by = / IN */
-			size_t would = expansion(&pl, used, expanded);
-			if (would > pl.max) {
-				cap_at(&pl, p, would);
-				stop_part = p;
-				break;
-			}
-			if ((rc = expand_fields(&pl, used, &expanded)) < 0)
-				goto fail;
-			for (size_t i = 0; i < pl.nst; i++)
-				if ((rc = append_part(&pl, &pl.st[i], p)) < 0)
-					goto fail;
-			if (p->kind == P_VAL) {
-				if (p->vop == V_TBUCKET)
-					lossy = 1;
-				else
-					covered |= 1ULL << p->field;
-			}
-			continue;
-		}
-		stop_part = p;
-		break;
-	}
-
-	int all = k == s->nparts;
-	if (!all && stop_part == NULL && k < s->nparts && s->parts[k].kind == P_PSALT) {
-		/* a Phoenix salt over a fully bound key: encode whole keys */
-		if ((rc = expand_fields(&pl, s->info.point_get_mask, &expanded)) < 0)
+	int all = pl.stop_at == s->nparts;
+	if (!all && !pl.stop_part && s->parts[pl.stop_at].kind == P_PSALT) {
+		if ((rc = phoenix_keys(&pl)) < 0)
 			goto fail;
-		for (size_t i = 0; i < pl.nst; i++) {
-			state_values(&pl, &pl.st[i]);
-			size_t kl;
-			if ((rc = rk_key_encode(pl.st[i].bytes, s->max_key_len, &kl, pl.enc, pl.vals)) < 0)
-				goto fail;
-			pl.st[i].len = kl;
-			pl.st[i].bucket = rk_key_bucket(pl.enc, pl.st[i].bytes, kl);
-		}
-		covered = s->info.point_get_mask & s->info.decodable_mask;
 		all = 1;
 	}
-
-	if (all) {
-		plan->kind = RK_PLAN_GETS;
-		for (size_t i = 0; i < pl.nst; i++)
-			if ((rc = add_range(plan, &rcap, pl.st[i].bytes, pl.st[i].len, NULL, 0, pl.st[i].bucket)) < 0)
-				goto fail;
-		say(&pl, "Every key part is bound: %zu point get%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
-		/* duplicates (IN lists with repeats) */
-		if (plan->nranges > 1) {
-			qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
-			size_t o = 0;
-			for (size_t i = 1; i < plan->nranges; i++) {
-				rk_key_range *a = &plan->ranges[o], *b = &plan->ranges[i];
-				if (!key_cmp(a->start, a->start_len, b->start, b->start_len)) {
-					free(b->start);
-					continue;
-				}
-				plan->ranges[++o] = *b;
-			}
-			plan->nranges = o + 1;
-		}
-	} else {
-		const rk_part *p = stop_part;
-		const fcons *f = p && p->kind == P_VAL ? &fc[p->field] : NULL;
-		int has_range = f && (f->lo || f->hi) && range_capable(p, 0);
-		int has_prefix = f && f->prefix && range_capable(p, 1);
-		/* a text string before a separator: the separator may sort above the
-		   string's own bytes, so only loose bounds exist (see text_bounds) */
-		int loose = f && (f->lo || f->hi) && !has_range && !has_prefix && p->vop == V_FIELD &&
-		            p->enc == E_TEXT && p->next_is_lit && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES);
-		/* the fields this stop part reads, other than the ranged one, must be
-		   expanded; past the bound, the part is not bound at all */
-		uint64_t stop_eq = p ? rk_schema__fields_used(p, 1) & eqmask : 0;
-		if (p && !pl.capped && expansion(&pl, stop_eq, expanded) > pl.max)
-			cap_at(&pl, p, expansion(&pl, stop_eq, expanded));
-		if (pl.capped)
-			has_range = has_prefix = loose = 0;
-		uint8_t *a = malloc(s->max_key_len + 1), *b = malloc(s->max_key_len + 1);
-		if (!a || !b) {
-			free(a);
-			free(b);
-			rc = rk__err(RK_ENOMEM, "out of memory planning");
-			goto fail;
-		}
-		if (p && !pl.capped && (rc = expand_fields(&pl, stop_eq, &expanded)) < 0) {
-			free(a);
-			free(b);
-			goto fail;
-		}
-		for (size_t i = 0; i < pl.nst && rc == 0; i++) {
-			state *st = &pl.st[i];
-			size_t al = 0, bl = 0;
-			int bounded_b = 1;
-			if (has_prefix && !has_range) {
-				const rk_value *pv = f->prefix;
-				memcpy(a, st->bytes, st->len);
-				al = st->len;
-				if (p->desc) {
-					for (size_t j = 0; j < pv->v.s.len; j++)
-						a[al++] = (uint8_t)~pv->v.s.ptr[j];
-				} else {
-					memcpy(a + al, pv->v.s.ptr, pv->v.s.len);
-					al += pv->v.s.len;
-				}
-				bl = prefix_end(b, a, al);
-				bounded_b = bl > 0;
-			} else if (loose) {
-				text_bounds(a, &al, b, &bl, &bounded_b, st, p, f, &s->parts[(size_t)(p - s->parts) + 1]);
-			} else if (has_range) {
-				/* direction: rts inverts, desc inverts */
-				int inv = (p->vop == V_RTS) ^ p->desc;
-				const rk_value *lo = f->lo, *hi = f->hi;
-				int lo_incl = f->lo_incl || p->vop == V_TBUCKET, hi_incl = f->hi_incl || p->vop == V_TBUCKET;
-				rk_value clamp_lo, clamp_hi;
-				if (p->vop == V_RTS) { /* rts needs 0 <= ts <= max */
-					rk_type ft = s->ftype[p->field];
-					if (lo && rk_type__is_signed(ft) && lo->v.i < 0) {
-						lo = NULL;
-					}
-					if (hi && (rk_type__is_signed(ft) ? hi->v.i < 0 : 0)) {
-						rc = rk__err(RK_EINVALID, "where: impossible range: '%s' below 0 under rts()", s->fname[p->field]);
-						break;
-					}
-					if (hi && (uint64_t)hi->v.u > p->vmax) {
-						clamp_hi = *hi;
-						clamp_hi.v.u = p->vmax;
-						hi = &clamp_hi;
-						hi_incl = 1;
-					}
-					if (lo && (uint64_t)lo->v.u > p->vmax) {
-						rc = rk__err(RK_EINVALID, "where: impossible range: '%s' above the rts() maximum", s->fname[p->field]);
-						break;
-					}
-					(void)clamp_lo;
-				}
-				const rk_value *ea = inv ? hi : lo, *eb = inv ? lo : hi;
-				int ea_incl = inv ? hi_incl : lo_incl, eb_incl = inv ? lo_incl : hi_incl;
-				if (ea) {
-					if ((rc = encode_bound(&pl, st, p, ea, a, &al)) < 0)
-						break;
-					if (!ea_incl) {
-						size_t n = prefix_end(pl.buf, a, al);
-						memcpy(a, pl.buf, n);
-						al = n;
-					}
-				} else {
-					memcpy(a, st->bytes, st->len);
-					al = st->len;
-				}
-				if (eb) {
-					if ((rc = encode_bound(&pl, st, p, eb, b, &bl)) < 0)
-						break;
-					if (eb_incl) {
-						size_t n = prefix_end(pl.buf, b, bl);
-						memcpy(b, pl.buf, n);
-						bl = n;
-						bounded_b = n > 0;
-					}
-				} else {
-					bl = prefix_end(b, st->bytes, st->len);
-					bounded_b = bl > 0;
-				}
-			} else {
-				memcpy(a, st->bytes, st->len);
-				al = st->len;
-				bl = prefix_end(b, st->bytes, st->len);
-				bounded_b = bl > 0;
-			}
-			if (bounded_b && key_cmp(a, al, b, bl) >= 0)
-				continue; /* empty */
-			rc = add_range(plan, &rcap, a, al, bounded_b ? b : NULL, bl, st->bucket);
-		}
-		free(a);
-		free(b);
-		if (rc < 0)
-			goto fail;
-		if (loose)
-			say(&pl, "A range on %s, a text field before a separator: the range is loose (a shorter value "
-			         "followed by the separator can sort above the bound), the filter checks it. ",
-			    s->fname[p->field]);
-		if (has_range || has_prefix) {
-			/* a text prefix may run into the separator after it: keep the filter */
-			if (p->vop == V_TBUCKET || (has_range && has_prefix) || (has_prefix && p->enc == E_TEXT))
-				lossy = 1;
-			else
-				covered |= 1ULL << p->field;
-		}
-		/* bytes bound beyond the spread prefix? */
-		int bound_prefix = 0;
-		for (size_t i = 0; i < pl.nst; i++)
-			bound_prefix |= pl.st[i].len > (fanned ? s->info.prefix_len : 0);
-		if (!bound_prefix && !has_range && !has_prefix && fanned) {
-			plan->kind = RK_PLAN_FULL_SCAN;
-			say(&pl, "Nothing binds %s: a full scan, read as one stream per bucket. ", part_words(s, p, pw, sizeof pw));
-		} else if (!bound_prefix && !has_range && !has_prefix && !loose) {
-			plan->kind = RK_PLAN_FULL_SCAN;
-			if (p && p->kind == P_VAL)
-				say(&pl, "The key leads with %s and nothing binds it: a full scan of the table, every row checked. ",
-				    part_words(s, p, pw, sizeof pw));
-			else if (p)
-				say(&pl, "The key leads with %s, which cannot be computed from the bound fields: "
-				         "a full scan of the table, every row checked. ", part_words(s, p, pw, sizeof pw));
-		} else {
-			plan->kind = RK_PLAN_RANGES;
-			if (p && (has_range || has_prefix))
-				say(&pl, "%s bounds %s%s. ", has_prefix && !has_range ? "A string prefix" : "A range on",
-				    s->fname[p->field], p->vop == V_RTS || p->desc ? " (bounds inverted: the key stores it descending)" : "");
-			else if (p)
-				say(&pl, "The bound fields fix a key prefix; nothing binds %s, so each range covers everything under "
-				         "its prefix. ", part_words(s, p, pw, sizeof pw));
-		}
-		merge_ranges(plan);
-		if (plan->kind == RK_PLAN_RANGES)
-			say(&pl, "%zu range%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
-	}
-	plan->capped = pl.capped || salt_capped;
-	plan->merge = fanned && plan->nranges > 1;
-	if (plan->merge)
-		say(&pl, "Rows come back in logical order through a %zu-way merge on the key without its %u-byte prefix. ",
-		    plan->nranges, s->info.prefix_len);
-	/* residual: conditions on fields the ranges did not enforce exactly */
-	for (size_t i = 0; i < pred->nconds; i++) {
-		int fld = pred->conds[i].field;
-		if (!(covered >> fld & 1) || (fc[fld].eq && (fc[fld].lo || fc[fld].hi || fc[fld].prefix) && !(covered >> fld & 1)))
-			plan->residual = 1;
-	}
-	for (size_t i = 0; i < pred->nconds; i++)
-		if (!(s->info.decodable_mask >> pred->conds[i].field & 1)) {
-			say(&pl, "'%s' cannot be recovered from a key: its conditions are enforced only as far as the key ranges go. ",
-			    s->fname[pred->conds[i].field]);
-			break;
-		}
-	(void)lossy;
-	say(&pl, plan->residual ? "A residual filter checks the remaining conditions on decoded rows." : "No residual filter.");
+	if ((rc = all ? make_gets(&pl) : make_ranges(&pl)) < 0)
+		goto fail;
+	finish_plan(&pl, pred);
 	plan->explain = pl.words;
 	pl.words = NULL;
-	states_free(pl.st, pl.nst);
-	free(pl.buf);
-	rk_encoder_free(pl.enc);
-	rk_plan__cons_free(fc, s->nfields);
+	planner_fini(&pl);
 	*out = plan;
 	return 0;
 fail:
-	states_free(pl.st, pl.nst);
-	free(pl.buf);
-	free(pl.words);
-	rk_encoder_free(pl.enc);
-	rk_plan__cons_free(fc, s->nfields);
+	planner_fini(&pl);
 	rk_plan_free(plan);
 	return rc;
 }

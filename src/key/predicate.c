@@ -193,6 +193,129 @@ int rk_pred__value_cmp(rk_type t, const rk_value *a, const rk_value *b)
 	return a->v.u < b->v.u ? -1 : a->v.u > b->v.u;
 }
 
+/* The operator of a condition; *want gets how many values it takes. */
+static int parse_op(cond *c, size_t *want, const plex *l)
+{
+	*want = 1;
+	if (tok_is(l, "=") || tok_is(l, "==")) c->op = C_EQ;
+	else if (tok_is(l, "<")) c->op = C_LT;
+	else if (tok_is(l, "<=")) c->op = C_LE;
+	else if (tok_is(l, ">")) c->op = C_GT;
+	else if (tok_is(l, ">=")) c->op = C_GE;
+	else if (tok_is(l, "BETWEEN")) { c->op = C_BETWEEN; *want = 2; }
+	else if (tok_is(l, "PREFIX")) c->op = C_PREFIX;
+	else if (tok_is(l, "IN")) c->op = C_IN;
+	else
+		return perr(l, "expected an operator: = < <= > >= IN BETWEEN PREFIX");
+	return 0;
+}
+
+/* `( v, v, ... )` after IN, into c->vals. */
+static int parse_in_list(rk_predicate *p, plex *l, cond *c)
+{
+	int rc;
+	if (!tok_is(l, "("))
+		return perr(l, "expected '(' after IN");
+	if ((rc = plex_next(l)) < 0)
+		return rc;
+	size_t vcap = 0;
+	for (;;) {
+		if (c->nvals == vcap) { /* doubling: parsing stays linear in the list */
+			vcap = vcap ? vcap * 2 : 8;
+			rk_value *nv = realloc(c->vals, vcap * sizeof *nv);
+			if (!nv)
+				return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+			c->vals = nv;
+		}
+		if ((rc = parse_literal(p, l, &c->vals[c->nvals], c->field)) < 0)
+			return rc;
+		c->nvals++;
+		if (tok_is(l, ")"))
+			break;
+		if (!tok_is(l, ","))
+			return perr(l, "expected ',' or ')' in the IN list");
+		if ((rc = plex_next(l)) < 0)
+			return rc;
+	}
+	return plex_next(l);
+}
+
+/* One value, or `a AND b` after BETWEEN, into c->vals. */
+static int parse_values(rk_predicate *p, plex *l, cond *c, size_t want)
+{
+	int rc;
+	c->vals = calloc(want, sizeof *c->vals);
+	if (!c->vals)
+		return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
+	if ((rc = parse_literal(p, l, &c->vals[0], c->field)) < 0)
+		return rc;
+	if (want == 2) {
+		if (!tok_is(l, "AND"))
+			return perr(l, "expected AND in BETWEEN a AND b");
+		if ((rc = plex_next(l)) < 0 || (rc = parse_literal(p, l, &c->vals[1], c->field)) < 0)
+			return rc;
+	}
+	c->nvals = want;
+	return 0;
+}
+
+/* One `field OP value(s)` condition at the lexer's position, into *c (its
+ * values owned by c, also on failure). */
+static int parse_cond(rk_predicate *p, plex *l, cond *c)
+{
+	const rk_schema *s = p->s;
+	int rc;
+	size_t want;
+	if (l->kind != 'i')
+		return perr(l, "expected a field name");
+	c->col = (int)(l->tok - l->src) + 1;
+	c->field = rk_schema_field_index(s, l->tok, l->toklen);
+	if (c->field < 0)
+		return perr(l, "unknown field '%.*s'", (int)l->toklen, l->tok);
+	if ((rc = plex_next(l)) < 0 || (rc = parse_op(c, &want, l)) < 0)
+		return rc;
+	rk_type ft = s->ftype[c->field];
+	if (c->op == C_PREFIX && ft != RK_T_STR && ft != RK_T_BYTES)
+		return perr(l, "PREFIX needs a str or bytes field; '%s' is %s", s->fname[c->field], rk_type__name(ft));
+	if ((rc = plex_next(l)) < 0)
+		return rc;
+	return c->op == C_IN ? parse_in_list(p, l, c) : parse_values(p, l, c, want);
+}
+
+/* Ranges that cannot match: the tightest lower and upper bound per field
+ * (one pass, so a long predicate stays linear). */
+static int check_ranges(const rk_predicate *p)
+{
+	const rk_schema *s = p->s;
+	const cond *tlo[RK_MAX_FIELDS] = {0}, *thi[RK_MAX_FIELDS] = {0};
+	for (size_t i = 0; i < p->nconds; i++) {
+		const cond *c = &p->conds[i];
+		rk_type ft = s->ftype[c->field];
+		if (c->op == C_BETWEEN && rk_pred__value_cmp(ft, &c->vals[0], &c->vals[1]) > 0)
+			return rk__err(RK_EINVALID, "where: column %d: impossible range: %s BETWEEN a AND b with a > b", c->col,
+			               s->fname[c->field]);
+		const cond **lo = &tlo[c->field], **hi = &thi[c->field];
+		if (c->op == C_GT || c->op == C_GE) {
+			int cmp = *lo ? rk_pred__value_cmp(ft, &c->vals[0], &(*lo)->vals[0]) : 1;
+			if (cmp > 0 || (cmp == 0 && c->op == C_GT))
+				*lo = c;
+		} else if (c->op == C_LT || c->op == C_LE) {
+			int cmp = *hi ? rk_pred__value_cmp(ft, &c->vals[0], &(*hi)->vals[0]) : -1;
+			if (cmp < 0 || (cmp == 0 && c->op == C_LT))
+				*hi = c;
+		} else {
+			continue;
+		}
+		if (*lo && *hi) {
+			int cmp = rk_pred__value_cmp(ft, &(*lo)->vals[0], &(*hi)->vals[0]);
+			if (cmp > 0 || (cmp == 0 && ((*lo)->op == C_GT || (*hi)->op == C_LT)))
+				return rk__err(RK_EINVALID, "where: column %d: impossible range on '%s': no value is above %d's bound and below %d's",
+				               c->col, s->fname[c->field], (*lo)->col, (*hi)->col);
+		}
+	}
+	return 0;
+}
+
 int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text, size_t len)
 {
 	rk_predicate *p = calloc(1, sizeof *p);
@@ -212,101 +335,10 @@ int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text,
 			if ((rc = plex_next(&l)) < 0)
 				goto fail;
 		}
-		if (l.kind != 'i') {
-			rc = perr(&l, "expected a field name");
-			goto fail;
-		}
 		cond c = {0};
-		c.col = (int)(l.tok - l.src) + 1;
-		c.field = rk_schema_field_index(s, l.tok, l.toklen);
-		if (c.field < 0) {
-			rc = perr(&l, "unknown field '%.*s'", (int)l.toklen, l.tok);
+		if ((rc = parse_cond(p, &l, &c)) < 0) {
+			free(c.vals);
 			goto fail;
-		}
-		if ((rc = plex_next(&l)) < 0)
-			goto fail;
-		size_t want = 1;
-		if (tok_is(&l, "=") || tok_is(&l, "==")) c.op = C_EQ;
-		else if (tok_is(&l, "<")) c.op = C_LT;
-		else if (tok_is(&l, "<=")) c.op = C_LE;
-		else if (tok_is(&l, ">")) c.op = C_GT;
-		else if (tok_is(&l, ">=")) c.op = C_GE;
-		else if (tok_is(&l, "BETWEEN")) { c.op = C_BETWEEN; want = 2; }
-		else if (tok_is(&l, "PREFIX")) c.op = C_PREFIX;
-		else if (tok_is(&l, "IN")) c.op = C_IN;
-		else {
-			rc = perr(&l, "expected an operator: = < <= > >= IN BETWEEN PREFIX");
-			goto fail;
-		}
-		rk_type ft = s->ftype[c.field];
-		if (c.op == C_PREFIX && ft != RK_T_STR && ft != RK_T_BYTES) {
-			rc = perr(&l, "PREFIX needs a str or bytes field; '%s' is %s", s->fname[c.field], rk_type__name(ft));
-			goto fail;
-		}
-		if ((rc = plex_next(&l)) < 0)
-			goto fail;
-		if (c.op == C_IN) {
-			if (!tok_is(&l, "(")) {
-				rc = perr(&l, "expected '(' after IN");
-				goto fail;
-			}
-			if ((rc = plex_next(&l)) < 0)
-				goto fail;
-			size_t vcap = 0;
-			for (;;) {
-				if (c.nvals == vcap) { /* doubling: parsing stays linear in the list */
-					vcap = vcap ? vcap * 2 : 8;
-					rk_value *nv = realloc(c.vals, vcap * sizeof *nv);
-					if (!nv) {
-						free(c.vals);
-						rc = rk__err(RK_ENOMEM, "out of memory parsing a predicate");
-						goto fail;
-					}
-					c.vals = nv;
-				}
-				if ((rc = parse_literal(p, &l, &c.vals[c.nvals], c.field)) < 0) {
-					free(c.vals);
-					goto fail;
-				}
-				c.nvals++;
-				if (tok_is(&l, ")"))
-					break;
-				if (!tok_is(&l, ",")) {
-					free(c.vals);
-					rc = perr(&l, "expected ',' or ')' in the IN list");
-					goto fail;
-				}
-				if ((rc = plex_next(&l)) < 0) {
-					free(c.vals);
-					goto fail;
-				}
-			}
-			if ((rc = plex_next(&l)) < 0) {
-				free(c.vals);
-				goto fail;
-			}
-		} else {
-			c.vals = calloc(want, sizeof *c.vals);
-			if (!c.vals) {
-				rc = rk__err(RK_ENOMEM, "out of memory parsing a predicate");
-				goto fail;
-			}
-			if ((rc = parse_literal(p, &l, &c.vals[0], c.field)) < 0) {
-				free(c.vals);
-				goto fail;
-			}
-			if (want == 2) {
-				if (!tok_is(&l, "AND")) {
-					free(c.vals);
-					rc = perr(&l, "expected AND in BETWEEN a AND b");
-					goto fail;
-				}
-				if ((rc = plex_next(&l)) < 0 || (rc = parse_literal(p, &l, &c.vals[1], c.field)) < 0) {
-					free(c.vals);
-					goto fail;
-				}
-			}
-			c.nvals = want;
 		}
 		if ((rc = cond_push(p, &c)) < 0)
 			goto fail;
@@ -318,38 +350,8 @@ int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text,
 			for (size_t k = 0; k < p->conds[i].nvals; k++)
 				p->conds[i].vals[k].v.s.ptr = (const uint8_t *)p->store + (uintptr_t)p->conds[i].vals[k].v.s.ptr;
 	}
-	/* ranges that cannot match: the tightest lower and upper bound per field
-	   (one pass, so a long predicate stays linear) */
-	const cond *tlo[RK_MAX_FIELDS] = {0}, *thi[RK_MAX_FIELDS] = {0};
-	for (size_t i = 0; i < p->nconds; i++) {
-		cond *c = &p->conds[i];
-		rk_type ft = s->ftype[c->field];
-		if (c->op == C_BETWEEN && rk_pred__value_cmp(ft, &c->vals[0], &c->vals[1]) > 0) {
-			rc = rk__err(RK_EINVALID, "where: column %d: impossible range: %s BETWEEN a AND b with a > b", c->col,
-			             s->fname[c->field]);
-			goto fail;
-		}
-		const cond **lo = &tlo[c->field], **hi = &thi[c->field];
-		if (c->op == C_GT || c->op == C_GE) {
-			int cmp = *lo ? rk_pred__value_cmp(ft, &c->vals[0], &(*lo)->vals[0]) : 1;
-			if (cmp > 0 || (cmp == 0 && c->op == C_GT))
-				*lo = c;
-		} else if (c->op == C_LT || c->op == C_LE) {
-			int cmp = *hi ? rk_pred__value_cmp(ft, &c->vals[0], &(*hi)->vals[0]) : -1;
-			if (cmp < 0 || (cmp == 0 && c->op == C_LT))
-				*hi = c;
-		} else {
-			continue;
-		}
-		if (*lo && *hi) {
-			int cmp = rk_pred__value_cmp(ft, &(*lo)->vals[0], &(*hi)->vals[0]);
-			if (cmp > 0 || (cmp == 0 && ((*lo)->op == C_GT || (*hi)->op == C_LT))) {
-				rc = rk__err(RK_EINVALID, "where: column %d: impossible range on '%s': no value is above %d's bound and below %d's",
-				             c->col, s->fname[c->field], (*lo)->col, (*hi)->col);
-				goto fail;
-			}
-		}
-	}
+	if ((rc = check_ranges(p)) < 0)
+		goto fail;
 	*out = p;
 	return 0;
 fail:
