@@ -27,42 +27,9 @@
 #include "key/predicate_int.h"
 #include "key/schema_int.h"
 
-#define RK_PLAN_MAX 65536 /* keys or ranges a plan may expand to */
-
 /* ---- plan building ---- */
 
-typedef struct {
-	uint8_t *bytes;
-	size_t len;
-	uint32_t *choice; /* per field: index into its eq values */
-	int bucket;
-} state;
-
-typedef struct {
-	const rk_schema *s;
-	rk_encoder *enc;
-	fcons *fc;
-	state *st;
-	size_t nst;
-	uint8_t *buf; /* scratch of max_key_len */
-	rk_value vals[RK_MAX_FIELDS];
-	char *words;
-	size_t wlen, wcap;
-	size_t max;   /* rk_plan_options.max_ranges */
-	int capped;   /* the bound stopped the walk */
-	rk_plan *plan;
-	size_t rcap;  /* ranges allocated in plan */
-	uint64_t eqmask;   /* fields bound by = / IN */
-	uint64_t expanded; /* fields whose values the key prefixes were expanded over */
-	uint64_t covered;  /* fields whose conditions the key bytes enforce exactly */
-	const rk_part *stop_part; /* the part the walk stopped on, or NULL */
-	size_t stop_at;    /* its index (nparts: every part was bound) */
-	int fanned;        /* a salt or bucket forked the prefixes */
-	int salt_capped;   /* a Phoenix salt over a bound key was over the bound */
-} planner;
-
-static void say(planner *pl, const char *fmt, ...) RK_PRINTF(2, 3);
-static void say(planner *pl, const char *fmt, ...)
+void rk_plan__say(planner *pl, const char *fmt, ...)
 {
 	va_list ap;
 	for (;;) {
@@ -83,8 +50,6 @@ static void say(planner *pl, const char *fmt, ...)
 		pl->wcap = cap;
 	}
 }
-
-static const char *part_words(const rk_schema *s, const rk_part *p, char *buf, size_t cap);
 
 static void states_free(state *st, size_t n)
 {
@@ -128,7 +93,7 @@ static int states_fork(planner *pl, size_t mult)
 
 /* How many states expanding the fields in `mask` not yet expanded (`done`)
  * would make, saturating at SIZE_MAX. */
-static size_t expansion(const planner *pl, uint64_t mask, uint64_t done)
+size_t rk_plan__expansion(const planner *pl, uint64_t mask, uint64_t done)
 {
 	size_t n = pl->nst;
 	for (size_t k = 0; k < pl->s->nfields; k++) {
@@ -144,22 +109,22 @@ static size_t expansion(const planner *pl, uint64_t mask, uint64_t done)
 
 /* The bound is reached before part p: say so; the walk stops there and each
  * key prefix so far is read whole (the residual filter checks the rest). */
-static void cap_at(planner *pl, const rk_part *p, size_t would)
+void rk_plan__cap_at(planner *pl, const rk_part *p, size_t would)
 {
 	char pw[256];
 	pl->capped = 1;
 	if (would == SIZE_MAX)
-		say(pl, "Binding %s by its IN values would make more keys or ranges than the bound of %zu (max_ranges): ",
-		    part_words(pl->s, p, pw, sizeof pw), pl->max);
+		rk_plan__say(pl, "Binding %s by its IN values would make more keys or ranges than the bound of %zu (max_ranges): ",
+		    rk_plan__part_words(pl->s, p, pw, sizeof pw), pl->max);
 	else
-		say(pl, "Binding %s by its IN values would make %zu keys or ranges, over the bound of %zu (max_ranges): ",
-		    part_words(pl->s, p, pw, sizeof pw), would, pl->max);
-	say(pl, "the plan stops before it and reads everything under each of the %zu key prefix%s bound so far. ",
+		rk_plan__say(pl, "Binding %s by its IN values would make %zu keys or ranges, over the bound of %zu (max_ranges): ",
+		    rk_plan__part_words(pl->s, p, pw, sizeof pw), would, pl->max);
+	rk_plan__say(pl, "the plan stops before it and reads everything under each of the %zu key prefix%s bound so far. ",
 	    pl->nst, pl->nst == 1 ? "" : "es");
 }
 
 /* Field values of a state (eq choices) into pl->vals. */
-static void state_values(planner *pl, const state *st)
+void rk_plan__state_values(planner *pl, const state *st)
 {
 	for (size_t k = 0; k < pl->s->nfields; k++) {
 		memset(&pl->vals[k], 0, sizeof pl->vals[k]);
@@ -170,7 +135,7 @@ static void state_values(planner *pl, const state *st)
 
 /* Expands the states over the eq values of every field in `mask` not yet
  * expanded (bit set in *done). */
-static int expand_fields(planner *pl, uint64_t mask, uint64_t *done)
+int rk_plan__expand_fields(planner *pl, uint64_t mask, uint64_t *done)
 {
 	for (size_t k = 0; k < pl->s->nfields; k++) {
 		if (!(mask >> k & 1) || (*done >> k & 1))
@@ -190,26 +155,13 @@ static int expand_fields(planner *pl, uint64_t mask, uint64_t *done)
 
 static int append_part(planner *pl, state *st, const rk_part *p)
 {
-	state_values(pl, st);
+	rk_plan__state_values(pl, st);
 	rk_wbuf w = {st->bytes, st->len, pl->s->max_key_len};
 	int rc = rk_key__encode_part(pl->enc, &w, p, pl->vals);
 	if (rc < 0)
 		return rc;
 	st->len = w.len;
 	return 0;
-}
-
-/* Smallest key above every key that starts with p[0..n): drop trailing 0xff,
- * increment the last byte. Returns 0 when there is none (unbounded). */
-static size_t prefix_end(uint8_t *out, const uint8_t *p, size_t n)
-{
-	while (n > 0 && p[n - 1] == 0xff)
-		n--;
-	if (n == 0)
-		return 0;
-	memmove(out, p, n); /* out may be p */
-	out[n - 1]++;
-	return n;
 }
 
 static int bucket_bytes(uint8_t *out, size_t *len, const rk_part *p, unsigned b)
@@ -226,150 +178,6 @@ static int bucket_bytes(uint8_t *out, size_t *len, const rk_part *p, unsigned b)
 	return rc;
 }
 
-/* Can this part answer a range (or prefix) on its field with a tight range? */
-static int range_capable(const rk_part *p, int is_prefix)
-{
-	if (p->kind != P_VAL)
-		return 0;
-	if (p->vop != V_FIELD && p->vop != V_RTS && p->vop != V_TBUCKET)
-		return 0;
-	if (is_prefix)
-		return p->vop == V_FIELD && (p->enc == E_TEXT || p->enc == E_ESC || p->enc == E_OC || p->enc == E_BYTES ||
-		                             (p->enc == E_PHX && !p->desc));
-	switch (p->enc) {
-	case E_UINT: case E_INT: case E_F64: case E_DEC: case E_ESC: case E_OC: case E_OB:
-		return 1;
-	case E_PHX:
-		return !(p->vtype == RK_T_STR || p->vtype == RK_T_BYTES) || !p->desc;
-	case E_BYTES:
-		return 1;
-	case E_TEXT:
-		/* raw text sorts like the string only when nothing follows it */
-		return (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES) && p->last;
-	default:
-		return 0;
-	}
-}
-
-/* Bounds for a range on a text string followed by a literal separator L.
- * Lower: prefix + lo (any value >= lo gives a key >= that, whatever follows).
- * Upper: a value v <= hi is hi itself or smaller at its first difference,
- * unless v is a proper prefix of hi: then its key continues with L, which may
- * sort above hi's next byte. So the stop is the successor of prefix +
- * hi[0..k) + L[0] for the first k where L[0] >= hi[k], else of prefix + hi. */
-static void text_bounds(uint8_t *a, size_t *al, uint8_t *b, size_t *bl, int *bounded, const state *st,
-                        const rk_part *p, const fcons *f, const rk_part *lit)
-{
-	memcpy(a, st->bytes, st->len);
-	*al = st->len;
-	if (f->lo) {
-		memcpy(a + *al, f->lo->v.s.ptr, f->lo->v.s.len);
-		*al += f->lo->v.s.len;
-	}
-	uint8_t *tmp = b; /* build the candidate in b, then take its successor in place */
-	size_t n = st->len;
-	memcpy(tmp, st->bytes, st->len);
-	if (!f->hi) {
-		*bl = prefix_end(b, tmp, n);
-		*bounded = *bl > 0;
-		return;
-	}
-	const uint8_t *hi = f->hi->v.s.ptr;
-	size_t hl = f->hi->v.s.len, k = 0;
-	while (k < hl && lit->lit[0] < hi[k])
-		k++;
-	memcpy(tmp + n, hi, k);
-	n += k;
-	if (k < hl)
-		tmp[n++] = lit->lit[0];
-	*bl = prefix_end(b, tmp, n);
-	*bounded = *bl > 0;
-	(void)p;
-}
-
-/* Encodes the part for one bound value into out (appended after the prefix). */
-static int encode_bound(planner *pl, state *st, const rk_part *p, const rk_value *v, uint8_t *out, size_t *len)
-{
-	state_values(pl, st);
-	pl->vals[p->field] = *v;
-	memcpy(out, st->bytes, st->len);
-	rk_wbuf w = {out, st->len, pl->s->max_key_len};
-	int rc = rk_key__encode_part(pl->enc, &w, p, pl->vals);
-	*len = w.len;
-	return rc;
-}
-
-static int add_range(rk_plan *plan, size_t *cap, const uint8_t *a, size_t al, const uint8_t *b, size_t bl, int bucket)
-{
-	if (plan->nranges == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		rk_key_range *nr = realloc(plan->ranges, nc * sizeof *nr);
-		if (!nr)
-			return rk__err(RK_ENOMEM, "out of memory planning");
-		plan->ranges = nr;
-		*cap = nc;
-	}
-	rk_key_range *r = &plan->ranges[plan->nranges];
-	memset(r, 0, sizeof *r);
-	r->bucket = bucket;
-	r->start = malloc(al ? al : 1);
-	r->stop = b ? malloc(bl ? bl : 1) : NULL;
-	if (!r->start || (b && !r->stop)) {
-		free(r->start);
-		free(r->stop);
-		return rk__err(RK_ENOMEM, "out of memory planning");
-	}
-	memcpy(r->start, a, al);
-	r->start_len = al;
-	if (b) {
-		memcpy(r->stop, b, bl);
-		r->stop_len = bl;
-	}
-	plan->nranges++;
-	return 0;
-}
-
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
-static int range_cmp(const void *x, const void *y)
-{
-	const rk_key_range *a = x, *b = y;
-	return key_cmp(a->start, a->start_len, b->start, b->start_len);
-}
-
-/* Sorts ranges and merges those that touch or overlap. */
-static void merge_ranges(rk_plan *plan)
-{
-	if (plan->nranges < 2)
-		return;
-	qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
-	size_t o = 0;
-	for (size_t i = 1; i < plan->nranges; i++) {
-		rk_key_range *cur = &plan->ranges[o], *nx = &plan->ranges[i];
-		int unbounded = cur->stop == NULL;
-		/* ranges of different buckets stay apart: each is one stream of the ordered merge */
-		if (cur->bucket == nx->bucket &&
-		    (unbounded || key_cmp(nx->start, nx->start_len, cur->stop, cur->stop_len) <= 0)) {
-			/* extend cur to cover nx */
-			if (!unbounded && (!nx->stop || key_cmp(nx->stop, nx->stop_len, cur->stop, cur->stop_len) > 0)) {
-				free(cur->stop);
-				cur->stop = nx->stop;
-				cur->stop_len = nx->stop_len;
-				nx->stop = NULL;
-			}
-			free(nx->start);
-			free(nx->stop);
-			continue;
-		}
-		plan->ranges[++o] = *nx;
-	}
-	plan->nranges = o + 1;
-}
-
 void rk_plan_free(rk_plan *plan)
 {
 	if (!plan)
@@ -383,7 +191,7 @@ void rk_plan_free(rk_plan *plan)
 	free(plan);
 }
 
-static const char *part_words(const rk_schema *s, const rk_part *p, char *buf, size_t cap)
+const char *rk_plan__part_words(const rk_schema *s, const rk_part *p, char *buf, size_t cap)
 {
 	char *b = NULL;
 	size_t l = 0, c = 0;
@@ -416,8 +224,8 @@ static int fork_buckets(planner *pl, const rk_part *p)
 			st->bucket = (int)b;
 		}
 	pl->fanned = 1;
-	say(pl, "%s cannot be computed from the bound fields: one range per bucket (%u). ",
-	    part_words(pl->s, p, pw, sizeof pw), p->n);
+	rk_plan__say(pl, "%s cannot be computed from the bound fields: one range per bucket (%u). ",
+	    rk_plan__part_words(pl->s, p, pw, sizeof pw), p->n);
 	return 0;
 }
 
@@ -425,14 +233,14 @@ static int fork_buckets(planner *pl, const rk_part *p)
  * once per value combination. Past the bound, the walk stops before it. */
 static int bind_part(planner *pl, const rk_part *p, uint64_t used, int *stop)
 {
-	size_t would = expansion(pl, used, pl->expanded);
+	size_t would = rk_plan__expansion(pl, used, pl->expanded);
 	int rc;
 	if (would > pl->max) {
-		cap_at(pl, p, would);
+		rk_plan__cap_at(pl, p, would);
 		*stop = 1;
 		return 0;
 	}
-	if ((rc = expand_fields(pl, used, &pl->expanded)) < 0)
+	if ((rc = rk_plan__expand_fields(pl, used, &pl->expanded)) < 0)
 		return rc;
 	for (size_t i = 0; i < pl->nst; i++)
 		if ((rc = append_part(pl, &pl->st[i], p)) < 0)
@@ -463,10 +271,10 @@ static int walk(planner *pl)
 			/* computable only when the whole key is: then a later pass makes gets
 			   (unless their number is over the bound: then one range per bucket) */
 			if ((s->info.point_get_mask & ~pl->eqmask) == 0) {
-				size_t would = expansion(pl, s->info.point_get_mask, pl->expanded);
+				size_t would = rk_plan__expansion(pl, s->info.point_get_mask, pl->expanded);
 				if (would <= pl->max)
 					break;
-				say(pl, "Computing the salt would take %zu point gets, over the bound of %zu (max_ranges): ",
+				rk_plan__say(pl, "Computing the salt would take %zu point gets, over the bound of %zu (max_ranges): ",
 				    would, pl->max);
 				pl->salt_capped = 1;
 			}
@@ -495,10 +303,10 @@ static int phoenix_keys(planner *pl)
 {
 	const rk_schema *s = pl->s;
 	int rc;
-	if ((rc = expand_fields(pl, s->info.point_get_mask, &pl->expanded)) < 0)
+	if ((rc = rk_plan__expand_fields(pl, s->info.point_get_mask, &pl->expanded)) < 0)
 		return rc;
 	for (size_t i = 0; i < pl->nst; i++) {
-		state_values(pl, &pl->st[i]);
+		rk_plan__state_values(pl, &pl->st[i]);
 		size_t kl;
 		if ((rc = rk_key_encode(pl->st[i].bytes, s->max_key_len, &kl, pl->enc, pl->vals)) < 0)
 			return rc;
@@ -506,239 +314,6 @@ static int phoenix_keys(planner *pl)
 		pl->st[i].bucket = rk_key_bucket(pl->enc, pl->st[i].bytes, kl);
 	}
 	pl->covered = s->info.point_get_mask & s->info.decodable_mask;
-	return 0;
-}
-
-/* ---- what the walk ends in ---- */
-
-/* Every key part bound: the key prefixes are whole keys, read by gets
- * (repeated IN values give one get). */
-static int make_gets(planner *pl)
-{
-	rk_plan *plan = pl->plan;
-	int rc;
-	plan->kind = RK_PLAN_GETS;
-	for (size_t i = 0; i < pl->nst; i++)
-		if ((rc = add_range(plan, &pl->rcap, pl->st[i].bytes, pl->st[i].len, NULL, 0, pl->st[i].bucket)) < 0)
-			return rc;
-	say(pl, "Every key part is bound: %zu point get%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
-	if (plan->nranges > 1) {
-		qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
-		size_t o = 0;
-		for (size_t i = 1; i < plan->nranges; i++) {
-			rk_key_range *a = &plan->ranges[o], *b = &plan->ranges[i];
-			if (!key_cmp(a->start, a->start_len, b->start, b->start_len)) {
-				free(b->start);
-				continue;
-			}
-			plan->ranges[++o] = *b;
-		}
-		plan->nranges = o + 1;
-	}
-	return 0;
-}
-
-/* The part the walk stopped on and what bounds it. */
-typedef struct stop_info {
-	const rk_part *p; /* NULL: the walk ran off the end (a capped Phoenix salt) */
-	const fcons *f;   /* its field's constraints, when it is a value part */
-	int has_range;    /* a range on its field gives tight bounds */
-	int has_prefix;   /* a string prefix on its field gives tight bounds */
-	int loose;        /* a range on a text field before a separator: loose bounds */
-} stop_info;
-
-static int stop_info_get(planner *pl, stop_info *si)
-{
-	const rk_part *p = pl->stop_part;
-	const fcons *f = p && p->kind == P_VAL ? &pl->fc[p->field] : NULL;
-	si->p = p;
-	si->f = f;
-	si->has_range = f && (f->lo || f->hi) && range_capable(p, 0);
-	si->has_prefix = f && f->prefix && range_capable(p, 1);
-	/* a text string before a separator: the separator may sort above the
-	   string's own bytes, so only loose bounds exist (see text_bounds) */
-	si->loose = f && (f->lo || f->hi) && !si->has_range && !si->has_prefix && p->vop == V_FIELD &&
-	            p->enc == E_TEXT && p->next_is_lit && (p->vtype == RK_T_STR || p->vtype == RK_T_BYTES);
-	/* the fields this stop part reads, other than the ranged one, must be
-	   expanded; past the bound, the part is not bound at all */
-	uint64_t stop_eq = p ? rk_schema__fields_used(p, 1) & pl->eqmask : 0;
-	if (p && !pl->capped && expansion(pl, stop_eq, pl->expanded) > pl->max)
-		cap_at(pl, p, expansion(pl, stop_eq, pl->expanded));
-	if (pl->capped)
-		si->has_range = si->has_prefix = si->loose = 0;
-	if (p && !pl->capped)
-		return expand_fields(pl, stop_eq, &pl->expanded);
-	return 0;
-}
-
-/* A range on a value part that keeps order: its bounds encoded after the
- * state's prefix, inverted for a reverse timestamp or a descending part. */
-static int value_bounds(planner *pl, state *st, const stop_info *si, uint8_t *a, size_t *al, uint8_t *b,
-                        size_t *bl, int *bounded_b)
-{
-	const rk_schema *s = pl->s;
-	const rk_part *p = si->p;
-	const fcons *f = si->f;
-	int rc;
-	int inv = (p->vop == V_RTS) ^ p->desc;
-	const rk_value *lo = f->lo, *hi = f->hi;
-	int lo_incl = f->lo_incl || p->vop == V_TBUCKET, hi_incl = f->hi_incl || p->vop == V_TBUCKET;
-	rk_value clamp_hi;
-	if (p->vop == V_RTS) { /* rts needs 0 <= ts <= max */
-		rk_type ft = s->ftype[p->field];
-		if (lo && rk_type__is_signed(ft) && lo->v.i < 0)
-			lo = NULL;
-		if (hi && (rk_type__is_signed(ft) ? hi->v.i < 0 : 0))
-			return rk__err(RK_EINVALID, "where: impossible range: '%s' below 0 under rts()", s->fname[p->field]);
-		if (hi && (uint64_t)hi->v.u > p->vmax) {
-			clamp_hi = *hi;
-			clamp_hi.v.u = p->vmax;
-			hi = &clamp_hi;
-			hi_incl = 1;
-		}
-		if (lo && (uint64_t)lo->v.u > p->vmax)
-			return rk__err(RK_EINVALID, "where: impossible range: '%s' above the rts() maximum", s->fname[p->field]);
-	}
-	const rk_value *ea = inv ? hi : lo, *eb = inv ? lo : hi;
-	int ea_incl = inv ? hi_incl : lo_incl, eb_incl = inv ? lo_incl : hi_incl;
-	if (ea) {
-		if ((rc = encode_bound(pl, st, p, ea, a, al)) < 0)
-			return rc;
-		if (!ea_incl) {
-			size_t n = prefix_end(pl->buf, a, *al);
-			memcpy(a, pl->buf, n);
-			*al = n;
-		}
-	} else {
-		memcpy(a, st->bytes, st->len);
-		*al = st->len;
-	}
-	if (eb) {
-		if ((rc = encode_bound(pl, st, p, eb, b, bl)) < 0)
-			return rc;
-		if (eb_incl) {
-			size_t n = prefix_end(pl->buf, b, *bl);
-			memcpy(b, pl->buf, n);
-			*bl = n;
-			*bounded_b = n > 0;
-		}
-	} else {
-		*bl = prefix_end(b, st->bytes, st->len);
-		*bounded_b = *bl > 0;
-	}
-	return 0;
-}
-
-/* The range of one key prefix: [a, b), b unbounded when *bounded_b is 0. */
-static int state_range(planner *pl, state *st, const stop_info *si, uint8_t *a, size_t *al, uint8_t *b,
-                       size_t *bl, int *bounded_b)
-{
-	const rk_part *p = si->p;
-	*al = *bl = 0;
-	*bounded_b = 1;
-	if (si->has_prefix && !si->has_range) {
-		const rk_value *pv = si->f->prefix;
-		memcpy(a, st->bytes, st->len);
-		*al = st->len;
-		if (p->desc) {
-			for (size_t j = 0; j < pv->v.s.len; j++)
-				a[(*al)++] = (uint8_t)~pv->v.s.ptr[j];
-		} else {
-			memcpy(a + *al, pv->v.s.ptr, pv->v.s.len);
-			*al += pv->v.s.len;
-		}
-		*bl = prefix_end(b, a, *al);
-		*bounded_b = *bl > 0;
-		return 0;
-	}
-	if (si->loose) {
-		text_bounds(a, al, b, bl, bounded_b, st, p, si->f, &pl->s->parts[(size_t)(p - pl->s->parts) + 1]);
-		return 0;
-	}
-	if (si->has_range)
-		return value_bounds(pl, st, si, a, al, b, bl, bounded_b);
-	memcpy(a, st->bytes, st->len);
-	*al = st->len;
-	*bl = prefix_end(b, st->bytes, st->len);
-	*bounded_b = *bl > 0;
-	return 0;
-}
-
-/* The plan's kind for ranges, said in words. */
-static void ranges_kind(planner *pl, const stop_info *si)
-{
-	const rk_schema *s = pl->s;
-	const rk_part *p = si->p;
-	rk_plan *plan = pl->plan;
-	char pw[256];
-	/* bytes bound beyond the spread prefix? */
-	int bound_prefix = 0;
-	for (size_t i = 0; i < pl->nst; i++)
-		bound_prefix |= pl->st[i].len > (pl->fanned ? s->info.prefix_len : 0);
-	int ranged = si->has_range || si->has_prefix;
-	if (!bound_prefix && !ranged && pl->fanned) {
-		plan->kind = RK_PLAN_FULL_SCAN;
-		say(pl, "Nothing binds %s: a full scan, read as one stream per bucket. ", part_words(s, p, pw, sizeof pw));
-	} else if (!bound_prefix && !ranged && !si->loose) {
-		plan->kind = RK_PLAN_FULL_SCAN;
-		if (p && p->kind == P_VAL)
-			say(pl, "The key leads with %s and nothing binds it: a full scan of the table, every row checked. ",
-			    part_words(s, p, pw, sizeof pw));
-		else if (p)
-			say(pl, "The key leads with %s, which cannot be computed from the bound fields: "
-			        "a full scan of the table, every row checked. ", part_words(s, p, pw, sizeof pw));
-	} else {
-		plan->kind = RK_PLAN_RANGES;
-		if (p && ranged)
-			say(pl, "%s bounds %s%s. ", si->has_prefix && !si->has_range ? "A string prefix" : "A range on",
-			    s->fname[p->field], p->vop == V_RTS || p->desc ? " (bounds inverted: the key stores it descending)" : "");
-		else if (p)
-			say(pl, "The bound fields fix a key prefix; nothing binds %s, so each range covers everything under "
-			        "its prefix. ", part_words(s, p, pw, sizeof pw));
-	}
-}
-
-/* A part was not bound: one range per key prefix, as tight as the part's
- * encoding and constraints allow. */
-static int make_ranges(planner *pl)
-{
-	const rk_schema *s = pl->s;
-	rk_plan *plan = pl->plan;
-	stop_info si;
-	int rc = stop_info_get(pl, &si);
-	if (rc < 0)
-		return rc;
-	uint8_t *a = malloc(s->max_key_len + 1), *b = malloc(s->max_key_len + 1);
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return rk__err(RK_ENOMEM, "out of memory planning");
-	}
-	for (size_t i = 0; i < pl->nst && rc == 0; i++) {
-		size_t al, bl;
-		int bounded_b;
-		if ((rc = state_range(pl, &pl->st[i], &si, a, &al, b, &bl, &bounded_b)) < 0)
-			break;
-		if (bounded_b && key_cmp(a, al, b, bl) >= 0)
-			continue; /* empty */
-		rc = add_range(plan, &pl->rcap, a, al, bounded_b ? b : NULL, bl, pl->st[i].bucket);
-	}
-	free(a);
-	free(b);
-	if (rc < 0)
-		return rc;
-	if (si.loose)
-		say(pl, "A range on %s, a text field before a separator: the range is loose (a shorter value "
-		        "followed by the separator can sort above the bound), the filter checks it. ",
-		    s->fname[si.p->field]);
-	/* a text prefix may run into the separator after it: keep the filter */
-	if ((si.has_range || si.has_prefix) && !(si.p->vop == V_TBUCKET || (si.has_range && si.has_prefix) ||
-	                                         (si.has_prefix && si.p->enc == E_TEXT)))
-		pl->covered |= 1ULL << si.p->field;
-	ranges_kind(pl, &si);
-	merge_ranges(plan);
-	if (plan->kind == RK_PLAN_RANGES)
-		say(pl, "%zu range%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
 	return 0;
 }
 
@@ -751,7 +326,7 @@ static void finish_plan(planner *pl, const rk_predicate *pred)
 	plan->capped = pl->capped || pl->salt_capped;
 	plan->merge = pl->fanned && plan->nranges > 1;
 	if (plan->merge)
-		say(pl, "Rows come back in logical order through a %zu-way merge on the key without its %u-byte prefix. ",
+		rk_plan__say(pl, "Rows come back in logical order through a %zu-way merge on the key without its %u-byte prefix. ",
 		    plan->nranges, s->info.prefix_len);
 	/* residual: conditions on fields the ranges did not enforce exactly */
 	for (size_t i = 0; i < pred->nconds; i++) {
@@ -762,11 +337,11 @@ static void finish_plan(planner *pl, const rk_predicate *pred)
 	}
 	for (size_t i = 0; i < pred->nconds; i++)
 		if (!(s->info.decodable_mask >> pred->conds[i].field & 1)) {
-			say(pl, "'%s' cannot be recovered from a key: its conditions are enforced only as far as the key ranges go. ",
+			rk_plan__say(pl, "'%s' cannot be recovered from a key: its conditions are enforced only as far as the key ranges go. ",
 			    s->fname[pred->conds[i].field]);
 			break;
 		}
-	say(pl, plan->residual ? "A residual filter checks the remaining conditions on decoded rows." : "No residual filter.");
+	rk_plan__say(pl, plan->residual ? "A residual filter checks the remaining conditions on decoded rows." : "No residual filter.");
 }
 
 /* ---- entry points ---- */
@@ -834,7 +409,7 @@ int rk_plan_build_opts(rk_plan **out, const rk_schema *s, const rk_predicate *pr
 			goto fail;
 		all = 1;
 	}
-	if ((rc = all ? make_gets(&pl) : make_ranges(&pl)) < 0)
+	if ((rc = all ? rk_plan__make_gets(&pl) : rk_plan__make_ranges(&pl)) < 0)
 		goto fail;
 	finish_plan(&pl, pred);
 	plan->explain = pl.words;

@@ -1,11 +1,15 @@
 /*
- * What the planner's files share (plan.c, plan_cons.c): the per-field
- * constraints a predicate folds into.
+ * What the planner's files share: the per-field constraints a predicate
+ * folds into (plan_cons.c), the planner's state (plan.c walks the key
+ * template; plan_ranges.c turns where the walk stopped into gets or ranges).
  */
 #ifndef RK_KEY_PLAN_INT_H
 #define RK_KEY_PLAN_INT_H
 
 #include <rowkey/key.h>
+
+#include "key/error.h"
+#include "key/schema_int.h"
 
 /* ---- per-field constraints ---- */
 
@@ -24,5 +28,63 @@ int rk_plan__gather(fcons *fc, const rk_predicate *p);
 
 /* Frees what rk_plan__gather allocated in fc[0..n). */
 void rk_plan__cons_free(fcons *fc, size_t n);
+
+/* ---- the planner ---- */
+
+#define RK_PLAN_MAX 65536 /* keys or ranges a plan may expand to */
+
+typedef struct {
+	uint8_t *bytes;
+	size_t len;
+	uint32_t *choice; /* per field: index into its eq values */
+	int bucket;
+} state;
+
+typedef struct {
+	const rk_schema *s;
+	rk_encoder *enc;
+	fcons *fc;
+	state *st;
+	size_t nst;
+	uint8_t *buf; /* scratch of max_key_len */
+	rk_value vals[RK_MAX_FIELDS];
+	char *words;
+	size_t wlen, wcap;
+	size_t max;   /* rk_plan_options.max_ranges */
+	int capped;   /* the bound stopped the walk */
+	rk_plan *plan;
+	size_t rcap;  /* ranges allocated in plan */
+	uint64_t eqmask;   /* fields bound by = / IN */
+	uint64_t expanded; /* fields whose values the key prefixes were expanded over */
+	uint64_t covered;  /* fields whose conditions the key bytes enforce exactly */
+	const rk_part *stop_part; /* the part the walk stopped on, or NULL */
+	size_t stop_at;    /* its index (nparts: every part was bound) */
+	int fanned;        /* a salt or bucket forked the prefixes */
+	int salt_capped;   /* a Phoenix salt over a bound key was over the bound */
+} planner;
+
+/* Appends printf-style words to the plan's explanation. */
+void rk_plan__say(planner *pl, const char *fmt, ...) RK_PRINTF(2, 3);
+
+/* The canonical text of part p, into buf (for the explanation). */
+const char *rk_plan__part_words(const rk_schema *s, const rk_part *p, char *buf, size_t cap);
+
+/* How many key prefixes expanding the fields in `mask` not yet expanded
+ * (`done`) would make, saturating at SIZE_MAX. */
+size_t rk_plan__expansion(const planner *pl, uint64_t mask, uint64_t done);
+
+/* The bound is reached before part p: said, and the walk stops there. */
+void rk_plan__cap_at(planner *pl, const rk_part *p, size_t would);
+
+/* The field values of a state (its = / IN choices) into pl->vals. */
+void rk_plan__state_values(planner *pl, const state *st);
+
+/* Expands the key prefixes over the = / IN values of every field in `mask`
+ * not yet expanded (bit set in *done). */
+int rk_plan__expand_fields(planner *pl, uint64_t mask, uint64_t *done);
+
+/* The plan's gets (every key part bound), or its ranges. */
+int rk_plan__make_gets(planner *pl);
+int rk_plan__make_ranges(planner *pl);
 
 #endif
