@@ -1,0 +1,438 @@
+/*
+ * Decoding row keys back into fields under a parsed schema (the encoder's
+ * state in encode_int.h): walk the template over the key bytes, recover
+ * every field that can be read, then verify the whole key by encoding the
+ * recovered fields again and comparing bytes (see encode.c's overview).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "key/codec.h"
+#include "key/encode_int.h"
+#include "key/error.h"
+#include "key/hash.h"
+#include "key/schema_int.h"
+
+/* ---- decoding ---- */
+
+static int corrupt_at(size_t off, const char *fmt, const char *what)
+{
+	return rk__err(RK_ECORRUPT, "key byte %zu: %s%s", off, fmt, what ? what : "");
+}
+
+static uint8_t *dec_alloc(rk_encoder *e, size_t n)
+{
+	if (n > e->dec_cap - e->dec_len)
+		return NULL;
+	uint8_t *p = e->dec + e->dec_len;
+	e->dec_len += n;
+	return p;
+}
+
+static int read_bucket(unsigned *out, const rk_part *p, const uint8_t *b, size_t off)
+{
+	switch (p->form) {
+	case F_DEC: {
+		uint64_t v;
+		if (rk_codec__get_dec(&v, b, (int)p->fixed, 0) < 0 || v >= p->n)
+			return corrupt_at(off, "bucket number is not a decimal below the bucket count", NULL);
+		*out = (unsigned)v;
+		return 0;
+	}
+	case F_ALPHA: {
+		const char *c = memchr(p->alpha, b[0], p->n);
+		if (!c)
+			return corrupt_at(off, "bucket letter is not in the alphabet", NULL);
+		*out = (unsigned)(c - p->alpha);
+		return 0;
+	}
+	default:
+		if (b[0] >= p->n)
+			return corrupt_at(off, "bucket byte is not below the bucket count", NULL);
+		*out = b[0];
+		return 0;
+	}
+}
+
+/* Converts an intermediate value into field type ft. */
+static int to_field(rk_value *out, rk_type ft, const tval *v, size_t off, const char *fname)
+{
+	*out = v->v;
+	out->present = 1;
+	if (ft == RK_T_STR || ft == RK_T_BYTES || ft == RK_T_F64)
+		return 0;
+	int w = rk_type__width(ft);
+	if (rk_type__is_signed(ft)) {
+		int64_t x = 0;
+		if (v->t == RK_T_U64 && v->v.v.u > (uint64_t)INT64_MAX)
+			goto range;
+		x = v->t == RK_T_U64 ? (int64_t)v->v.v.u : v->v.v.i;
+		if (w < 8 && (x < -(1LL << (w * 8 - 1)) || x >= (1LL << (w * 8 - 1))))
+			goto range;
+		out->v.i = x;
+		return 0;
+	}
+	uint64_t x = 0;
+	if (v->t == RK_T_I64 && v->v.v.i < 0)
+		goto range;
+	x = v->t == RK_T_I64 ? (uint64_t)v->v.v.i : v->v.v.u;
+	if (w < 8 && x >> (w * 8))
+		goto range;
+	out->v.u = x;
+	return 0;
+range:
+	return rk__err(RK_ECORRUPT, "key byte %zu: field '%s' decodes to a value outside %s", off, fname,
+	               rk_type__name(ft));
+}
+
+/* Decodes one P_VAL part at key[pos..end) (end: where this part must stop at
+ * the latest); *used = bytes consumed. Produces the encoded value in *v. */
+static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, const uint8_t *b, size_t n,
+                      size_t off)
+{
+	uint8_t mask = p->desc ? 0xff : 0x00;
+	int rc;
+	memset(v, 0, sizeof *v);
+	v->v.present = 1;
+	rk_type vt = p->vtype;
+	int is_str = vt == RK_T_STR || vt == RK_T_BYTES;
+	if (p->fixed >= 0 && (size_t)p->fixed > n)
+		return corrupt_at(off, "key ends inside a fixed-width field", NULL);
+	switch (p->enc) {
+	case E_TEXT: {
+		size_t len = n;
+		if (p->fixed >= 0)
+			len = (size_t)p->fixed;
+		*used = len;
+		if (is_str) {
+			uint8_t *d = dec_alloc(e, len);
+			if (!d && len)
+				return corrupt_at(off, "decoded text larger than the key", NULL);
+			if (len)
+				memcpy(d, b, len);
+			v->t = RK_T_STR;
+			v->v.v.s.ptr = d;
+			v->v.v.s.len = len;
+			return 0;
+		}
+		rk_value pv;
+		rk_type pt = rk_type__is_signed(vt) ? RK_T_I64 : rk_type__is_int(vt) ? RK_T_U64 : RK_T_F64;
+		if (rk_value_parse(&pv, pt, (const char *)b, len) < 0)
+			return rk__err(RK_ECORRUPT, "key byte %zu: %s", off, rk_error_last());
+		v->t = pt;
+		v->v = pv;
+		return 0;
+	}
+	case E_UINT:
+		v->t = RK_T_U64;
+		v->v.v.u = rk_codec__get_uint(b, p->width, mask);
+		*used = (size_t)p->width;
+		return 0;
+	case E_INT:
+		v->t = RK_T_I64;
+		v->v.v.i = rk_codec__get_int(b, p->width, mask);
+		*used = (size_t)p->width;
+		return 0;
+	case E_F64:
+		v->t = RK_T_F64;
+		v->v.v.f = rk_codec__f64_from_bits(rk_codec__get_uint(b, 8, mask));
+		*used = 8;
+		return 0;
+	case E_DEC:
+		v->t = RK_T_U64;
+		if ((rc = rk_codec__get_dec(&v->v.v.u, b, p->width, mask)) < 0)
+			return rk__err_wrap(rc, "key byte %zu", off);
+		*used = (size_t)p->width;
+		return 0;
+	case E_ESC:
+	case E_OC:
+		if (is_str) {
+			uint8_t *d = e->dec + e->dec_len;
+			size_t outlen;
+			rc = p->enc == E_ESC ? rk_codec__get_esc(d, &outlen, used, b, n, mask)
+			                     : rk_codec__get_oc_str(d, &outlen, used, b, n, mask);
+			if (rc < 0)
+				return rk__err_wrap(rc, "key byte %zu", off);
+			e->dec_len += outlen;
+			v->t = RK_T_STR;
+			v->v.v.s.ptr = d;
+			v->v.v.s.len = outlen;
+			return 0;
+		}
+		if (rk_type__is_signed(vt)) {
+			v->t = RK_T_I64;
+			rc = rk_codec__get_oc_int(&v->v.v.i, used, b, n, mask);
+		} else {
+			v->t = RK_T_U64;
+			rc = rk_codec__get_oc_uint(&v->v.v.u, used, b, n, mask);
+		}
+		return rc < 0 ? rk__err_wrap(rc, "key byte %zu", off) : 0;
+	case E_BYTES: {
+		uint8_t *d = dec_alloc(e, n);
+		if (n)
+			memcpy(d, b, n);
+		v->t = RK_T_BYTES;
+		v->v.v.s.ptr = d;
+		v->v.v.s.len = n;
+		*used = n;
+		return 0;
+	}
+	case E_OB:
+		*used = (size_t)p->width + 1;
+		if (vt == RK_T_F64) {
+			v->t = RK_T_F64;
+			rc = rk_codec__get_ob_f64(&v->v.v.f, b, n, mask);
+		} else {
+			v->t = RK_T_I64;
+			rc = rk_codec__get_ob_int(&v->v.v.i, b, n, p->width, mask);
+		}
+		return rc < 0 ? rk__err_wrap(rc, "key byte %zu", off) : 0;
+	case E_PHX:
+		if (is_str) {
+			uint8_t *d = e->dec + e->dec_len;
+			size_t outlen;
+			if ((rc = rk_codec__get_phx_str(d, &outlen, used, b, n, p->desc)) < 0)
+				return rk__err_wrap(rc, "key byte %zu", off);
+			e->dec_len += outlen;
+			v->t = RK_T_STR;
+			v->v.v.s.ptr = d;
+			v->v.v.s.len = outlen;
+			return 0;
+		}
+		*used = (size_t)p->width;
+		if (rk_type__is_signed(vt)) {
+			v->t = RK_T_I64;
+			v->v.v.i = rk_codec__get_int(b, p->width, mask);
+		} else {
+			v->t = RK_T_U64;
+			v->v.v.u = rk_codec__get_uint(b, p->width, mask);
+		}
+		return 0;
+	}
+	return corrupt_at(off, "bad encoding", NULL);
+}
+
+static int values_equal(rk_type t, const rk_value *a, const rk_value *b)
+{
+	if (t == RK_T_STR || t == RK_T_BYTES)
+		return a->v.s.len == b->v.s.len && !memcmp(a->v.s.ptr, b->v.s.ptr, a->v.s.len);
+	if (t == RK_T_F64)
+		return rk_codec__f64_to_bits(a->v.f) == rk_codec__f64_to_bits(b->v.f);
+	return a->v.u == b->v.u;
+}
+
+/* Inverts the value expression: from the decoded value back to the field. */
+static int invert(rk_value *out, rk_encoder *e, const rk_part *p, const tval *v, size_t off)
+{
+	const char *fname = e->s->fname[p->field];
+	rk_type ft = e->s->ftype[p->field];
+	tval x = *v;
+	switch (p->vop) {
+	case V_FIELD:
+		break;
+	case V_TBUCKET:
+		return 0; /* lossy: the field is not recovered here */
+	case V_RTS: {
+		/* a signed encoding (i64(rts(ts))) decodes the same value as I64 */
+		uint64_t r = v->v.v.u;
+		if (v->t == RK_T_I64) {
+			if (v->v.v.i < 0)
+				return corrupt_at(off, "reverse timestamp is negative", NULL);
+			r = (uint64_t)v->v.v.i;
+		} else if (v->t != RK_T_U64) {
+			return corrupt_at(off, "reverse timestamp is not an integer", NULL);
+		}
+		if (r > p->vmax)
+			return corrupt_at(off, "reverse timestamp is over its maximum", NULL);
+		x.t = RK_T_U64;
+		x.v.v.u = p->vmax - r;
+		break;
+	}
+	case V_REVERSE:
+	case V_REVLABELS: {
+		uint8_t *d = dec_alloc(e, v->v.v.s.len);
+		if (!d && v->v.v.s.len)
+			return corrupt_at(off, "decoded text larger than the key", NULL);
+		if (p->vop == V_REVERSE)
+			rk_key__reverse_bytes(d, v->v.v.s.ptr, v->v.v.s.len);
+		else
+			rk_key__reverse_labels(d, v->v.v.s.ptr, v->v.v.s.len);
+		x.v.v.s.ptr = d;
+		x.t = ft;
+		break;
+	}
+	case V_REVNUM: {
+		char digits[24];
+		size_t n = v->v.v.s.len;
+		if (n >= sizeof digits)
+			return corrupt_at(off, "reversed number too long", NULL);
+		rk_key__reverse_bytes((uint8_t *)digits, v->v.v.s.ptr, n);
+		uint64_t u = 0;
+		if (rk_codec__get_dec(&u, (const uint8_t *)digits, (int)n, 0) < 0)
+			return corrupt_at(off, "reversed number has a non-digit", NULL);
+		x.t = RK_T_U64;
+		x.v.v.u = u;
+		break;
+	}
+	}
+	rk_value fv;
+	int rc = to_field(&fv, ft, &x, off, fname);
+	if (rc < 0)
+		return rc;
+	if (out->present && !values_equal(ft, out, &fv))
+		return rk__err(RK_ECORRUPT, "key byte %zu: field '%s' decodes to two different values", off, fname);
+	*out = fv;
+	return 0;
+}
+
+static const uint8_t *find_lit(const uint8_t *b, size_t n, const uint8_t *lit, size_t ln)
+{
+	if (ln > n)
+		return NULL;
+	for (size_t i = 0; i + ln <= n; i++)
+		if (b[i] == lit[0] && !memcmp(b + i, lit, ln))
+			return b + i;
+	return NULL;
+}
+
+/* When the whole key cannot be re-derived (a field it only hashes), still
+ * check every prefix part whose inputs were recovered. */
+static int verify_parts(rk_encoder *e, const rk_value *out, uint64_t have, const uint8_t *key)
+{
+	const rk_schema *s = e->s;
+	for (size_t k = 0; k < s->nparts; k++) {
+		const rk_part *p = &s->parts[k];
+		if (p->kind != P_HASH && p->kind != P_HEX && p->kind != P_SLICE && p->kind != P_BUCKET)
+			continue;
+		if ((rk_schema__fields_used(p, 1) & ~have) != 0)
+			continue;
+		rk_wbuf w = {e->verify, 0, s->max_key_len};
+		e->arena_len = 0;
+		if (rk_key__enc_template(e, &w, p, 1, out, 0) < 0 || w.len != (size_t)p->fixed ||
+		    memcmp(w.p, key + e->off[k], w.len))
+			return rk__err(RK_ECORRUPT, "key byte %zu: the key does not match its design "
+			                            "(its prefix is not what its fields produce)", e->off[k]);
+	}
+	return 0;
+}
+
+int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
+{
+	const rk_schema *s = e->s;
+	int rc;
+	int salt = -1;
+	char b1[160];
+	memset(out, 0, s->nfields * sizeof *out);
+	e->dec_len = 0;
+	size_t pos = 0;
+	if (len > s->max_key_len)
+		return rk__err(RK_ECORRUPT, "key of %zu bytes is over the schema's max_key_len %zu", len, s->max_key_len);
+	for (size_t k = 0; k < s->nparts; k++) {
+		const rk_part *p = &s->parts[k];
+		size_t rem = len - pos;
+		const uint8_t *b = key + pos;
+		e->off[k] = pos;
+		if (p->fixed >= 0 && (size_t)p->fixed > rem)
+			return rk__err(RK_ECORRUPT, "key byte %zu: key ends early (part %zu needs %ld bytes, %zu left)", pos,
+			               k + 1, p->fixed, rem);
+		switch (p->kind) {
+		case P_LIT:
+			if (memcmp(b, p->lit, p->litlen))
+				return rk__err(RK_ECORRUPT, "key byte %zu: expected the literal \"%s\"", pos,
+				               rk__err_bytes(b1, sizeof b1, p->lit, p->litlen));
+			pos += p->litlen;
+			break;
+		case P_SALT:
+		case P_BUCKET: {
+			unsigned v;
+			if ((rc = read_bucket(&v, p, b, pos)) < 0)
+				return rc;
+			if (p->kind == P_SALT)
+				salt = (int)v;
+			pos += (size_t)p->fixed;
+			break;
+		}
+		case P_HASH:
+		case P_HEX:
+		case P_SLICE:
+		case P_PSALT:
+			pos += (size_t)p->fixed; /* checked by re-encoding below */
+			break;
+		case P_VAL: {
+			/* how far may this part reach? */
+			size_t n = rem;
+			if (p->enc == E_TEXT && p->fixed < 0) {
+				if (p->next_is_lit) {
+					const rk_part *nl = &s->parts[k + 1];
+					const uint8_t *at = find_lit(b, rem, nl->lit, nl->litlen);
+					if (!at)
+						return rk__err(RK_ECORRUPT, "key byte %zu: no separator \"%s\" after field '%s'", pos,
+						               rk__err_bytes(b1, sizeof b1, nl->lit, nl->litlen), s->fname[p->field]);
+					n = (size_t)(at - b);
+				} else if (p->tail_fixed > 0) {
+					if ((size_t)p->tail_fixed > rem)
+						return rk__err(RK_ECORRUPT, "key byte %zu: key too short for its fixed-width tail", pos);
+					n = rem - (size_t)p->tail_fixed;
+				}
+			}
+			tval v = {0};
+			size_t used = 0;
+			if ((rc = decode_val(&v, &used, e, p, b, n, pos)) < 0 ||
+			    (rc = invert(&out[p->field], e, p, &v, pos)) < 0)
+				return rc;
+			pos += used;
+			break;
+		}
+		}
+	}
+	if (pos != len)
+		return rk__err(RK_ECORRUPT, "key byte %zu: %zu unexpected bytes after the last part", pos, len - pos);
+
+	/* Verify: encode the recovered fields again and compare. */
+	uint64_t have = 0;
+	for (size_t i = 0; i < s->nfields; i++)
+		if (out[i].present)
+			have |= 1ULL << i;
+	if ((s->info.point_get_mask & ~have) != 0)
+		return verify_parts(e, out, have, key); /* some field is only hashed or bucketed */
+	size_t vlen;
+	e->forced_salt = salt;
+	rc = rk_key_encode(e->verify, s->max_key_len, &vlen, e, out);
+	e->forced_salt = -1;
+	if (rc < 0)
+		return rk__err(RK_ECORRUPT, "key does not re-encode: %s", rk_error_last());
+	if (vlen != len || memcmp(e->verify, key, len)) {
+		size_t d = 0;
+		while (d < len && d < vlen && e->verify[d] == key[d])
+			d++;
+		return rk__err(RK_ECORRUPT, "key byte %zu: the key does not match its design "
+		                            "(a hash, bucket or salt prefix that its fields do not produce)", d);
+	}
+	return 0;
+}
+
+int rk_key_bucket(const rk_encoder *e, const uint8_t *key, size_t len)
+{
+	size_t pos = 0;
+	for (size_t k = 0; k < e->s->nparts; k++) {
+		const rk_part *p = &e->s->parts[k];
+		if (p->fixed < 0)
+			return -1;
+		if ((size_t)p->fixed > len - pos)
+			return rk__err(RK_ECORRUPT, "key of %zu bytes is shorter than its prefix", len);
+		if (p->kind == P_PSALT) {
+			if (key[pos] >= p->n)
+				return rk__err(RK_ECORRUPT, "key byte %zu: salt byte %u is not below %u", pos, key[pos], p->n);
+			return key[pos];
+		}
+		if (p->kind == P_SALT || p->kind == P_BUCKET) {
+			unsigned v;
+			int rc = read_bucket(&v, p, key + pos, pos);
+			return rc < 0 ? rc : (int)v;
+		}
+		pos += (size_t)p->fixed;
+	}
+	return -1;
+}
