@@ -202,6 +202,18 @@ int rk_key_decode(rk_value *out, rk_encoder *enc, const uint8_t *key, size_t len
  * returns a negative error. */
 int rk_key_bucket(const rk_encoder *enc, const uint8_t *key, size_t len);
 
+/* A key's logical form, whose byte order is the logical order of rows:
+ * the bytes of its literals and value parts, in template order, without
+ * the parts that only place a row (salts, buckets, hashes, hex, slices).
+ * So `bucket(8, xxh3(uid)) u64(uid) u64(rts(ts))` orders by uid, then
+ * newest first, whatever the bucket; a descending or reversed part orders
+ * as its bytes do. Rows whose logical forms are equal order by their whole
+ * keys. The key is decoded (and verified) first: RK_ECORRUPT as
+ * rk_key_decode; RK_ETOOLONG when cap is too small (len always suffices).
+ * Writes out[0..*outlen); no allocation. */
+int rk_key_logical(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *enc, const uint8_t *key,
+                   size_t len);
+
 /* ---- query planning ---- */
 
 /* A predicate over a schema's fields (docs/schema.md, "Queries"): conditions
@@ -238,18 +250,32 @@ typedef enum rk_plan_kind {
 	RK_PLAN_FULL_SCAN = 3  /* no leading field is bound: read everything */
 } rk_plan_kind;
 
+/* Rows come back in logical order: the order of their keys' logical forms
+ * (rk_key_logical), ties by the whole key. A plan lists its gets and ranges
+ * in that order (by the logical form each starts at) and says how to keep
+ * it: the ranges of one stream hold disjoint spans of logical forms, so a
+ * stream read range after range is in logical order, and the streams are
+ * merged; when `ordered` is 0, rows inside one range are not in logical
+ * order (a hash over an unbound field comes before a field) and the reader
+ * sorts them. */
 typedef struct rk_plan {
 	rk_plan_kind kind;
 	rk_key_range *ranges; /* GETS: start = the key, stop = NULL; FULL_SCAN: one unbounded range */
 	size_t nranges;
 	int residual;       /* 1: some conditions are checked on decoded rows, not by the ranges */
-	int merge;          /* 1: ranges come from several buckets; logical order needs a merge */
+	int merge;          /* 1: several streams (nstreams > 1); logical order needs a merge */
 	unsigned buckets;   /* the design's bucket count (1 = none) */
-	unsigned prefix_len;/* bytes of spread prefix to strip for logical order */
+	unsigned prefix_len;/* bytes of salt or bucket prefix before the first field */
 	char *explain;      /* the plan in words */
 	int capped;         /* 1: IN lists would have made more than max_ranges keys or
 	                       ranges; the plan reads whole key prefixes instead (a
 	                       covering plan; the residual filter checks the rest) */
+	rk_key_range *logical; /* per range: the logical forms of its keys lie in
+	                          [start, stop) (stop NULL: unbounded); GETS: start is
+	                          the key's logical form */
+	unsigned *stream;   /* per range: its stream, 0..nstreams-1 (GETS: 0) */
+	unsigned nstreams;
+	int ordered;        /* 1: a range's rows, read in key order, are in logical order */
 } rk_plan;
 
 /* Planner settings. max_ranges bounds the point gets or ranges IN lists may

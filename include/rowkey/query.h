@@ -1,9 +1,11 @@
 /*
  * rowkey/query.h: running a planned query (rk_plan_build in key.h) against a
- * table (store.h): point gets, or one scan stream per salt bucket read in
- * parallel and merged in logical key order (the key without its salt or
- * bucket prefix), decoded through the schema and filtered by the residual
- * predicate, with the limit applied after the merge.
+ * table (store.h): point gets, or scan streams read in parallel and merged
+ * in logical order (the order of the keys' logical forms, rk_key_logical:
+ * the key without its salt, bucket and hash parts; ties by the whole key),
+ * or sorted when the plan's ranges cannot give that order; decoded through
+ * the schema and filtered by the residual predicate, with the limit applied
+ * last.
  */
 #ifndef ROWKEY_QUERY_H
 #define ROWKEY_QUERY_H
@@ -36,15 +38,19 @@ typedef struct rk_query_row {
 
 /* Starts a query. Borrows table, schema, plan and predicate, which must
  * outlive the query. Scan streams start reading at once, each in its own
- * thread, holding at most a small fixed number of rows ahead. The caller owns
- * *out and frees it with rk_query_close. RK_EINVALID for a plan that needs
- * more than 256 parallel streams in ordered mode. */
+ * thread, holding at most a small fixed number of rows ahead. A plan whose
+ * ranges do not return rows in logical order (rk_plan.ordered 0, or more
+ * than 256 streams) reads every row before the first is returned and sorts
+ * them, in memory up to 64 MiB of rows and in temporary files ($TMPDIR, else
+ * /tmp; unlinked at once) past that. The caller owns *out and frees it with
+ * rk_query_close. */
 int rk_query_open(rk_query **out, rk_table *table, const rk_schema *schema, const rk_plan *plan,
                   const rk_predicate *pred, const rk_query_options *opts);
 
-/* The next result, or RK_EITEROVER. A stored row whose key does not decode
- * under the schema is RK_ECORRUPT naming the key; a failed read returns its
- * error. */
+/* The next result in logical order (descending with `reverse`; as they
+ * come with `unordered`), or RK_EITEROVER. A stored row whose key does not
+ * decode under the schema is RK_ECORRUPT naming the key; a failed read
+ * returns its error (a damaged table block: RK_ECORRUPT naming the file). */
 int rk_query_next(rk_query_row *out, rk_query *q);
 
 /* Rows read from the store so far (before the residual filter). */

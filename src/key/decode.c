@@ -436,3 +436,24 @@ int rk_key_bucket(const rk_encoder *e, const uint8_t *key, size_t len)
 	}
 	return -1;
 }
+
+int rk_key_logical(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *e, const uint8_t *key,
+                   size_t len)
+{
+	const rk_schema *s = e->s;
+	int rc = rk_key_decode(e->lfields, e, key, len);
+	if (rc < 0)
+		return rc;
+	size_t n = 0;
+	for (size_t k = 0; k < s->nparts; k++) {
+		if (rk_part__places(&s->parts[k]))
+			continue;
+		size_t a = e->off[k], b = k + 1 < s->nparts ? e->off[k + 1] : len;
+		if (b - a > cap - n)
+			return rk__err(RK_ETOOLONG, "the logical form of a %zu-byte key is over %zu bytes", len, cap);
+		memcpy(out + n, key + a, b - a);
+		n += b - a;
+	}
+	*outlen = n;
+	return 0;
+}

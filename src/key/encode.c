@@ -44,7 +44,8 @@ int rk_encoder_new(rk_encoder **out, const rk_schema *s, uint64_t seed)
 	e->arena_cap = 2 * RK_SUB_MAX;
 	e->dec_cap = 2 * s->max_key_len + 16; /* a reversed field needs two copies */
 	if (!(e->arena = malloc(e->arena_cap)) || !(e->dec = malloc(e->dec_cap)) ||
-	    !(e->verify = malloc(s->max_key_len)) || !(e->off = malloc(s->nparts * sizeof *e->off)))
+	    !(e->verify = malloc(s->max_key_len)) || !(e->off = malloc(s->nparts * sizeof *e->off)) ||
+	    !(e->lfields = calloc(s->nfields + 1, sizeof *e->lfields)))
 		goto nomem;
 	*out = e;
 	return 0;
@@ -63,6 +64,7 @@ void rk_encoder_free(rk_encoder *e)
 	free(e->dec);
 	free(e->verify);
 	free(e->off);
+	free(e->lfields);
 	free(e);
 }
 

@@ -22,6 +22,7 @@ struct rk_encoder {
 	size_t dec_len, dec_cap;
 	uint8_t *verify;
 	size_t *off; /* decode: where each top-level part starts in the key */
+	rk_value *lfields; /* rk_key_logical's decoded fields */
 	char hex2[2][512]; /* byte -> two hex digits, lower and upper case */
 };
 

@@ -55,6 +55,7 @@ static void states_free(state *st, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(st[i].bytes);
+		free(st[i].lbytes);
 		free(st[i].choice);
 	}
 	free(st);
@@ -75,13 +76,18 @@ static int states_fork(planner *pl, size_t mult)
 		for (size_t m = 0; m < mult; m++) {
 			state *d = &ns[i * mult + m];
 			d->bytes = malloc(cap ? cap : 1);
+			d->lcap = pl->st[i].llen + 1;
+			d->lbytes = malloc(d->lcap);
 			d->choice = malloc((nf ? nf : 1) * sizeof *d->choice);
-			if (!d->bytes || !d->choice) {
+			if (!d->bytes || !d->lbytes || !d->choice) {
 				states_free(ns, n);
 				return rk__err(RK_ENOMEM, "out of memory planning");
 			}
 			memcpy(d->bytes, pl->st[i].bytes, pl->st[i].len);
 			d->len = pl->st[i].len;
+			if (pl->st[i].llen)
+				memcpy(d->lbytes, pl->st[i].lbytes, pl->st[i].llen);
+			d->llen = pl->st[i].llen;
 			memcpy(d->choice, pl->st[i].choice, nf * sizeof *d->choice);
 			d->bucket = pl->st[i].bucket;
 		}
@@ -153,6 +159,22 @@ int rk_plan__expand_fields(planner *pl, uint64_t mask, uint64_t *done)
 	return 0;
 }
 
+/* Appends n bytes to a state's logical form. */
+static int append_logical(state *st, const uint8_t *b, size_t n)
+{
+	if (n > st->lcap - st->llen) {
+		size_t cap = (st->llen + n) * 2 + 16;
+		uint8_t *nb = realloc(st->lbytes, cap);
+		if (!nb)
+			return rk__err(RK_ENOMEM, "out of memory planning");
+		st->lbytes = nb;
+		st->lcap = cap;
+	}
+	memcpy(st->lbytes + st->llen, b, n);
+	st->llen += n;
+	return 0;
+}
+
 static int append_part(planner *pl, state *st, const rk_part *p)
 {
 	rk_plan__state_values(pl, st);
@@ -160,8 +182,9 @@ static int append_part(planner *pl, state *st, const rk_part *p)
 	int rc = rk_key__encode_part(pl->enc, &w, p, pl->vals);
 	if (rc < 0)
 		return rc;
+	size_t at = st->len;
 	st->len = w.len;
-	return 0;
+	return rk_part__places(p) ? 0 : append_logical(st, st->bytes + at, w.len - at);
 }
 
 static int bucket_bytes(uint8_t *out, size_t *len, const rk_part *p, unsigned b)
@@ -185,8 +208,14 @@ void rk_plan_free(rk_plan *plan)
 	for (size_t i = 0; i < plan->nranges; i++) {
 		free(plan->ranges[i].start);
 		free(plan->ranges[i].stop);
+		if (plan->logical) {
+			free(plan->logical[i].start);
+			free(plan->logical[i].stop);
+		}
 	}
 	free(plan->ranges);
+	free(plan->logical);
+	free(plan->stream);
 	free(plan->explain);
 	free(plan);
 }
@@ -312,22 +341,37 @@ static int phoenix_keys(planner *pl)
 			return rc;
 		pl->st[i].len = kl;
 		pl->st[i].bucket = rk_key_bucket(pl->enc, pl->st[i].bytes, kl);
+		/* the salt is the key's first byte; a key that does not decode
+		   (an empty Phoenix string) keeps the rest as its logical form */
+		size_t ll;
+		pl->st[i].llen = 0;
+		rc = rk_key_logical(pl->buf, s->max_key_len, &ll, pl->enc, pl->st[i].bytes, kl);
+		rc = rc < 0 ? append_logical(&pl->st[i], pl->st[i].bytes + 1, kl - 1)
+		            : append_logical(&pl->st[i], pl->buf, ll);
+		if (rc < 0)
+			return rc;
 	}
 	pl->covered = s->info.point_get_mask & s->info.decodable_mask;
 	return 0;
 }
 
-/* Merge, residual filter and the rest of the explanation. */
-static void finish_plan(planner *pl, const rk_predicate *pred)
+/* Order, residual filter and the rest of the explanation. */
+static void finish_plan(planner *pl, const rk_predicate *pred, const rk_part *unordered_by)
 {
 	const rk_schema *s = pl->s;
 	rk_plan *plan = pl->plan;
 	const fcons *fc = pl->fc;
+	char pw[256];
 	plan->capped = pl->capped || pl->salt_capped;
-	plan->merge = pl->fanned && plan->nranges > 1;
-	if (plan->merge)
-		rk_plan__say(pl, "Rows come back in logical order through a %zu-way merge on the key without its %u-byte prefix. ",
-		    plan->nranges, s->info.prefix_len);
+	plan->merge = plan->nstreams > 1;
+	if (unordered_by)
+		rk_plan__say(pl, "%s varies inside a range before a field: rows come back in logical order (the key "
+		                 "without its salt, bucket and hash parts) once all are read and sorted. ",
+		             rk_plan__part_words(s, unordered_by, pw, sizeof pw));
+	else if (plan->merge)
+		rk_plan__say(pl, "Rows come back in logical order (the key without its salt, bucket and hash parts) "
+		                 "through a %u-way merge. ",
+		             plan->nstreams);
 	/* residual: conditions on fields the ranges did not enforce exactly */
 	for (size_t i = 0; i < pred->nconds; i++) {
 		int fld = pred->conds[i].field;
@@ -377,6 +421,7 @@ static int planner_init(planner *pl, rk_plan *plan, const rk_schema *s, const rk
 
 static void planner_fini(planner *pl)
 {
+	rk_plan__pairs_free(pl->pairs, pl->npairs);
 	states_free(pl->st, pl->nst);
 	free(pl->buf);
 	free(pl->words);
@@ -409,9 +454,11 @@ int rk_plan_build_opts(rk_plan **out, const rk_schema *s, const rk_predicate *pr
 			goto fail;
 		all = 1;
 	}
-	if ((rc = all ? rk_plan__make_gets(&pl) : rk_plan__make_ranges(&pl)) < 0)
+	const rk_part *unordered_by = NULL;
+	if ((rc = all ? rk_plan__make_gets(&pl) : rk_plan__make_ranges(&pl)) < 0 ||
+	    (rc = rk_plan__order(&pl, &unordered_by)) < 0)
 		goto fail;
-	finish_plan(&pl, pred);
+	finish_plan(&pl, pred, unordered_by);
 	plan->explain = pl.words;
 	pl.words = NULL;
 	planner_fini(&pl);

@@ -33,12 +33,22 @@ void rk_plan__cons_free(fcons *fc, size_t n);
 
 #define RK_PLAN_MAX 65536 /* keys or ranges a plan may expand to */
 
+/* A key prefix: its bytes, and its logical form (rk_key_logical: the same
+ * bytes without those of the parts that only place a row). */
 typedef struct {
 	uint8_t *bytes;
 	size_t len;
+	uint8_t *lbytes;
+	size_t llen, lcap;
 	uint32_t *choice; /* per field: index into its eq values */
 	int bucket;
 } state;
+
+/* A range of the plan being built, and the bounds on the logical forms of
+ * the keys it holds (start inclusive; stop exclusive, NULL: unbounded). */
+typedef struct {
+	rk_key_range r, l;
+} rk__rpair;
 
 typedef struct {
 	const rk_schema *s;
@@ -53,7 +63,8 @@ typedef struct {
 	size_t max;   /* rk_plan_options.max_ranges */
 	int capped;   /* the bound stopped the walk */
 	rk_plan *plan;
-	size_t rcap;  /* ranges allocated in plan */
+	rk__rpair *pairs;  /* the plan's ranges while they are built */
+	size_t npairs, pcap;
 	uint64_t eqmask;   /* fields bound by = / IN */
 	uint64_t expanded; /* fields whose values the key prefixes were expanded over */
 	uint64_t covered;  /* fields whose conditions the key bytes enforce exactly */
@@ -83,8 +94,21 @@ void rk_plan__state_values(planner *pl, const state *st);
  * not yet expanded (bit set in *done). */
 int rk_plan__expand_fields(planner *pl, uint64_t mask, uint64_t *done);
 
-/* The plan's gets (every key part bound), or its ranges. */
+/* The plan's gets (every key part bound), or its ranges, into pl->pairs. */
 int rk_plan__make_gets(planner *pl);
 int rk_plan__make_ranges(planner *pl);
+
+/* Frees pairs[0..n). */
+void rk_plan__pairs_free(rk__rpair *pairs, size_t n);
+
+/* Smallest key above every key that starts with p[0..n) (out may be p): 0
+ * when there is none (unbounded). */
+size_t rk_plan__prefix_end(uint8_t *out, const uint8_t *p, size_t n);
+
+/* Lists pl->pairs in the plan in logical order, grouped into streams, and
+ * says whether a range's rows come in logical order (plan_order.c). The
+ * pairs move into the plan. When the rows of a range do not, *unordered_by
+ * gets the first part that places rows inside a range. */
+int rk_plan__order(planner *pl, const rk_part **unordered_by);
 
 #endif

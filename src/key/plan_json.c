@@ -48,9 +48,11 @@ int rk_plan_json(char **out, const rk_plan *plan)
 	char *b = NULL, tmp[128];
 	size_t l = 0, c = 0;
 	static const char *kinds[] = {"", "gets", "ranges", "full_scan"};
-	snprintf(tmp, sizeof tmp, "{\"kind\":\"%s\",\"residual\":%s,\"merge\":%s,\"capped\":%s,\"buckets\":%u,\"prefix_len\":%u,",
+	snprintf(tmp, sizeof tmp, "{\"kind\":\"%s\",\"residual\":%s,\"merge\":%s,\"capped\":%s,\"buckets\":%u,\"prefix_len\":%u,"
+	         "\"ordered\":%s,\"streams\":%u,",
 	         kinds[plan->kind], plan->residual ? "true" : "false", plan->merge ? "true" : "false",
-	         plan->capped ? "true" : "false", plan->buckets, plan->prefix_len);
+	         plan->capped ? "true" : "false", plan->buckets, plan->prefix_len,
+	         plan->ordered ? "true" : "false", plan->nstreams);
 	jcat(&b, &l, &c, tmp);
 	jcat(&b, &l, &c, plan->kind == RK_PLAN_GETS ? "\"keys\":[" : "\"ranges\":[");
 	for (size_t i = 0; i < plan->nranges; i++) {
@@ -73,7 +75,8 @@ int rk_plan_json(char **out, const rk_plan *plan)
 		} else {
 			jcat(&b, &l, &c, "null");
 		}
-		snprintf(tmp, sizeof tmp, ",\"bucket\":%d}", r->bucket);
+		snprintf(tmp, sizeof tmp, ",\"bucket\":%d,\"stream\":%u}", r->bucket,
+		         plan->stream ? plan->stream[i] : 0);
 		jcat(&b, &l, &c, tmp);
 	}
 	jcat(&b, &l, &c, "],\"explain\":\"");

@@ -16,9 +16,7 @@
 #include "key/plan_int.h"
 #include "key/schema_int.h"
 
-/* Smallest key above every key that starts with p[0..n): drop trailing 0xff,
- * increment the last byte. Returns 0 when there is none (unbounded). */
-static size_t prefix_end(uint8_t *out, const uint8_t *p, size_t n)
+size_t rk_plan__prefix_end(uint8_t *out, const uint8_t *p, size_t n)
 {
 	while (n > 0 && p[n - 1] == 0xff)
 		n--;
@@ -73,7 +71,7 @@ static void text_bounds(uint8_t *a, size_t *al, uint8_t *b, size_t *bl, int *bou
 	size_t n = st->len;
 	memcpy(tmp, st->bytes, st->len);
 	if (!f->hi) {
-		*bl = prefix_end(b, tmp, n);
+		*bl = rk_plan__prefix_end(b, tmp, n);
 		*bounded = *bl > 0;
 		return;
 	}
@@ -85,7 +83,7 @@ static void text_bounds(uint8_t *a, size_t *al, uint8_t *b, size_t *bl, int *bou
 	n += k;
 	if (k < hl)
 		tmp[n++] = lit->lit[0];
-	*bl = prefix_end(b, tmp, n);
+	*bl = rk_plan__prefix_end(b, tmp, n);
 	*bounded = *bl > 0;
 	(void)p;
 }
@@ -102,33 +100,58 @@ static int encode_bound(planner *pl, state *st, const rk_part *p, const rk_value
 	return rc;
 }
 
-static int add_range(rk_plan *plan, size_t *cap, const uint8_t *a, size_t al, const uint8_t *b, size_t bl, int bucket)
+static uint8_t *dup_bytes(const uint8_t *p, size_t n)
 {
-	if (plan->nranges == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		rk_key_range *nr = realloc(plan->ranges, nc * sizeof *nr);
-		if (!nr)
+	uint8_t *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+void rk_plan__pairs_free(rk__rpair *pairs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(pairs[i].r.start);
+		free(pairs[i].r.stop);
+		free(pairs[i].l.start);
+		free(pairs[i].l.stop);
+	}
+	free(pairs);
+}
+
+/* Adds range [a, b) (b NULL: unbounded) of a state's key prefix: its keys'
+ * logical forms start with the state's, so they lie in [that, its
+ * successor). For a get, a is the whole key and the bound its logical form. */
+static int add_range(planner *pl, const state *st, const uint8_t *a, size_t al, const uint8_t *b,
+                     size_t bl)
+{
+	if (pl->npairs == pl->pcap) {
+		size_t nc = pl->pcap ? pl->pcap * 2 : 16;
+		rk__rpair *np = realloc(pl->pairs, nc * sizeof *np);
+		if (!np)
 			return rk__err(RK_ENOMEM, "out of memory planning");
-		plan->ranges = nr;
-		*cap = nc;
+		pl->pairs = np;
+		pl->pcap = nc;
 	}
-	rk_key_range *r = &plan->ranges[plan->nranges];
-	memset(r, 0, sizeof *r);
-	r->bucket = bucket;
-	r->start = malloc(al ? al : 1);
-	r->stop = b ? malloc(bl ? bl : 1) : NULL;
-	if (!r->start || (b && !r->stop)) {
-		free(r->start);
-		free(r->stop);
-		return rk__err(RK_ENOMEM, "out of memory planning");
-	}
-	memcpy(r->start, a, al);
-	r->start_len = al;
+	rk__rpair *p = &pl->pairs[pl->npairs];
+	memset(p, 0, sizeof *p);
+	p->r.bucket = p->l.bucket = st->bucket;
+	p->r.start = dup_bytes(a, al);
+	p->r.start_len = al;
+	p->l.start = dup_bytes(st->lbytes, st->llen);
+	p->l.start_len = st->llen;
 	if (b) {
-		memcpy(r->stop, b, bl);
-		r->stop_len = bl;
+		p->r.stop = dup_bytes(b, bl);
+		p->r.stop_len = bl;
+		if (p->r.stop && (p->l.stop = dup_bytes(st->lbytes, st->llen)) != NULL &&
+		    (p->l.stop_len = rk_plan__prefix_end(p->l.stop, p->l.stop, st->llen)) == 0) {
+			free(p->l.stop); /* a prefix of 0xff bytes: no successor */
+			p->l.stop = NULL;
+		}
 	}
-	plan->nranges++;
+	pl->npairs++;
+	if (!p->r.start || !p->l.start || (b && !p->r.stop))
+		return rk__err(RK_ENOMEM, "out of memory planning");
 	return 0;
 }
 
@@ -138,39 +161,54 @@ static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 	return c ? c : (al > bl) - (al < bl);
 }
 
-static int range_cmp(const void *x, const void *y)
+static int pair_key_cmp(const void *x, const void *y)
 {
-	const rk_key_range *a = x, *b = y;
-	return key_cmp(a->start, a->start_len, b->start, b->start_len);
+	const rk__rpair *a = x, *b = y;
+	return key_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len);
 }
 
-/* Sorts ranges and merges those that touch or overlap. */
-static void merge_ranges(rk_plan *plan)
+/* Sorts ranges and merges those of one bucket that touch or overlap; the
+ * merged range's logical bounds cover both. */
+static void merge_ranges(planner *pl)
 {
-	if (plan->nranges < 2)
+	if (pl->npairs < 2)
 		return;
-	qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
+	qsort(pl->pairs, pl->npairs, sizeof *pl->pairs, pair_key_cmp);
 	size_t o = 0;
-	for (size_t i = 1; i < plan->nranges; i++) {
-		rk_key_range *cur = &plan->ranges[o], *nx = &plan->ranges[i];
-		int unbounded = cur->stop == NULL;
+	for (size_t i = 1; i < pl->npairs; i++) {
+		rk__rpair *cur = &pl->pairs[o], *nx = &pl->pairs[i];
+		int unbounded = cur->r.stop == NULL;
 		/* ranges of different buckets stay apart: each is one stream of the ordered merge */
-		if (cur->bucket == nx->bucket &&
-		    (unbounded || key_cmp(nx->start, nx->start_len, cur->stop, cur->stop_len) <= 0)) {
+		if (cur->r.bucket == nx->r.bucket &&
+		    (unbounded || key_cmp(nx->r.start, nx->r.start_len, cur->r.stop, cur->r.stop_len) <= 0)) {
 			/* extend cur to cover nx */
-			if (!unbounded && (!nx->stop || key_cmp(nx->stop, nx->stop_len, cur->stop, cur->stop_len) > 0)) {
-				free(cur->stop);
-				cur->stop = nx->stop;
-				cur->stop_len = nx->stop_len;
-				nx->stop = NULL;
+			if (!unbounded && (!nx->r.stop || key_cmp(nx->r.stop, nx->r.stop_len, cur->r.stop, cur->r.stop_len) > 0)) {
+				free(cur->r.stop);
+				cur->r.stop = nx->r.stop;
+				cur->r.stop_len = nx->r.stop_len;
+				nx->r.stop = NULL;
 			}
-			free(nx->start);
-			free(nx->stop);
+			if (key_cmp(nx->l.start, nx->l.start_len, cur->l.start, cur->l.start_len) < 0) {
+				free(cur->l.start);
+				cur->l.start = nx->l.start;
+				cur->l.start_len = nx->l.start_len;
+				nx->l.start = NULL;
+			}
+			if (cur->l.stop && (!nx->l.stop || key_cmp(nx->l.stop, nx->l.stop_len, cur->l.stop, cur->l.stop_len) > 0)) {
+				free(cur->l.stop);
+				cur->l.stop = nx->l.stop;
+				cur->l.stop_len = nx->l.stop_len;
+				nx->l.stop = NULL;
+			}
+			free(nx->r.start);
+			free(nx->r.stop);
+			free(nx->l.start);
+			free(nx->l.stop);
 			continue;
 		}
-		plan->ranges[++o] = *nx;
+		pl->pairs[++o] = *nx;
 	}
-	plan->nranges = o + 1;
+	pl->npairs = o + 1;
 }
 
 /* ---- what the walk ends in ---- */
@@ -179,25 +217,25 @@ static void merge_ranges(rk_plan *plan)
  * (repeated IN values give one get). */
 int rk_plan__make_gets(planner *pl)
 {
-	rk_plan *plan = pl->plan;
 	int rc;
-	plan->kind = RK_PLAN_GETS;
+	pl->plan->kind = RK_PLAN_GETS;
 	for (size_t i = 0; i < pl->nst; i++)
-		if ((rc = add_range(plan, &pl->rcap, pl->st[i].bytes, pl->st[i].len, NULL, 0, pl->st[i].bucket)) < 0)
+		if ((rc = add_range(pl, &pl->st[i], pl->st[i].bytes, pl->st[i].len, NULL, 0)) < 0)
 			return rc;
-	rk_plan__say(pl, "Every key part is bound: %zu point get%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
-	if (plan->nranges > 1) {
-		qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, range_cmp);
+	rk_plan__say(pl, "Every key part is bound: %zu point get%s. ", pl->npairs, pl->npairs == 1 ? "" : "s");
+	if (pl->npairs > 1) {
+		qsort(pl->pairs, pl->npairs, sizeof *pl->pairs, pair_key_cmp);
 		size_t o = 0;
-		for (size_t i = 1; i < plan->nranges; i++) {
-			rk_key_range *a = &plan->ranges[o], *b = &plan->ranges[i];
-			if (!key_cmp(a->start, a->start_len, b->start, b->start_len)) {
-				free(b->start);
+		for (size_t i = 1; i < pl->npairs; i++) {
+			rk__rpair *a = &pl->pairs[o], *b = &pl->pairs[i];
+			if (!key_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len)) {
+				free(b->r.start);
+				free(b->l.start);
 				continue;
 			}
-			plan->ranges[++o] = *b;
+			pl->pairs[++o] = *b;
 		}
-		plan->nranges = o + 1;
+		pl->npairs = o + 1;
 	}
 	return 0;
 }
@@ -269,7 +307,7 @@ static int value_bounds(planner *pl, state *st, const stop_info *si, uint8_t *a,
 		if ((rc = encode_bound(pl, st, p, ea, a, al)) < 0)
 			return rc;
 		if (!ea_incl) {
-			size_t n = prefix_end(pl->buf, a, *al);
+			size_t n = rk_plan__prefix_end(pl->buf, a, *al);
 			memcpy(a, pl->buf, n);
 			*al = n;
 		}
@@ -281,13 +319,13 @@ static int value_bounds(planner *pl, state *st, const stop_info *si, uint8_t *a,
 		if ((rc = encode_bound(pl, st, p, eb, b, bl)) < 0)
 			return rc;
 		if (eb_incl) {
-			size_t n = prefix_end(pl->buf, b, *bl);
+			size_t n = rk_plan__prefix_end(pl->buf, b, *bl);
 			memcpy(b, pl->buf, n);
 			*bl = n;
 			*bounded_b = n > 0;
 		}
 	} else {
-		*bl = prefix_end(b, st->bytes, st->len);
+		*bl = rk_plan__prefix_end(b, st->bytes, st->len);
 		*bounded_b = *bl > 0;
 	}
 	return 0;
@@ -311,7 +349,7 @@ static int state_range(planner *pl, state *st, const stop_info *si, uint8_t *a, 
 			memcpy(a + *al, pv->v.s.ptr, pv->v.s.len);
 			*al += pv->v.s.len;
 		}
-		*bl = prefix_end(b, a, *al);
+		*bl = rk_plan__prefix_end(b, a, *al);
 		*bounded_b = *bl > 0;
 		return 0;
 	}
@@ -323,7 +361,7 @@ static int state_range(planner *pl, state *st, const stop_info *si, uint8_t *a, 
 		return value_bounds(pl, st, si, a, al, b, bl, bounded_b);
 	memcpy(a, st->bytes, st->len);
 	*al = st->len;
-	*bl = prefix_end(b, st->bytes, st->len);
+	*bl = rk_plan__prefix_end(b, st->bytes, st->len);
 	*bounded_b = *bl > 0;
 	return 0;
 }
@@ -354,7 +392,7 @@ static void ranges_kind(planner *pl, const stop_info *si)
 	} else {
 		plan->kind = RK_PLAN_RANGES;
 		if (p && ranged)
-			rk_plan__say(pl, "%s bounds %s%s. ", si->has_prefix && !si->has_range ? "A string prefix" : "A range on",
+			rk_plan__say(pl, "%s %s bounds each range%s. ", si->has_prefix && !si->has_range ? "A string prefix on" : "A range on",
 			    s->fname[p->field], p->vop == V_RTS || p->desc ? " (bounds inverted: the key stores it descending)" : "");
 		else if (p)
 			rk_plan__say(pl, "The bound fields fix a key prefix; nothing binds %s, so each range covers everything under "
@@ -367,7 +405,6 @@ static void ranges_kind(planner *pl, const stop_info *si)
 int rk_plan__make_ranges(planner *pl)
 {
 	const rk_schema *s = pl->s;
-	rk_plan *plan = pl->plan;
 	stop_info si;
 	int rc = stop_info_get(pl, &si);
 	if (rc < 0)
@@ -385,7 +422,7 @@ int rk_plan__make_ranges(planner *pl)
 			break;
 		if (bounded_b && key_cmp(a, al, b, bl) >= 0)
 			continue; /* empty */
-		rc = add_range(plan, &pl->rcap, a, al, bounded_b ? b : NULL, bl, pl->st[i].bucket);
+		rc = add_range(pl, &pl->st[i], a, al, bounded_b ? b : NULL, bl);
 	}
 	free(a);
 	free(b);
@@ -400,9 +437,9 @@ int rk_plan__make_ranges(planner *pl)
 	                                         (si.has_prefix && si.p->enc == E_TEXT)))
 		pl->covered |= 1ULL << si.p->field;
 	ranges_kind(pl, &si);
-	merge_ranges(plan);
-	if (plan->kind == RK_PLAN_RANGES)
-		rk_plan__say(pl, "%zu range%s. ", plan->nranges, plan->nranges == 1 ? "" : "s");
+	merge_ranges(pl);
+	if (pl->plan->kind == RK_PLAN_RANGES)
+		rk_plan__say(pl, "%zu range%s. ", pl->npairs, pl->npairs == 1 ? "" : "s");
 	return 0;
 }
 

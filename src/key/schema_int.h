@@ -113,6 +113,15 @@ struct rk_schema {
 /* Bitmask of the fields a (sub-)template reads. */
 uint64_t rk_schema__fields_used(const rk_part *parts, size_t n);
 
+/* 1 for a part that only places a row (a salt, bucket, hash, hex or slice):
+ * its bytes order nothing, and a key's logical form leaves them out
+ * (rk_key_logical); 0 for literals and value parts. */
+static inline int rk_part__places(const rk_part *p)
+{
+	return p->kind == P_HASH || p->kind == P_HEX || p->kind == P_SLICE || p->kind == P_BUCKET ||
+	       p->kind == P_SALT || p->kind == P_PSALT;
+}
+
 /* Appends the canonical text of a template to buf (for describe and plans). */
 void rk_schema__render(char **buf, size_t *len, size_t *cap, const rk_schema *s, const rk_part *parts,
                        size_t n);

@@ -1,17 +1,26 @@
 /*
  * Query execution (query.h): the ordered scatter-gather read.
  *
- * A plan's ranges are grouped into streams, one per salt bucket (or one in
- * all when the design has no buckets); a stream reads its ranges in key
- * order. Each stream runs in its own thread and hands copied rows to the
- * consumer through a small ring (RING rows), so memory is constant per
- * stream whatever the result size. The consumer merges the stream heads with
- * a binary heap on the logical key (the row key without the design's
- * bucket prefix; ties broken by the whole key), or, unordered, takes rows
- * from whichever stream has one. Keys are decoded, the residual predicate is
- * applied, then the limit.
+ * Rows come back in logical order (the order of their keys' logical forms,
+ * rk_key_logical: the key without its salt, bucket and hash parts; ties by
+ * the whole key). The plan lists its gets and ranges in that order and
+ * groups the ranges into streams whose ranges never overlap in logical
+ * order (key.h, rk_plan). So:
  *
- * Point-get plans read their keys in logical order, one rk_table_get each.
+ * - gets are read one after the other in the plan's order;
+ * - ranges: each stream runs in its own thread, reads its ranges in the
+ *   plan's order (each in key order, which is logical order inside a
+ *   range) and hands copied rows, with their logical forms, to the consumer
+ *   through a small ring (RING rows), so memory is constant per stream
+ *   whatever the result size; the consumer merges the stream heads with a
+ *   binary heap;
+ * - when rows inside a range are not in logical order (a hash over an
+ *   unbound field before a field), or the plan needs more than MAX_STREAMS
+ *   streams, the streams' rows go through a sorter (query_sort.c) that
+ *   spills sorted runs to temporary files past SORT_BUDGET bytes;
+ * - unordered, rows are taken from whichever stream has one.
+ *
+ * Keys are decoded, the residual predicate is applied, then the limit.
  */
 #include <rowkey/query.h>
 
@@ -21,66 +30,37 @@
 #include <string.h>
 
 #include "key/error.h"
+#include "store/query_int.h"
 
 #define RING 128 /* rows in flight per stream */
 #define BATCH 32 /* rows handed over per lock */
 #define MAX_STREAMS 256
+#define SORT_BUDGET ((size_t)64 << 20) /* bytes of rows a sort holds in memory */
 
-/* ---- row copies ---- */
-
-/* One allocation holding the row, its cells and every byte they point to. */
-static rk_row *row_dup(const rk_row *r)
-{
-	size_t n = sizeof(rk_row) + r->ncells * sizeof(rk_cell) + r->key_len;
-	for (size_t i = 0; i < r->ncells; i++)
-		n += strlen(r->cells[i].family) + 1 + r->cells[i].qualifier_len + r->cells[i].value_len;
-	rk_row *d = malloc(n);
-	if (!d)
-		return NULL;
-	rk_cell *cells = (rk_cell *)(d + 1);
-	uint8_t *p = (uint8_t *)(cells + r->ncells);
-	memcpy(p, r->key, r->key_len);
-	d->key = p;
-	d->key_len = r->key_len;
-	p += r->key_len;
-	for (size_t i = 0; i < r->ncells; i++) {
-		const rk_cell *c = &r->cells[i];
-		size_t fl = strlen(c->family) + 1;
-		cells[i] = *c;
-		memcpy(p, c->family, fl);
-		cells[i].family = (const char *)p;
-		p += fl;
-		memcpy(p, c->qualifier, c->qualifier_len);
-		cells[i].qualifier = p;
-		p += c->qualifier_len;
-		memcpy(p, c->value, c->value_len);
-		cells[i].value = p;
-		p += c->value_len;
-	}
-	d->cells = cells;
-	d->ncells = r->ncells;
-	return d;
-}
+typedef enum { Q_GETS = 1, Q_MERGE, Q_UNORDERED, Q_SORT } q_mode;
 
 /* ---- streams ---- */
 
 typedef struct stream {
 	rk_query *q;
-	const rk_key_range **ranges; /* in key order */
-	size_t nranges;
+	const rk_key_range **ranges; /* in logical order */
+	size_t nranges, cap;
+	rk_encoder *enc; /* for the logical forms of its rows (not when unordered) */
+	uint8_t *lbuf;
+	size_t lcap;
 	pthread_t thread;
 	int started;
 	pthread_mutex_t mu;
 	pthread_cond_t not_empty, not_full;
-	rk_row *ring[RING];
+	rk__qrow *ring[RING];
 	size_t head, count;
 	int producer_waiting, consumer_waiting;
-	rk_row *local[RING]; /* the consumer's side: rows taken in one go */
+	rk__qrow *local[RING]; /* the consumer's side: rows taken in one go */
 	size_t lhead, lcount;
 	int done;  /* producer finished */
 	int rc;    /* producer's error */
 	char err[512];
-	rk_row *cur; /* the row at the head of the merge (owned) */
+	rk__qrow *cur; /* the row at the head of the merge (owned) */
 } stream;
 
 struct rk_query {
@@ -89,6 +69,7 @@ struct rk_query {
 	const rk_plan *plan;
 	const rk_predicate *pred;
 	rk_query_options opts;
+	q_mode mode;
 	rk_encoder *enc;
 	rk_value *fields;
 	stream *streams;
@@ -98,16 +79,16 @@ struct rk_query {
 	int heap_ready;
 	int cancel;
 	uint64_t returned, read;
-	rk_row *last;      /* the row handed out last (owned) */
-	size_t next_get;   /* GETS plans */
-	const rk_key_range **gets;
+	rk__qrow *last;    /* the row handed out last (owned) */
+	size_t next_get;   /* Q_GETS */
 	uint64_t per_stream_limit;
-	const rk_key_range **range_list; /* the streams' ranges, in plan order */
+	rk__qsort *sort;   /* Q_SORT */
+	int sorted;        /* Q_SORT: every stream drained into the sorter */
 };
 
 /* Hands the producer's batch to the ring (one lock per batch). Returns 0,
  * or RK_EITEROVER when the query was closed. */
-static int stream_push(stream *st, rk_row **batch, size_t *nb)
+static int stream_push(stream *st, rk__qrow **batch, size_t *nb)
 {
 	rk_query *q = st->q;
 	pthread_mutex_lock(&st->mu);
@@ -130,43 +111,61 @@ static int stream_push(stream *st, rk_row **batch, size_t *nb)
 	return 0;
 }
 
+/* A copy of a scanned row with its key's logical form (none unordered). */
+static int stream_copy(rk__qrow **out, stream *st, const rk_row *row)
+{
+	size_t ll = 0;
+	if (st->enc && rk_key_logical(st->lbuf, st->lcap, &ll, st->enc, row->key, row->key_len) < 0) {
+		char b[160];
+		return rk__err(RK_ECORRUPT, "row '%s' does not decode under the schema: %s",
+		               rk__err_bytes(b, sizeof b, row->key, row->key_len), rk_error_last());
+	}
+	if (!(*out = rk_qrow__new(row, st->lbuf, ll)))
+		return rk__err(RK_ENOMEM, "out of memory copying a row");
+	return 0;
+}
+
+/* Reads one range into the ring, batch by batch. */
+static int stream_range(stream *st, const rk_key_range *r, rk__qrow **batch, size_t *nb)
+{
+	rk_query *q = st->q;
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	so.start = r->start;
+	so.start_len = r->start_len;
+	so.stop = r->stop;
+	so.stop_len = r->stop ? r->stop_len : 0;
+	so.reverse = q->opts.reverse;
+	so.limit = q->per_stream_limit;
+	so.read = q->opts.read;
+	rk_scan *sc = NULL;
+	const rk_row *row;
+	int rc;
+	if ((rc = rk_scan_open(&sc, q->table, &so)) < 0)
+		return rc;
+	while ((rc = rk_scan_next(&row, sc)) == 0) {
+		if ((rc = stream_copy(&batch[*nb], st, row)) < 0)
+			break;
+		/* a full batch, or a consumer waiting for this stream: hand over now */
+		if (++*nb == BATCH || __atomic_load_n(&st->consumer_waiting, __ATOMIC_ACQUIRE)) {
+			if ((rc = stream_push(st, batch, nb)) < 0)
+				break;
+		}
+	}
+	rk_scan_close(sc);
+	if (rc == RK_EITEROVER)
+		rc = __atomic_load_n(&q->cancel, __ATOMIC_ACQUIRE) ? RK_EITEROVER : 0;
+	return rc;
+}
+
 static void *stream_main(void *arg)
 {
 	stream *st = arg;
 	rk_query *q = st->q;
-	rk_row *batch[BATCH];
+	rk__qrow *batch[BATCH];
 	size_t nb = 0;
 	int rc = 0;
-	for (size_t i = 0; i < st->nranges && rc == 0; i++) {
-		size_t ri = q->opts.reverse ? st->nranges - 1 - i : i;
-		const rk_key_range *r = st->ranges[ri];
-		rk_scan_options so = RK_SCAN_OPTIONS_INIT;
-		so.start = r->start;
-		so.start_len = r->start_len;
-		so.stop = r->stop;
-		so.stop_len = r->stop ? r->stop_len : 0;
-		so.reverse = q->opts.reverse;
-		so.limit = q->per_stream_limit;
-		so.read = q->opts.read;
-		rk_scan *sc = NULL;
-		if ((rc = rk_scan_open(&sc, q->table, &so)) < 0)
-			break;
-		const rk_row *row;
-		while ((rc = rk_scan_next(&row, sc)) == 0) {
-			if (!(batch[nb] = row_dup(row))) {
-				rc = rk__err(RK_ENOMEM, "out of memory copying a row");
-				break;
-			}
-			/* a full batch, or a consumer waiting for this stream: hand over now */
-			if (++nb == BATCH || __atomic_load_n(&st->consumer_waiting, __ATOMIC_ACQUIRE)) {
-				if ((rc = stream_push(st, batch, &nb)) < 0)
-					break;
-			}
-		}
-		rk_scan_close(sc);
-		if (rc == RK_EITEROVER)
-			rc = __atomic_load_n(&q->cancel, __ATOMIC_ACQUIRE) ? RK_EITEROVER : 0;
-	}
+	for (size_t i = 0; i < st->nranges && rc == 0; i++)
+		rc = stream_range(st, st->ranges[q->opts.reverse ? st->nranges - 1 - i : i], batch, &nb);
 	if (rc == 0 && nb)
 		rc = stream_push(st, batch, &nb);
 	for (size_t i = 0; i < nb; i++)
@@ -184,7 +183,7 @@ static void *stream_main(void *arg)
 /* Takes the next row of a stream: 0 and *out, RK_EITEROVER, or its error.
  * `wait` 0 returns RK_EBUSY instead of blocking. Rows move from the ring to
  * the consumer's side all at once, so most calls take no lock. */
-static int stream_take(rk_row **out, stream *st, int wait)
+static int stream_take(rk__qrow **out, stream *st, int wait)
 {
 	if (st->lcount) {
 		*out = st->local[st->lhead];
@@ -226,30 +225,18 @@ static int stream_take(rk_row **out, stream *st, int wait)
 
 /* ---- the merge heap ---- */
 
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+static int stream_before(const rk_query *q, const stream *a, const stream *b)
 {
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
-/* Logical order: the key without its bucket prefix, then the whole key. */
-static int logical_cmp(const rk_query *q, const rk_row *a, const rk_row *b)
-{
-	size_t p = q->plan->prefix_len;
-	size_t ap = a->key_len < p ? a->key_len : p, bp = b->key_len < p ? b->key_len : p;
-	int c = key_cmp(a->key + ap, a->key_len - ap, b->key + bp, b->key_len - bp);
-	if (!c)
-		c = key_cmp(a->key, a->key_len, b->key, b->key_len);
-	return q->opts.reverse ? -c : c;
+	return rk_qrow__cmp(a->cur, b->cur, q->opts.reverse) < 0;
 }
 
 static void heap_down(rk_query *q, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < q->nheap && logical_cmp(q, q->heap[l]->cur, q->heap[m]->cur) < 0)
+		if (l < q->nheap && stream_before(q, q->heap[l], q->heap[m]))
 			m = l;
-		if (r < q->nheap && logical_cmp(q, q->heap[r]->cur, q->heap[m]->cur) < 0)
+		if (r < q->nheap && stream_before(q, q->heap[r], q->heap[m]))
 			m = r;
 		if (m == i)
 			return;
@@ -279,7 +266,7 @@ static int heap_init(rk_query *q)
 }
 
 /* The next merged row (owned by the caller). */
-static int merged_next(rk_row **out, rk_query *q)
+static int merged_next(rk__qrow **out, rk_query *q)
 {
 	int rc;
 	if (!q->heap_ready && (rc = heap_init(q)) < 0)
@@ -302,7 +289,7 @@ static int merged_next(rk_row **out, rk_query *q)
 }
 
 /* Unordered: whichever stream has a row; block only when none has. */
-static int unordered_next(rk_row **out, rk_query *q)
+static int unordered_next(rk__qrow **out, rk_query *q)
 {
 	for (;;) {
 		int live = 0;
@@ -330,48 +317,106 @@ static int unordered_next(rk_row **out, rk_query *q)
 	}
 }
 
+/* Sorted: every row of every stream into the sorter first. */
+static int sorted_next(rk__qrow **out, rk_query *q)
+{
+	int rc;
+	if (!q->sorted) {
+		rk__qrow *r;
+		while ((rc = unordered_next(&r, q)) == 0)
+			if ((rc = rk_qsort__add(q->sort, r)) < 0)
+				return rc;
+		if (rc != RK_EITEROVER || (rc = rk_qsort__finish(q->sort)) < 0)
+			return rc;
+		q->sorted = 1;
+	}
+	return rk_qsort__next(out, q->sort);
+}
+
 /* ---- gets ---- */
 
-static int gets_cmp_q(const rk_query *q, const rk_key_range *a, const rk_key_range *b)
+static int get_next(rk__qrow **out, rk_query *q)
 {
-	size_t p = q->plan->prefix_len;
-	size_t ap = a->start_len < p ? a->start_len : p, bp = b->start_len < p ? b->start_len : p;
-	int c = key_cmp(a->start + ap, a->start_len - ap, b->start + bp, b->start_len - bp);
-	if (!c)
-		c = key_cmp(a->start, a->start_len, b->start, b->start_len);
-	return q->opts.reverse ? -c : c;
-}
-
-static void sort_gets(rk_query *q)
-{
-	/* insertion sort into logical order: plans hold at most 65536 keys and
-	   are usually tiny; a simple stable sort keeps this obvious */
-	for (size_t i = 1; i < q->plan->nranges; i++) {
-		const rk_key_range *k = q->gets[i];
-		size_t j = i;
-		while (j > 0 && gets_cmp_q(q, q->gets[j - 1], k) > 0) {
-			q->gets[j] = q->gets[j - 1];
-			j--;
-		}
-		q->gets[j] = k;
-	}
-}
-
-static int get_next(rk_row **out, rk_query *q)
-{
-	while (q->next_get < q->plan->nranges) {
-		const rk_key_range *k = q->gets[q->next_get++];
+	const rk_plan *plan = q->plan;
+	while (q->next_get < plan->nranges) {
+		size_t i = q->next_get++;
+		const rk_key_range *k = &plan->ranges[q->opts.reverse ? plan->nranges - 1 - i : i];
 		rk_row *row = NULL;
 		int rc = rk_table_get(&row, q->table, k->start, k->start_len, &q->opts.read);
 		if (rc == RK_ENOTFOUND)
 			continue;
 		if (rc < 0)
 			return rc;
-		*out = row_dup(row);
+		*out = rk_qrow__new(row, NULL, 0);
 		rk_row_free(row);
 		return *out ? 0 : rk__err(RK_ENOMEM, "out of memory copying a row");
 	}
 	return RK_EITEROVER;
+}
+
+/* ---- setting up ---- */
+
+/* How the plan's ranges are read. */
+static q_mode choose_mode(const rk_plan *plan, const rk_query_options *o)
+{
+	if (plan->kind == RK_PLAN_GETS)
+		return Q_GETS;
+	if (o->unordered)
+		return Q_UNORDERED;
+	return plan->ordered && plan->nstreams <= MAX_STREAMS ? Q_MERGE : Q_SORT;
+}
+
+/* The plan's streams (merged ones: its own grouping; otherwise the same,
+ * folded into MAX_STREAMS), each with its ranges in the plan's order. */
+static int make_streams(rk_query *q)
+{
+	const rk_plan *plan = q->plan;
+	size_t ns = plan->nstreams ? plan->nstreams : 1;
+	if (ns > MAX_STREAMS)
+		ns = MAX_STREAMS;
+	q->streams = calloc(ns, sizeof *q->streams);
+	q->heap = calloc(ns, sizeof *q->heap);
+	if (!q->streams || !q->heap)
+		return rk__err(RK_ENOMEM, "out of memory starting a query");
+	q->nstreams = ns;
+	for (size_t i = 0; i < plan->nranges; i++) {
+		stream *st = &q->streams[(plan->stream ? plan->stream[i] : 0) % ns];
+		if (st->nranges == st->cap) {
+			size_t cap = st->cap ? st->cap * 2 : 4;
+			const rk_key_range **nr = realloc(st->ranges, cap * sizeof *nr);
+			if (!nr)
+				return rk__err(RK_ENOMEM, "out of memory starting a query");
+			st->ranges = nr;
+			st->cap = cap;
+		}
+		st->ranges[st->nranges++] = &plan->ranges[i];
+	}
+	for (size_t i = 0; i < ns; i++) {
+		stream *st = &q->streams[i];
+		int rc;
+		st->q = q;
+		pthread_mutex_init(&st->mu, NULL);
+		pthread_cond_init(&st->not_empty, NULL);
+		pthread_cond_init(&st->not_full, NULL);
+		if (q->mode == Q_UNORDERED)
+			continue;
+		if ((rc = rk_encoder_new(&st->enc, q->schema, 1)) < 0)
+			return rc;
+		st->lcap = rk_schema_max_key_len(q->schema);
+		if (!(st->lbuf = malloc(st->lcap + 1)))
+			return rk__err(RK_ENOMEM, "out of memory starting a query");
+	}
+	return 0;
+}
+
+static int start_streams(rk_query *q)
+{
+	for (size_t i = 0; i < q->nstreams; i++) {
+		if (pthread_create(&q->streams[i].thread, NULL, stream_main, &q->streams[i]) != 0)
+			return rk__err(RK_EIO, "cannot start a scan thread");
+		q->streams[i].started = 1;
+	}
+	return 0;
 }
 
 /* ---- public ---- */
@@ -389,6 +434,7 @@ int rk_query_open(rk_query **out, rk_table *table, const rk_schema *schema, cons
 	q->plan = plan;
 	q->pred = pred;
 	q->opts = opts ? *opts : defaults;
+	q->mode = choose_mode(plan, &q->opts);
 	q->fields = calloc(rk_schema_nfields(schema) + 1, sizeof *q->fields);
 	if (!q->fields) {
 		rc = rk__err(RK_ENOMEM, "out of memory starting a query");
@@ -396,69 +442,17 @@ int rk_query_open(rk_query **out, rk_table *table, const rk_schema *schema, cons
 	}
 	if ((rc = rk_encoder_new(&q->enc, schema, 1)) < 0)
 		goto fail;
-	if (plan->kind == RK_PLAN_GETS) {
-		q->gets = malloc((plan->nranges + 1) * sizeof *q->gets);
-		if (!q->gets) {
-			rc = rk__err(RK_ENOMEM, "out of memory starting a query");
-			goto fail;
-		}
-		for (size_t i = 0; i < plan->nranges; i++)
-			q->gets[i] = &plan->ranges[i];
-		sort_gets(q);
+	if (q->mode == Q_GETS) {
 		*out = q;
 		return 0;
 	}
-	/* streams: one per bucket when merging, else one for all ranges */
-	size_t ns = 1;
-	int by_bucket = plan->merge && !q->opts.unordered;
-	if (plan->merge) {
-		ns = 0;
-		for (size_t i = 0; i < plan->nranges; i++)
-			if (i == 0 || plan->ranges[i].bucket != plan->ranges[i - 1].bucket)
-				ns++;
-	}
-	if (ns > MAX_STREAMS) {
-		if (by_bucket) {
-			rc = rk__err(RK_EINVALID, "an ordered read over %zu buckets needs %zu streams (at most %d); read unordered",
-			             ns, ns, MAX_STREAMS);
-			goto fail;
-		}
-		ns = 1;
-	}
-	q->streams = calloc(ns, sizeof *q->streams);
-	q->heap = calloc(ns, sizeof *q->heap);
-	const rk_key_range **rl = q->range_list = malloc((plan->nranges + 1) * sizeof *rl);
-	if (!q->streams || !q->heap || !rl) {
-		rc = rk__err(RK_ENOMEM, "out of memory starting a query");
+	/* merged without a residual filter, no stream needs more rows than the
+	   limit; a sort needs them all */
+	q->per_stream_limit = plan->residual || q->mode == Q_SORT ? 0 : q->opts.limit;
+	if (q->mode == Q_SORT && (rc = rk_qsort__new(&q->sort, SORT_BUDGET, q->opts.reverse)) < 0)
 		goto fail;
-	}
-	q->nstreams = ns;
-	for (size_t i = 0; i < plan->nranges; i++)
-		rl[i] = &plan->ranges[i];
-	size_t s = 0;
-	for (size_t i = 0; i < plan->nranges; i++) {
-		if (ns > 1 && i > 0 && plan->ranges[i].bucket != plan->ranges[i - 1].bucket)
-			s++;
-		if (q->streams[s].nranges == 0)
-			q->streams[s].ranges = rl + i;
-		q->streams[s].nranges++;
-	}
-	/* without a residual filter, no stream needs more rows than the limit */
-	q->per_stream_limit = plan->residual ? 0 : q->opts.limit;
-	for (size_t i = 0; i < ns; i++) {
-		stream *st = &q->streams[i];
-		st->q = q;
-		pthread_mutex_init(&st->mu, NULL);
-		pthread_cond_init(&st->not_empty, NULL);
-		pthread_cond_init(&st->not_full, NULL);
-	}
-	for (size_t i = 0; i < ns; i++) {
-		if (pthread_create(&q->streams[i].thread, NULL, stream_main, &q->streams[i]) != 0) {
-			rc = rk__err(RK_EIO, "cannot start a scan thread");
-			goto fail;
-		}
-		q->streams[i].started = 1;
-	}
+	if ((rc = make_streams(q)) < 0 || (rc = start_streams(q)) < 0)
+		goto fail;
 	*out = q;
 	return 0;
 fail:
@@ -473,21 +467,21 @@ int rk_query_next(rk_query_row *out, rk_query *q)
 	if (q->opts.limit && q->returned >= q->opts.limit)
 		return RK_EITEROVER;
 	for (;;) {
-		rk_row *row = NULL;
+		rk__qrow *row = NULL;
 		int rc;
-		if (q->plan->kind == RK_PLAN_GETS)
-			rc = get_next(&row, q);
-		else if (q->plan->merge && !q->opts.unordered)
-			rc = merged_next(&row, q);
-		else
-			rc = unordered_next(&row, q);
+		switch (q->mode) {
+		case Q_GETS: rc = get_next(&row, q); break;
+		case Q_MERGE: rc = merged_next(&row, q); break;
+		case Q_SORT: rc = sorted_next(&row, q); break;
+		default: rc = unordered_next(&row, q); break;
+		}
 		if (rc < 0)
 			return rc;
 		q->read++;
-		if ((rc = rk_key_decode(q->fields, q->enc, row->key, row->key_len)) < 0) {
+		if ((rc = rk_key_decode(q->fields, q->enc, row->row.key, row->row.key_len)) < 0) {
 			char b[160];
 			rc = rk__err(RK_ECORRUPT, "row '%s' does not decode under the schema: %s",
-			             rk__err_bytes(b, sizeof b, row->key, row->key_len), rk_error_last());
+			             rk__err_bytes(b, sizeof b, row->row.key, row->row.key_len), rk_error_last());
 			free(row);
 			return rc;
 		}
@@ -497,7 +491,7 @@ int rk_query_next(rk_query_row *out, rk_query *q)
 		}
 		q->last = row;
 		q->returned++;
-		out->row = row;
+		out->row = &row->row;
 		out->fields = q->fields;
 		return 0;
 	}
@@ -535,11 +529,13 @@ void rk_query_close(rk_query *q)
 			pthread_cond_destroy(&st->not_empty);
 			pthread_cond_destroy(&st->not_full);
 		}
+		free(st->ranges);
+		rk_encoder_free(st->enc);
+		free(st->lbuf);
 	}
-	free(q->range_list);
+	rk_qsort__free(q->sort);
 	free(q->streams);
 	free(q->heap);
-	free(q->gets);
 	free(q->last);
 	free(q->fields);
 	rk_encoder_free(q->enc);

@@ -44,6 +44,21 @@ got=$("$R" query -s "$S" --db "$D" -t ev --limit 1 --reverse | tail -n +2 | cut 
 expect_eq reverse "$got" $'5\t10'
 got=$("$R" query -s "$S" --db "$D" -t ev --unordered | tail -n +2 | wc -l)
 expect_eq unordered_count "$got" "30"
+# IN over a computed bucket: logical order, whichever bucket each uid lands in
+for w in 'uid IN (2, 3)' 'uid IN (3, 2)' 'uid IN (2, 3) AND ts < 70'; do
+	got=$("$R" query -s "$S" --db "$D" -t ev -w "$w" --limit 1 | tail -n +2 | cut -f1,2)
+	expect_eq "in_order[$w]" "$got" $'2\t60'
+done
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid IN (2, 3, 5) AND ts <= 20' | tail -n +2 | cut -f1,2 | paste -sd' ' -)
+expect_eq in_range_order "$got" $'2\t20 2\t10 3\t20 3\t10 5\t20 5\t10'
+# a hash over the id in front: ranges over the id come back sorted by it
+H='fields id:u64, ts:ts; key hex(md5(id))[0:4] u64(id) u64(ts)'
+"$R" create --db "$D" hashed -f d > /dev/null || bad "create hashed"
+{ echo "id,ts"; for i in 9 3 7 1 5; do echo "$i,1"; done; } | "$R" load --db "$D" hashed -s "$H" > /dev/null || bad "load hashed"
+got=$("$R" query --db "$D" -t hashed -w 'id >= 3' | tail -n +2 | cut -f1 | paste -sd, -)
+expect_eq hashed_sorted "$got" "3,5,7,9"
+got=$("$R" explain -s "$H" -w 'id >= 3')
+expect_grep hashed_explain "sorted" "$got"
 
 # one escape dialect everywhere: a qualifier written with \xNN by put is selected
 # the same way by get and query, and a backslash prints as \x5c

@@ -485,6 +485,36 @@ static void test_value_parse(void **state)
 	assert_string_equal(buf, "-5");
 }
 
+/* A key's logical form: its literals and value parts, without the parts
+ * that place it (bucket, salt, hashes, hex, slices). */
+static void test_logical_form(void **state)
+{
+	(void)state;
+	fx f;
+	uint8_t l[64];
+	size_t ll;
+	fx_open(&f, "fields uid:u64, ts:i64; key bucket(8, xxh3(uid)) u64(uid) \":\" md5(uid)[0:2] u64(rts(ts))");
+	rk_value v[2] = {u(7), i(1000)};
+	enc_ok(&f, v);
+	assert_int_equal(f.klen, 1 + 8 + 1 + 2 + 8);
+	assert_int_equal(rk_key_logical(l, sizeof l, &ll, f.e, f.key, f.klen), 0);
+	assert_int_equal(ll, 8 + 1 + 8);
+	assert_memory_equal(l, f.key + 1, 9);            /* u64(uid) ":" */
+	assert_memory_equal(l + 9, f.key + 12, 8);       /* u64(rts(ts)) */
+	assert_int_equal(rk_key_logical(l, 16, &ll, f.e, f.key, f.klen), RK_ETOOLONG);
+	f.key[0] ^= 1; /* a bucket its fields do not produce */
+	assert_int_equal(rk_key_logical(l, sizeof l, &ll, f.e, f.key, f.klen), RK_ECORRUPT);
+	fx_close(&f);
+
+	fx_open(&f, "fields id:u64; key hex(md5(id))[0:6] \":\" id");
+	rk_value w[1] = {u(1231231)};
+	enc_ok(&f, w);
+	assert_int_equal(rk_key_logical(l, sizeof l, &ll, f.e, f.key, f.klen), 0);
+	assert_int_equal(ll, 8);
+	assert_memory_equal(l, ":1231231", 8);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_key_length_limit),
 		cmocka_unit_test(test_missing_field),
 		cmocka_unit_test(test_value_parse),
+		cmocka_unit_test(test_logical_form),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
