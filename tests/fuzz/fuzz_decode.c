@@ -2,7 +2,8 @@
  * Fuzz target: the key decoder. The first input byte picks a schema (one per
  * technique); the rest is a key. Decoding must never crash or read out of
  * bounds; when it succeeds on a design whose fields all decode, encoding the
- * fields again must give back exactly the input (decode verifies that).
+ * fields again must give back exactly the input (decode verifies that). The
+ * key's logical form decodes alike and is never longer than the key.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,5 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc != 0 && rc != RK_ECORRUPT)
 		abort(); /* a hostile key is corrupt, nothing else */
 	(void)rk_key_bucket(encs[k], data + 1, size - 1);
+	uint8_t l[4096];
+	size_t ll = 0;
+	int lrc = rk_key_logical(l, sizeof l, &ll, encs[k], data + 1, size - 1);
+	if (size - 1 <= sizeof l && (lrc != rc || (lrc == 0 && ll > size - 1)))
+		abort(); /* the same verdict as the decoder, and a subset of the key */
 	return 0;
 }
