@@ -214,6 +214,12 @@ int rk_key_bucket(const rk_encoder *enc, const uint8_t *key, size_t len);
 int rk_key_logical(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *enc, const uint8_t *key,
                    size_t len);
 
+/* rk_key_decode and rk_key_logical in one pass: fields into fields[0..
+ * nfields) (borrowing the encoder's scratch, as rk_key_decode), the logical
+ * form into out. */
+int rk_key_decode_logical(rk_value *fields, uint8_t *out, size_t cap, size_t *outlen,
+                          rk_encoder *enc, const uint8_t *key, size_t len);
+
 /* ---- query planning ---- */
 
 /* A predicate over a schema's fields (docs/schema.md, "Queries"): conditions

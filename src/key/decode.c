@@ -440,8 +440,14 @@ int rk_key_bucket(const rk_encoder *e, const uint8_t *key, size_t len)
 int rk_key_logical(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *e, const uint8_t *key,
                    size_t len)
 {
+	return rk_key_decode_logical(e->lfields, out, cap, outlen, e, key, len);
+}
+
+int rk_key_decode_logical(rk_value *fields, uint8_t *out, size_t cap, size_t *outlen,
+                          rk_encoder *e, const uint8_t *key, size_t len)
+{
 	const rk_schema *s = e->s;
-	int rc = rk_key_decode(e->lfields, e, key, len);
+	int rc = rk_key_decode(fields, e, key, len);
 	if (rc < 0)
 		return rc;
 	size_t n = 0;

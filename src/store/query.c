@@ -48,6 +48,9 @@ typedef struct stream {
 	rk_encoder *enc; /* for the logical forms of its rows (not when unordered) */
 	uint8_t *lbuf;
 	size_t lcap;
+	rk_value *fields; /* merged: its rows' keys decoded here, not by the reader */
+	size_t nfields;
+	uint64_t strs;    /* bit i: field i is a string or bytes */
 	pthread_t thread;
 	int started;
 	pthread_mutex_t mu;
@@ -111,16 +114,23 @@ static int stream_push(stream *st, rk__qrow **batch, size_t *nb)
 	return 0;
 }
 
-/* A copy of a scanned row with its key's logical form (none unordered). */
+/* A copy of a scanned row with its key's logical form (none unordered)
+ * and, merged, its decoded fields: the stream threads decode in parallel,
+ * the reader only merges. */
 static int stream_copy(rk__qrow **out, stream *st, const rk_row *row)
 {
 	size_t ll = 0;
-	if (st->enc && rk_key_logical(st->lbuf, st->lcap, &ll, st->enc, row->key, row->key_len) < 0) {
+	int rc = 0;
+	if (st->fields)
+		rc = rk_key_decode_logical(st->fields, st->lbuf, st->lcap, &ll, st->enc, row->key, row->key_len);
+	else if (st->enc)
+		rc = rk_key_logical(st->lbuf, st->lcap, &ll, st->enc, row->key, row->key_len);
+	if (rc < 0) {
 		char b[160];
 		return rk__err(RK_ECORRUPT, "row '%s' does not decode under the schema: %s",
 		               rk__err_bytes(b, sizeof b, row->key, row->key_len), rk_error_last());
 	}
-	if (!(*out = rk_qrow__new(row, st->lbuf, ll)))
+	if (!(*out = rk_qrow__new(row, st->lbuf, ll, st->fields, st->fields ? st->nfields : 0, st->strs)))
 		return rk__err(RK_ENOMEM, "out of memory copying a row");
 	return 0;
 }
@@ -347,7 +357,7 @@ static int get_next(rk__qrow **out, rk_query *q)
 			continue;
 		if (rc < 0)
 			return rc;
-		*out = rk_qrow__new(row, NULL, 0);
+		*out = rk_qrow__new(row, NULL, 0, NULL, 0, 0);
 		rk_row_free(row);
 		return *out ? 0 : rk__err(RK_ENOMEM, "out of memory copying a row");
 	}
@@ -356,12 +366,13 @@ static int get_next(rk__qrow **out, rk_query *q)
 
 /* ---- setting up ---- */
 
-/* How the plan's ranges are read. */
+/* How the plan's ranges are read. One ordered stream is in logical order
+ * as it comes: read as unordered, it needs no logical forms. */
 static q_mode choose_mode(const rk_plan *plan, const rk_query_options *o)
 {
 	if (plan->kind == RK_PLAN_GETS)
 		return Q_GETS;
-	if (o->unordered)
+	if (o->unordered || (plan->ordered && plan->nstreams <= 1))
 		return Q_UNORDERED;
 	return plan->ordered && plan->nstreams <= MAX_STREAMS ? Q_MERGE : Q_SORT;
 }
@@ -404,6 +415,13 @@ static int make_streams(rk_query *q)
 			return rc;
 		st->lcap = rk_schema_max_key_len(q->schema);
 		if (!(st->lbuf = malloc(st->lcap + 1)))
+			return rk__err(RK_ENOMEM, "out of memory starting a query");
+		st->nfields = rk_schema_nfields(q->schema);
+		for (size_t f = 0; f < st->nfields; f++) {
+			rk_type t = rk_schema_field_type(q->schema, f);
+			st->strs |= (uint64_t)(t == RK_T_STR || t == RK_T_BYTES) << f;
+		}
+		if (q->mode == Q_MERGE && !(st->fields = calloc(st->nfields + 1, sizeof *st->fields)))
 			return rk__err(RK_ENOMEM, "out of memory starting a query");
 	}
 	return 0;
@@ -478,7 +496,9 @@ int rk_query_next(rk_query_row *out, rk_query *q)
 		if (rc < 0)
 			return rc;
 		q->read++;
-		if ((rc = rk_key_decode(q->fields, q->enc, row->row.key, row->row.key_len)) < 0) {
+		if (row->fields) /* decoded by its stream */
+			memcpy(q->fields, row->fields, rk_schema_nfields(q->schema) * sizeof *q->fields);
+		else if ((rc = rk_key_decode(q->fields, q->enc, row->row.key, row->row.key_len)) < 0) {
 			char b[160];
 			rc = rk__err(RK_ECORRUPT, "row '%s' does not decode under the schema: %s",
 			             rk__err_bytes(b, sizeof b, row->row.key, row->row.key_len), rk_error_last());
@@ -532,6 +552,7 @@ void rk_query_close(rk_query *q)
 		free(st->ranges);
 		rk_encoder_free(st->enc);
 		free(st->lbuf);
+		free(st->fields);
 	}
 	rk_qsort__free(q->sort);
 	free(q->streams);

@@ -10,20 +10,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rowkey/key.h>
 #include <rowkey/store.h>
 
-/* A row and its key's logical form (rk_key_logical), in one allocation:
- * free() frees it. `row` comes first, so a qrow is handed out as an rk_row. */
+/* A row, its key's logical form (rk_key_logical) and, when the stream
+ * decoded it, its key's fields, in one allocation: free() frees it. `row`
+ * comes first, so a qrow is handed out as an rk_row. */
 typedef struct rk__qrow {
 	rk_row row;
 	const uint8_t *lkey;
 	size_t llen;
-	size_t bytes; /* the allocation's size */
+	const rk_value *fields; /* the schema's fields, or NULL: not decoded yet */
+	size_t bytes;           /* the allocation's size */
 } rk__qrow;
 
-/* Copies r and its logical form (lkey may be NULL when llen is 0) into one
- * allocation; NULL when out of memory. */
-rk__qrow *rk_qrow__new(const rk_row *r, const uint8_t *lkey, size_t llen);
+/* Copies r, its logical form (lkey may be NULL when llen is 0) and the
+ * decoded fields[0..nf) (nf 0: none; bit i of strs set: field i is a string
+ * or bytes, copied too) into one allocation; NULL when out of memory. */
+rk__qrow *rk_qrow__new(const rk_row *r, const uint8_t *lkey, size_t llen, const rk_value *fields,
+                       size_t nf, uint64_t strs);
 
 /* Logical order: by logical form, then by whole key; negated when reverse. */
 int rk_qrow__cmp(const rk__qrow *a, const rk__qrow *b, int reverse);

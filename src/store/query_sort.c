@@ -24,16 +24,20 @@
 
 /* ---- rows ---- */
 
-rk__qrow *rk_qrow__new(const rk_row *r, const uint8_t *lkey, size_t llen)
+rk__qrow *rk_qrow__new(const rk_row *r, const uint8_t *lkey, size_t llen, const rk_value *fields,
+                       size_t nf, uint64_t strs)
 {
-	size_t n = sizeof(rk__qrow) + r->ncells * sizeof(rk_cell) + r->key_len + llen;
+	size_t n = sizeof(rk__qrow) + r->ncells * sizeof(rk_cell) + nf * sizeof(rk_value) + r->key_len + llen;
 	for (size_t i = 0; i < r->ncells; i++)
 		n += strlen(r->cells[i].family) + 1 + r->cells[i].qualifier_len + r->cells[i].value_len;
+	for (size_t i = 0; i < nf; i++)
+		n += fields[i].present && (strs >> i & 1) ? fields[i].v.s.len : 0;
 	rk__qrow *d = malloc(n);
 	if (!d)
 		return NULL;
 	rk_cell *cells = (rk_cell *)(d + 1);
-	uint8_t *p = (uint8_t *)(cells + r->ncells);
+	rk_value *fv = (rk_value *)(cells + r->ncells);
+	uint8_t *p = (uint8_t *)(fv + nf);
 	if (r->key_len)
 		memcpy(p, r->key, r->key_len);
 	d->row.key = p;
@@ -61,6 +65,17 @@ rk__qrow *rk_qrow__new(const rk_row *r, const uint8_t *lkey, size_t llen)
 		memcpy(p, lkey, llen);
 	d->lkey = p;
 	d->llen = llen;
+	p += llen;
+	for (size_t i = 0; i < nf; i++) {
+		fv[i] = fields[i];
+		if (fields[i].present && (strs >> i & 1)) {
+			if (fields[i].v.s.len)
+				memcpy(p, fields[i].v.s.ptr, fields[i].v.s.len);
+			fv[i].v.s.ptr = p;
+			p += fields[i].v.s.len;
+		}
+	}
+	d->fields = nf ? fv : NULL;
 	d->bytes = n;
 	return d;
 }
@@ -187,7 +202,7 @@ static int run_advance(run *r, scratch *sc)
 		cells[i].value = sc->b + offs[i][2];
 	}
 	rk_row row = {sc->b + ko, kl, cells, nc};
-	if (!(r->head = rk_qrow__new(&row, sc->b + lo, ll)))
+	if (!(r->head = rk_qrow__new(&row, sc->b + lo, ll, NULL, 0, 0)))
 		rc = rk__err(RK_ENOMEM, "out of memory reading a sort run");
 out:
 	free(cells);

@@ -41,7 +41,7 @@ static rk__qrow *make_row(unsigned i)
 	rk_cell c[2] = {{"d", (const uint8_t *)q, strlen(q), i, (const uint8_t *)v, strlen(v)},
 	                {"fam", NULL, 0, 1, (const uint8_t *)"", 0}};
 	rk_row r = {(const uint8_t *)key, strlen(key), c, 2};
-	return rk_qrow__new(&r, l, ll);
+	return rk_qrow__new(&r, l, ll, NULL, 0, 0);
 }
 
 static void check_cells(const rk__qrow *r)
@@ -77,7 +77,7 @@ static size_t sort_rows(unsigned n, size_t budget, int reverse)
 	assert_int_equal(rk_qsort__new(&s, budget, reverse), 0);
 	for (unsigned i = 0; i < n; i++) {
 		rk__qrow *r = make_row(i);
-		want[i] = rk_qrow__new(&r->row, r->lkey, r->llen); /* the sorter owns r */
+		want[i] = rk_qrow__new(&r->row, r->lkey, r->llen, NULL, 0, 0); /* the sorter owns r */
 		assert_int_equal(rk_qsort__add(s, r), 0);
 	}
 	g_rev = reverse;
