@@ -19,9 +19,10 @@
  *   server.c        a region server's writer thread and admission
  *   meta.c          the meta map; meta_file.c its file (META);
  *                   split.c the split policy
- *   engine_leveldb.c the engine; engine_files.c its logs checked before
- *                   LevelDB replays them; repair.c log repair; dirlock.c
- *                   DIR/LOCK
+ *   engine_leveldb.c the engine (engine_int.h its state); engine_verify.c
+ *                   its table files verified; engine_files.c its logs
+ *                   checked before LevelDB replays them; repair.c log
+ *                   repair; dirlock.c DIR/LOCK
  *
  * Lock order: meta lock, then a server's queue mutex, then a completion's
  * mutex. No thread waits for a server while holding the meta lock.

@@ -1,0 +1,59 @@
+/*
+ * The LevelDB engine's private state, shared by its files: engine_leveldb.c
+ * (open, close, writes, batches, iterators) and engine_verify.c (its table
+ * files verified, and the damaged one named in read errors).
+ */
+#ifndef RK_LOCAL_ENGINE_INT_H
+#define RK_LOCAL_ENGINE_INT_H
+
+#include <leveldb/c.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "store/local/engine.h"
+
+#define ENGINE_IDLE_ITERS 4
+#define ENGINE_ITER_USES 32
+
+struct rk__engine {
+	leveldb_t *db;
+	leveldb_options_t *opts;
+	leveldb_cache_t *cache;
+	int own_cache; /* the cache is this engine's (no shared one was given) */
+	leveldb_writeoptions_t *wsync, *wasync;
+	char *path;
+	pthread_mutex_t mu; /* guards failure, diag_files, diag */
+	_Atomic int failed; /* set (release) once failure is set */
+	int failure_code;
+	char failure[1200]; /* the first failed write's message; constant once set */
+	char *diag_files; /* the live-file list the cached diagnosis was made for */
+	char *diag;       /* "table file ...: why" of the damaged files found */
+	/* Point reads reuse idle iterators while nothing was written since they
+	 * were made (an iterator reads the snapshot of its creation). */
+	_Atomic uint64_t gen; /* bumped after every write returns */
+	pthread_mutex_t pool_mu;
+	rk__eiter *idle[ENGINE_IDLE_ITERS];
+	int nidle;
+};
+
+struct rk__eiter {
+	leveldb_iterator_t *it;
+	leveldb_readoptions_t *ro;
+	rk__engine *e;
+	uint64_t gen; /* the engine's gen read before this iterator was made */
+	unsigned uses; /* point reads it served (pooled iterators retire after a few) */
+};
+
+/* The rowkey code of a LevelDB error string. */
+int rk_engine__error_code(const char *err);
+
+/* A copy of s (malloc), or NULL. */
+char *rk_engine__str_dup(const char *s);
+
+/* A read failed with LevelDB's message err (freed here): the error set and
+ * returned, naming the engine and, when the table files show one, the
+ * damaged file and block. */
+int rk_engine__map_read_error(rk__engine *e, char *err);
+
+#endif
