@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "key/error.h"
+#include "store/local/durable.h"
 #include "store/local/ldb_log.h"
 
 /* Reads a whole file (what is there, should it shrink meanwhile); 0, or -1
@@ -86,42 +87,12 @@ static int cut_log(const char *dir, const char *file, uint64_t len)
 	return rc;
 }
 
-/* Replaces log `file` by `img` (its intact records): a new file, synced,
- * renamed over the old one, the directory synced. */
+/* Replaces log `file` (in `dir`) by `img` (its intact records), durably. */
 static int rewrite_log(const char *dir, const char *file, const uint8_t *img, size_t len)
 {
-	char tmp[4500];
-	snprintf(tmp, sizeof tmp, "%s.repair", file);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), dfd;
-	size_t done = 0;
-	if (fd < 0)
-		goto fail;
-	while (done < len) {
-		ssize_t w = write(fd, img + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		done += (size_t)w;
-	}
-	if (fsync(fd) || close(fd)) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, file))
-		goto fail;
-	if ((dfd = open(dir, O_RDONLY)) >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-fail:;
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return rk__err(RK_EIO, "engine %s: cannot rewrite %s: %s", dir, file, strerror(e));
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	int rc = rk_local__replace_file(dir, base, img, len);
+	return rc ? rk__err_wrap(rc, "engine %s: cannot rewrite %s", dir, file) : 0;
 }
 
 /* Scans one log file; see rk__engine_options.repair. */

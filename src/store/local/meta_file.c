@@ -18,6 +18,7 @@
 #include "key/error.h"
 #include "store/cell.h"
 #include "store/local/crc.h"
+#include "store/local/durable.h"
 
 #define META_MAGIC "RKMETA01"
 #define META_VERSION 2u     /* written; 1 (no props) is still read */
@@ -432,51 +433,9 @@ int rk_meta__decode(rk__meta *m, const uint8_t *buf, size_t len, const char *fil
 
 /* ---- files ---- */
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY);
-	if (fd < 0)
-		return rk__err(RK_EIO, "%s: %s", dir, strerror(errno));
-	int rc = fsync(fd);
-	int e = errno;
-	close(fd);
-	return rc ? rk__err(RK_EIO, "fsync %s: %s", dir, strerror(e)) : 0;
-}
-
 int rk_meta__save(const char *dir, const uint8_t *buf, size_t len)
 {
-	char tmp[4096], path[4096];
-	snprintf(tmp, sizeof tmp, "%s/META.tmp", dir);
-	snprintf(path, sizeof path, "%s/META", dir);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return rk__err(RK_EIO, "%s: %s", tmp, strerror(errno));
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			return rk__err(RK_EIO, "writing %s: %s", tmp, strerror(e));
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd)) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		return rk__err(RK_EIO, "fsync %s: %s", tmp, strerror(e));
-	}
-	close(fd);
-	if (rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		return rk__err(RK_EIO, "rename %s to %s: %s", tmp, path, strerror(e));
-	}
-	return fsync_dir(dir);
+	return rk_local__replace_file(dir, "META", buf, len);
 }
 
 int rk_meta__read(uint8_t **out, size_t *len, const char *dir)
