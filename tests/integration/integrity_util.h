@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <sys/wait.h>
 
 #include "integration/store_test_util.h"
 
@@ -103,6 +104,35 @@ static inline int it_scan(rk_table *t, size_t vlen, uint64_t *good, uint64_t *wr
 	}
 	rk_scan_close(sc);
 	return rc == RK_EITEROVER ? 0 : rc;
+}
+
+/* A store of `servers` servers holding table t's rows [0, n), written
+ * `per` a batch (values of vlen bytes), left as a crash leaves it: written
+ * by a child process that exits without closing (nothing sealed, the live
+ * log as LevelDB wrote it). Returns 0 when the child succeeded. */
+static inline int it_crashed_store(const char *dir, unsigned servers, uint64_t n, size_t per,
+                                   size_t vlen)
+{
+	pid_t pid = fork(); /* before this process starts any store thread */
+	if (pid == 0) {
+		rk_store *s;
+		rk_table *t;
+		rk_store_options o = RK_STORE_OPTIONS_INIT;
+		o.n_servers = servers;
+		o.background_splits = 0;
+		o.split_threshold = 0;
+		if (rk_store_open(&s, dir, &o))
+			_exit(3);
+		it_create(s);
+		if (rk_table_open(&t, s, "t"))
+			_exit(4);
+		it_write(t, 0, n, per, vlen);
+		_exit(0); /* no close: as a crash after the writes were acknowledged */
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* The path of the newest file in `dir` whose name ends with `suffix` (the

@@ -30,7 +30,7 @@
  * files (the reopen flushes the replayed log), and reads them all. */
 static rk__engine *load_and_read(const char *dir, rk__ecache *cache)
 {
-	rk__engine_options eo = {256 << 10, 1, 1, NULL, NULL, cache};
+	rk__engine_options eo = {256 << 10, 1, 1, NULL, NULL, cache, 0};
 	rk__engine *e;
 	ST_OK(rk_engine__open(&e, dir, &eo));
 	uint8_t val[1024];
@@ -87,7 +87,7 @@ static void test_shared_cache(void **state)
 	printf("shared 32 MiB cache: %.1f MiB in memory after reading 12 MiB\n", (double)m / MIB);
 	assert_true(m >= 11 * MIB); /* every block read stayed */
 	/* a second engine on the same cache sees the first one's blocks */
-	rk__engine_options eo = {0, 1, 1, NULL, NULL, c};
+	rk__engine_options eo = {0, 1, 1, NULL, NULL, c, 0};
 	rk__engine *eb;
 	ST_OK(rk_engine__open(&eb, b, &eo));
 	assert_true(rk_engine__memory(eb) >= 11 * MIB);

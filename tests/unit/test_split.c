@@ -104,7 +104,7 @@ static void test_middle_key(void **state)
 {
 	(void)state;
 	char *dir = st_tmpdir("mid");
-	rk__engine_options eo = {0, 1, 0, NULL, NULL, NULL};
+	rk__engine_options eo = {0, 1, 0, NULL, NULL, NULL, 0};
 	rk__engine *e;
 	ST_OK(rk_engine__open(&e, dir, &eo));
 	rk__ebatch *b = rk_ebatch__new();

@@ -31,6 +31,10 @@ typedef struct rk__engine_options {
 	/* The block cache (rk_ecache__new), shared with other engines and
 	 * outliving this one; NULL: a private cache of 8 MiB. */
 	struct rk__ecache *cache;
+	/* 1: the engine must have its list of expected logs (WALS), as every
+	 * engine of a store whose META says so: a missing one refuses the open
+	 * (repair: replays the logs as found, and says so). */
+	int require_wals;
 } rk__engine_options;
 
 /* A cache of table blocks that engines share: LevelDB's LRU cache, bounded
@@ -45,7 +49,11 @@ void rk_ecache__free(rk__ecache *c);
 /* Opens the engine in directory `path`. RK_EIO / RK_ECORRUPT / RK_EBUSY
  * naming the path. A log cut short by a crash (a torn tail, no complete
  * record after it) is cut back to its last complete record and the open goes
- * on, as LevelDB would. The caller owns *out (rk_engine__close). */
+ * on, as LevelDB would. A write-ahead log the engine expects (formats.md
+ * B.5) missing, cut short below what was synced, or replaced refuses the
+ * open (RK_ECORRUPT naming it) unless repair is set. The engine keeps that
+ * list up to date while it runs and seals it at close. The caller owns *out
+ * (rk_engine__close). */
 int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options *opts);
 void rk_engine__close(rk__engine *e);
 

@@ -146,23 +146,55 @@ static int check_log(const char *dir, const char *file, const rk__engine_options
 	return rc;
 }
 
+static int num_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int rk_engine__list_logs(const char *dir, uint64_t **out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : rk__err(RK_EIO, "engine %s: %s", dir, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		if (!is_log_name(de->d_name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			uint64_t *nn = realloc(*out, cap * sizeof *nn);
+			if (!nn) {
+				closedir(d);
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return rk__err(RK_ENOMEM, "engine %s: out of memory listing logs", dir);
+			}
+			*out = nn;
+		}
+		(*out)[(*n)++] = strtoull(de->d_name, NULL, 10);
+	}
+	closedir(d);
+	qsort(*out, *n, sizeof **out, num_cmp);
+	return 0;
+}
+
 /* Scans the engine's logs before LevelDB replays them (a directory not yet
  * made has none). */
 int rk_engine__check_logs(const char *dir, const rk__engine_options *o)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int rc = 0;
-	if (!d)
-		return errno == ENOENT ? 0
-		                       : rk__err(RK_EIO, "engine %s: %s", dir, strerror(errno));
-	while (!rc && (de = readdir(d)) != NULL) {
+	uint64_t *nums;
+	size_t n;
+	int rc = rk_engine__list_logs(dir, &nums, &n);
+	for (size_t i = 0; i < n && !rc; i++) {
 		char file[4400];
-		if (!is_log_name(de->d_name))
-			continue;
-		snprintf(file, sizeof file, "%s/%s", dir, de->d_name);
+		snprintf(file, sizeof file, "%s/%06llu.log", dir, (unsigned long long)nums[i]);
 		rc = check_log(dir, file, o);
 	}
-	closedir(d);
+	free(nums);
 	return rc;
 }

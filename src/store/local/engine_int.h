@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "store/local/engine.h"
+#include "store/local/wals.h"
 
 #define ENGINE_IDLE_ITERS 4
 #define ENGINE_ITER_USES 32
@@ -35,6 +36,13 @@ struct rk__engine {
 	pthread_mutex_t pool_mu;
 	rk__eiter *idle[ENGINE_IDLE_ITERS];
 	int nidle;
+	/* the expected write-ahead logs (engine_wals.c), under wal_mu */
+	pthread_mutex_t wal_mu;
+	rk__wals wals;
+	int wals_on;       /* the list is kept (the engine opened) */
+	int wal_fd;        /* the live log, read-only, to see it grow; -1: none */
+	uint64_t wal_live; /* its number */
+	uint64_t wal_seen; /* its length after the last write */
 };
 
 struct rk__eiter {
@@ -50,6 +58,14 @@ int rk_engine__error_code(const char *err);
 
 /* A copy of s (malloc), or NULL. */
 char *rk_engine__str_dup(const char *s);
+
+/* The engine's list of expected logs (engine_wals.c): made after LevelDB
+ * opened, brought up to date after each write (when LevelDB started a new
+ * log), sealed after LevelDB closed. 0 or RK_EIO / RK_ENOMEM naming the
+ * engine; sealing is best effort. */
+int rk_engine__wals_start(rk__engine *e);
+int rk_engine__wals_after_write(rk__engine *e);
+void rk_engine__wals_seal(rk__engine *e);
 
 /* A read failed with LevelDB's message err (freed here): the error set and
  * returned, naming the engine and, when the table files show one, the

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "key/error.h"
 #include "store/local/engine_files.h"
@@ -69,6 +70,8 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 		goto nomem;
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_mutex_init(&e->pool_mu, NULL);
+	pthread_mutex_init(&e->wal_mu, NULL);
+	e->wal_fd = -1;
 	atomic_init(&e->failed, 0);
 	atomic_init(&e->gen, 0);
 	/* No filter policy: the store reads only through iterators (a cell key
@@ -88,7 +91,11 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 	leveldb_options_set_max_open_files(e->opts, 200);
 	if (o->write_buffer_size)
 		leveldb_options_set_write_buffer_size(e->opts, o->write_buffer_size);
-	int rc = rk_engine__check_logs(path, o);
+	/* the logs it expects before their records: a torn tail cut by the
+	   record check must not look like a log cut short */
+	int rc = rk_engine__check_wals(path, o);
+	if (!rc)
+		rc = rk_engine__check_logs(path, o);
 	if (rc) {
 		rk_engine__close(e);
 		return rc;
@@ -99,6 +106,11 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 		rk_engine__close(e);
 		return rc;
 	}
+	if ((rc = rk_engine__wals_start(e)) != 0) {
+		rk_engine__close(e);
+		return rc;
+	}
+	e->wals_on = 1;
 	*out = e;
 	return 0;
 nomem:
@@ -128,6 +140,12 @@ void rk_engine__close(rk__engine *e)
 	e->nidle = 0;
 	if (e->db)
 		leveldb_close(e->db);
+	if (e->wals_on)
+		rk_engine__wals_seal(e);
+	else
+		rk_wals__free(&e->wals);
+	if (e->wal_fd >= 0)
+		close(e->wal_fd);
 	leveldb_writeoptions_destroy(e->wsync);
 	leveldb_writeoptions_destroy(e->wasync);
 	leveldb_options_destroy(e->opts);
@@ -135,6 +153,7 @@ void rk_engine__close(rk__engine *e)
 		leveldb_cache_destroy(e->cache);
 	pthread_mutex_destroy(&e->mu);
 	pthread_mutex_destroy(&e->pool_mu);
+	pthread_mutex_destroy(&e->wal_mu);
 	free(e->diag_files);
 	free(e->diag);
 	free(e->path);
@@ -152,6 +171,22 @@ static int refuse(rk__engine *e)
 	return rk__err(e->failure_code, "%s", e->failure);
 }
 
+/* The engine stops taking writes: code and message kept for every later
+ * write (the first failure's). */
+static int fail_writes(rk__engine *e, int code, const char *why)
+{
+	pthread_mutex_lock(&e->mu);
+	if (!atomic_load_explicit(&e->failed, memory_order_relaxed)) {
+		snprintf(e->failure, sizeof e->failure,
+		         "engine %s: %s (this engine refuses writes until the store is reopened)",
+		         e->path, why);
+		e->failure_code = code;
+		atomic_store_explicit(&e->failed, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&e->mu);
+	return refuse(e);
+}
+
 int rk_engine__write(rk__engine *e, rk__ebatch *b, int sync)
 {
 	char *err = NULL;
@@ -161,20 +196,20 @@ int rk_engine__write(rk__engine *e, rk__ebatch *b, int sync)
 	/* after the write is visible and before anyone is told it is done: an
 	 * iterator tagged with an older gen may miss it and is not reused */
 	atomic_fetch_add_explicit(&e->gen, 1, memory_order_release);
-	if (!err)
-		return 0;
-	int code = rk_engine__error_code(err);
-	pthread_mutex_lock(&e->mu);
-	if (!atomic_load_explicit(&e->failed, memory_order_relaxed)) {
-		snprintf(e->failure, sizeof e->failure,
-		         "engine %s: %s (this engine refuses writes until the store is reopened)",
-		         e->path, err);
-		e->failure_code = code;
-		atomic_store_explicit(&e->failed, 1, memory_order_release);
+	if (err) {
+		int rc = fail_writes(e, rk_engine__error_code(err), err);
+		leveldb_free(err);
+		return rc;
 	}
-	pthread_mutex_unlock(&e->mu);
-	leveldb_free(err);
-	return refuse(e);
+	/* a new log LevelDB started is recorded before the write is
+	 * acknowledged; when that fails the write is applied but not known to
+	 * survive a lost log: reported, and no more writes */
+	if (rk_engine__wals_after_write(e) != 0) {
+		char why[900];
+		snprintf(why, sizeof why, "the write was applied, but %s", rk_error_last());
+		return fail_writes(e, RK_EIO, why);
+	}
+	return 0;
 }
 
 const char *rk_engine__failure(rk__engine *e)

@@ -81,6 +81,9 @@ typedef struct walker {
 	bytes frag;    /* its data (salvage only) */
 	bytes *out;    /* the salvaged log (NULL: scan only) */
 	size_t out_block_off;
+	size_t min_len; /* a complete record shorter than this is damage */
+	void (*each)(const uint8_t *d, size_t len, void *payload); /* each complete record */
+	void *payload;
 } walker;
 
 static void damage_as(walker *w, uint64_t off, uint64_t bytes_, const char *why, int hard)
@@ -140,7 +143,7 @@ static void emit(walker *w, const uint8_t *d, size_t len)
 static void complete(walker *w, uint64_t end, const uint8_t *d, size_t len)
 {
 	rk__ldb_log_scan *s = w->s;
-	if (len < BATCH_HEADER) {
+	if (len < w->min_len) {
 		damage_as(w, end - len - HEADER, len + HEADER, "log record too small", 1);
 		return;
 	}
@@ -162,6 +165,8 @@ static void complete(walker *w, uint64_t end, const uint8_t *d, size_t len)
 	s->good_end = end;
 	if (w->out)
 		emit(w, d, len);
+	if (w->each)
+		w->each(d, len, w->payload);
 }
 
 /* The unfinished fragmented record is abandoned. */
@@ -286,6 +291,21 @@ void rk_ldb__scan_log(rk__ldb_log_scan *s, const uint8_t *p, size_t n)
 	w.p = p;
 	w.n = n;
 	w.s = s;
+	w.min_len = BATCH_HEADER;
+	walk(&w);
+}
+
+void rk_ldb__log_records(rk__ldb_log_scan *s, const uint8_t *p, size_t n,
+                         void (*each)(const uint8_t *d, size_t len, void *payload), void *payload)
+{
+	walker w;
+	memset(s, 0, sizeof *s);
+	memset(&w, 0, sizeof w);
+	w.p = p;
+	w.n = n;
+	w.s = s;
+	w.each = each;
+	w.payload = payload;
 	walk(&w);
 }
 
@@ -300,6 +320,7 @@ int rk_ldb__salvage_log(uint8_t **out, size_t *outlen, rk__ldb_log_scan *s, cons
 	w.n = n;
 	w.s = s;
 	w.out = &o;
+	w.min_len = BATCH_HEADER;
 	walk(&w);
 	free(w.frag.p);
 	if (o.failed || w.frag.failed) {

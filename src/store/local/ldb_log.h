@@ -43,6 +43,12 @@ typedef struct rk__ldb_log_scan {
  * never reads outside p[0..n). */
 void rk_ldb__scan_log(rk__ldb_log_scan *out, const uint8_t *p, size_t n);
 
+/* The same walk over any file in LevelDB's log format (a MANIFEST too):
+ * each(data, length, payload) for every intact complete record in file
+ * order, whatever its size; *s says what was damaged. */
+void rk_ldb__log_records(rk__ldb_log_scan *s, const uint8_t *p, size_t n,
+                         void (*each)(const uint8_t *d, size_t len, void *payload), void *payload);
+
 /* The same scan (*s), and a new log image holding every intact complete
  * record of p[0..n) in order, written as LevelDB's log::Writer writes them:
  * what a repair keeps. The caller frees *out. 0 or RK_ENOMEM. */

@@ -21,8 +21,10 @@
  *                   split.c the split policy
  *   engine_leveldb.c the engine (engine_int.h its state); engine_verify.c
  *                   its table files verified; engine_files.c its logs
- *                   checked before LevelDB replays them; repair.c log
- *                   repair; dirlock.c DIR/LOCK
+ *                   checked before LevelDB replays them; engine_wals.c
+ *                   the logs it expects (wals.c their file, ldb_manifest.c
+ *                   LevelDB's MANIFEST); durable.c files replaced whole;
+ *                   repair.c log repair; dirlock.c DIR/LOCK
  *
  * Lock order: meta lock, then a server's queue mutex, then a completion's
  * mutex. No thread waits for a server while holding the meta lock.

@@ -314,9 +314,13 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 		rc = rk__err(RK_ENOMEM, "store %s: out of memory", dir);
 		goto fail;
 	}
+	/* every engine keeps its list of expected logs (WALS) once META says so */
+	const uint8_t *wv;
+	size_t wn;
+	int wals = rk_meta__prop_get(&s->meta.props, "wals", &wv, &wn) == 0 && wn == 1 && wv[0] == '1';
 	for (unsigned i = 0; i < s->nservers; i++) {
 		char path[4200];
-		rk__engine_options eo = {opts->write_buffer_size, fresh, 1, NULL, NULL, s->cache};
+		rk__engine_options eo = {opts->write_buffer_size, fresh, 1, NULL, NULL, s->cache, wals};
 		snprintf(path, sizeof path, "%s/rs-%03u", dir, i);
 		if (!fresh && stat(path, &st)) {
 			rc = rk__err(RK_ECORRUPT, "store %s: region server %u's engine %s is missing", dir,
@@ -348,7 +352,13 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 	int cap_changed = 0;
 	if ((rc = server_capacity(s, &cap_ops, &cap_bytes, &cap_changed)) != 0)
 		goto fail;
-	if (fresh || cap_changed) {
+	int save_meta = fresh || cap_changed;
+	if (!wals) { /* every engine has written its WALS by now */
+		if ((rc = rk_meta__prop_set(&s->meta.props, "wals", "1", 1)) != 0)
+			goto fail;
+		save_meta = 1;
+	}
+	if (save_meta) {
 		/* only now: a crash before this leaves no META, and the next open
 		 * starts afresh over whatever empty engines exist */
 		if ((rc = rk_meta__encode(&buf, &len, &s->meta)) != 0 ||

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include "store/local/dirlock.h"
 #include "store/local/engine.h"
 #include "store/local/local.h"
+#include "store/local/meta.h"
 
 typedef struct repair_ctx {
 	const char *dir;
@@ -52,6 +54,28 @@ static void dropped(const char *msg, void *payload)
 	}
 }
 
+/* 1 when META says every engine keeps its list of expected logs (an
+ * unreadable META: 0, the logs are taken as found). */
+static int wals_required(const char *dir)
+{
+	uint8_t *buf;
+	size_t len;
+	rk__meta m;
+	const uint8_t *v;
+	size_t n;
+	char path[4200];
+	int required = 0;
+	if (rk_meta__read(&buf, &len, dir))
+		return 0;
+	snprintf(path, sizeof path, "%s/META", dir);
+	rk_meta__init(&m, 1);
+	if (rk_meta__decode(&m, buf, len, path) == 0)
+		required = rk_meta__prop_get(&m.props, "wals", &v, &n) == 0 && n == 1 && v[0] == '1';
+	rk_meta__fini(&m);
+	free(buf);
+	return required;
+}
+
 int rk_local__repair(size_t *out, const char *dir, void (*report)(const char *, void *),
                      void *payload)
 {
@@ -65,13 +89,14 @@ int rk_local__repair(size_t *out, const char *dir, void (*report)(const char *, 
 		return rk__err(RK_ENOTFOUND, "store %s: no META file (not a rowkey store)", dir);
 	if ((rc = rk_dirlock__acquire(&lock, dir)) != 0)
 		return rc;
+	int wals = wals_required(dir);
 	/* every server directory there is (META may be what is damaged) */
 	for (unsigned i = 0; i < RK_MAX_SERVERS && !rc; i++) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/rs-%03u", dir, i);
 		if (stat(path, &st))
 			break;
-		rk__engine_options eo = {0, 0, 1, dropped, &c, NULL};
+		rk__engine_options eo = {0, 0, 1, dropped, &c, NULL, wals};
 		rk__engine *e = NULL;
 		rc = rk_engine__open(&e, path, &eo);
 		rk_engine__close(e);
