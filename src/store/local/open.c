@@ -239,11 +239,166 @@ static int server_capacity(rk__local *s, uint64_t *ops, uint64_t *bytes, int *ch
 	return 0;
 }
 
-int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts)
+/* The directory made when missing (create_if_missing) and locked. */
+static int open_dir(rk__local *s)
+{
+	struct stat st;
+	const char *dir = s->dir;
+	if (stat(dir, &st)) {
+		if (errno != ENOENT || !s->opts.create_if_missing)
+			return rk__err(RK_ENOTFOUND, "store %s: %s", dir, strerror(errno));
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return rk__err(RK_EIO, "store %s: cannot create: %s", dir, strerror(errno));
+	} else if (!S_ISDIR(st.st_mode)) {
+		return rk__err(RK_EINVALID, "store %s: not a directory", dir);
+	}
+	return lock_dir(s);
+}
+
+/* META read into s->meta (*fresh: there is none, a new store) and its
+ * settings settled; saved at once when they changed on an existing store. */
+static int load_meta(rk__local *s, int *fresh)
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;
+	int save = 0;
+	int rc = rk_meta__read(&buf, &len, s->dir);
+	*fresh = 0;
+	if (rc == RK_ENOTFOUND) {
+		if (!s->opts.create_if_missing)
+			return rk__err(RK_ENOTFOUND, "store %s: no META file (not a rowkey store)", s->dir);
+		*fresh = 1; /* META is written once the engines exist */
+		rc = 0;
+	} else if (rc == 0) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/META", s->dir);
+		rc = rk_meta__decode(&s->meta, buf, len, path);
+	}
+	free(buf);
+	buf = NULL;
+	if (!rc)
+		rc = settle_split_threshold(s, *fresh, &save);
+	if (!rc && !*fresh && save &&
+	    !(rc = rk_meta__encode(&buf, &len, &s->meta)))
+		rc = rk_meta__save(s->dir, buf, len);
+	free(buf);
+	return rc;
+}
+
+/* One engine per region server (every one must be there unless the store
+ * is new); a new store's engines must hold nothing (else META was lost). */
+static int open_engines(rk__local *s, int fresh)
+{
+	struct stat st;
 	int rc;
+	/* every engine keeps its list of expected logs (WALS) once META says so */
+	const uint8_t *wv;
+	size_t wn;
+	int wals = rk_meta__prop_get(&s->meta.props, "wals", &wv, &wn) == 0 && wn == 1 && wv[0] == '1';
+	for (unsigned i = 0; i < s->nservers; i++) {
+		char path[4200];
+		rk__engine_options eo = {s->opts.write_buffer_size, fresh, 1, NULL, NULL, s->cache, wals};
+		snprintf(path, sizeof path, "%s/rs-%03u", s->dir, i);
+		if (!fresh && stat(path, &st))
+			return rk__err(RK_ECORRUPT, "store %s: region server %u's engine %s is missing",
+			               s->dir, i, path);
+		if ((rc = rk_engine__open(&s->servers[i].engine, path, &eo)) != 0)
+			return rc;
+		s->servers[i].id = i;
+	}
+	for (unsigned i = 0; fresh && i < s->nservers; i++) {
+		/* engines with data but no META: the meta map was lost; refuse
+		 * rather than reuse the data under new table ids */
+		rk__eiter *it = rk_eiter__new(s->servers[i].engine);
+		rk_eiter__seek_first(it);
+		/* a first block that cannot be read holds data too */
+		int has_data = rk_eiter__valid(it) || rk_eiter__status(it) != 0;
+		rk_eiter__free(it);
+		if (has_data)
+			return rk__err(RK_ECORRUPT,
+			               "store %s: no META file, but engine %s holds data (the meta map "
+			               "was lost; restore META or move the directory away)",
+			               s->dir, rk_engine__path(s->servers[i].engine));
+	}
+	return 0;
+}
+
+/* The settings that need the engines (capacity; every engine keeps a WALS
+ * now), and META written when new or changed: only now, so a crash before
+ * this leaves no META and the next open starts afresh over whatever empty
+ * engines exist. */
+static int settle_and_save(rk__local *s, int fresh, uint64_t *cap_ops, uint64_t *cap_bytes)
+{
+	uint8_t *buf = NULL;
+	size_t len;
+	const uint8_t *v;
+	size_t n;
+	int save = fresh;
+	int rc = server_capacity(s, cap_ops, cap_bytes, &save);
+	if (!rc && !(rk_meta__prop_get(&s->meta.props, "wals", &v, &n) == 0 && n == 1 && v[0] == '1')) {
+		rc = rk_meta__prop_set(&s->meta.props, "wals", "1", 1);
+		save = 1;
+	}
+	if (!rc && save && !(rc = rk_meta__encode(&buf, &len, &s->meta)))
+		rc = rk_meta__save(s->dir, buf, len);
+	free(buf);
+	return rc;
+}
+
+/* Cells no region on their server owns swept, region sizes measured. */
+static int recover(rk__local *s)
+{
+	int rc;
+	for (unsigned i = 0; i < s->nservers; i++) {
+		int read_rc = 0;
+		if ((rc = remove_orphans(s, i, &read_rc)) != 0)
+			return rc;
+		if (read_rc == RK_ENOMEM)
+			return read_rc;
+		/* other read errors: the store opens; see remove_orphans */
+	}
+	for (size_t t = 0; t < s->meta.ntables; t++) {
+		rk__tmeta *tm = s->meta.tables[t];
+		for (size_t k = 0; k < tm->nregions; k++) {
+			rk__region *r = tm->regions[k];
+			atomic_store(&r->size, rk_engine__approx_size(s->servers[r->server].engine, r->lo,
+			                                               r->lo_len, r->hi, r->hi_len));
+			atomic_store(&r->split_at_size,
+			             rk_split__limit(s->opts.split_threshold,
+			                             rk_meta__regions_on_server(tm, r->server)));
+		}
+	}
+	return 0;
+}
+
+/* The splitter (when asked for) and the region servers' writer threads. */
+static int start_threads(rk__local *s, uint64_t cap_ops, uint64_t cap_bytes)
+{
+	int rc;
+	/* grown regions are queued whenever there is a threshold; without the
+	 * background thread they wait for rk_store_split_due */
+	if (s->opts.background_splits && s->opts.split_threshold) {
+		if (pthread_create(&s->split_thread, NULL, rk_local__splitter_main, s))
+			return rk__err(RK_EIO, "store %s: cannot start the split thread", s->dir);
+		s->split_started = 1;
+	}
+	s->splits_on = s->opts.split_threshold != 0;
+	for (unsigned i = 0; i < s->nservers; i++) {
+		s->servers[i].bucket_ms = s->opts.metrics_bucket_ms;
+		s->servers[i].cap_ops = cap_ops;
+		s->servers[i].cap_bytes = cap_bytes;
+		s->servers[i].grew = rk_local__region_grew;
+		s->servers[i].payload = s;
+		if ((rc = rk_server__start(&s->servers[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts)
+{
+	int rc, fresh;
+	uint64_t cap_ops = 0, cap_bytes = 0;
 	rk__local *s = calloc(1, sizeof *s);
 	if (!s || !(s->dir = strdup(dir))) {
 		free(s);
@@ -260,52 +415,8 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 	pthread_cond_init(&s->split_cv, NULL);
 	atomic_init(&s->clock, 0);
 	rk_meta__init(&s->meta, opts->n_servers);
-
-	struct stat st;
-	if (stat(dir, &st)) {
-		if (errno != ENOENT || !opts->create_if_missing) {
-			rc = rk__err(RK_ENOTFOUND, "store %s: %s", dir, strerror(errno));
-			goto fail;
-		}
-		if (mkdir(dir, 0755) && errno != EEXIST) {
-			rc = rk__err(RK_EIO, "store %s: cannot create: %s", dir, strerror(errno));
-			goto fail;
-		}
-	} else if (!S_ISDIR(st.st_mode)) {
-		rc = rk__err(RK_EINVALID, "store %s: not a directory", dir);
+	if ((rc = open_dir(s)) != 0 || (rc = load_meta(s, &fresh)) != 0)
 		goto fail;
-	}
-	if ((rc = lock_dir(s)) != 0)
-		goto fail;
-	int fresh = 0;
-	rc = rk_meta__read(&buf, &len, dir);
-	if (rc == RK_ENOTFOUND) {
-		if (!opts->create_if_missing) {
-			rc = rk__err(RK_ENOTFOUND, "store %s: no META file (not a rowkey store)", dir);
-			goto fail;
-		}
-		fresh = 1; /* META is written once the engines exist (below) */
-	} else if (rc) {
-		goto fail;
-	} else {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/META", dir);
-		if ((rc = rk_meta__decode(&s->meta, buf, len, path)) != 0)
-			goto fail;
-	}
-	int save_settings = 0;
-	if ((rc = settle_split_threshold(s, fresh, &save_settings)) != 0)
-		goto fail;
-	if (!fresh && save_settings) {
-		free(buf);
-		buf = NULL;
-		if ((rc = rk_meta__encode(&buf, &len, &s->meta)) != 0 ||
-		    (rc = rk_meta__save(dir, buf, len)) != 0)
-			goto fail;
-	}
-	free(buf);
-	buf = NULL;
-
 	s->nservers = s->meta.n_servers;
 	s->servers = calloc(s->nservers, sizeof *s->servers);
 	if (opts->block_cache_size)
@@ -314,103 +425,15 @@ int rk_local__open(rk_store **out, const char *dir, const rk_store_options *opts
 		rc = rk__err(RK_ENOMEM, "store %s: out of memory", dir);
 		goto fail;
 	}
-	/* every engine keeps its list of expected logs (WALS) once META says so */
-	const uint8_t *wv;
-	size_t wn;
-	int wals = rk_meta__prop_get(&s->meta.props, "wals", &wv, &wn) == 0 && wn == 1 && wv[0] == '1';
-	for (unsigned i = 0; i < s->nservers; i++) {
-		char path[4200];
-		rk__engine_options eo = {opts->write_buffer_size, fresh, 1, NULL, NULL, s->cache, wals};
-		snprintf(path, sizeof path, "%s/rs-%03u", dir, i);
-		if (!fresh && stat(path, &st)) {
-			rc = rk__err(RK_ECORRUPT, "store %s: region server %u's engine %s is missing", dir,
-			             i, path);
-			goto fail;
-		}
-		if ((rc = rk_engine__open(&s->servers[i].engine, path, &eo)) != 0)
-			goto fail;
-		s->servers[i].id = i;
-	}
-	for (unsigned i = 0; fresh && i < s->nservers; i++) {
-		/* engines with data but no META: the meta map was lost; refuse
-		 * rather than reuse the data under new table ids */
-		rk__eiter *it = rk_eiter__new(s->servers[i].engine);
-		rk_eiter__seek_first(it);
-		/* a first block that cannot be read holds data too */
-		int has_data = rk_eiter__valid(it) || rk_eiter__status(it) != 0;
-		rk_eiter__free(it);
-		if (has_data) {
-			rc = rk__err(RK_ECORRUPT,
-			             "store %s: no META file, but engine %s holds data (the meta map "
-			             "was lost; restore META or move the directory away)",
-			             dir, rk_engine__path(s->servers[i].engine));
-			goto fail;
-		}
-	}
-	rk_local__metrics_load(s);
-	uint64_t cap_ops = 0, cap_bytes = 0;
-	int cap_changed = 0;
-	if ((rc = server_capacity(s, &cap_ops, &cap_bytes, &cap_changed)) != 0)
+	if ((rc = open_engines(s, fresh)) != 0)
 		goto fail;
-	int save_meta = fresh || cap_changed;
-	if (!wals) { /* every engine has written its WALS by now */
-		if ((rc = rk_meta__prop_set(&s->meta.props, "wals", "1", 1)) != 0)
-			goto fail;
-		save_meta = 1;
-	}
-	if (save_meta) {
-		/* only now: a crash before this leaves no META, and the next open
-		 * starts afresh over whatever empty engines exist */
-		if ((rc = rk_meta__encode(&buf, &len, &s->meta)) != 0 ||
-		    (rc = rk_meta__save(dir, buf, len)) != 0)
-			goto fail;
-		free(buf);
-		buf = NULL;
-	}
-	for (unsigned i = 0; i < s->nservers; i++) {
-		int read_rc = 0;
-		if ((rc = remove_orphans(s, i, &read_rc)) != 0)
-			goto fail;
-		if (read_rc == RK_ENOMEM) {
-			rc = read_rc;
-			goto fail;
-		}
-		/* other read errors: the store opens; see remove_orphans */
-	}
-	for (size_t t = 0; t < s->meta.ntables; t++) {
-		rk__tmeta *tm = s->meta.tables[t];
-		for (size_t k = 0; k < tm->nregions; k++) {
-			rk__region *r = tm->regions[k];
-			atomic_store(&r->size, rk_engine__approx_size(s->servers[r->server].engine, r->lo,
-			                                               r->lo_len, r->hi, r->hi_len));
-			atomic_store(&r->split_at_size,
-			             rk_split__limit(s->opts.split_threshold,
-			                             rk_meta__regions_on_server(tm, r->server)));
-		}
-	}
-	/* grown regions are queued whenever there is a threshold; without the
-	 * background thread they wait for rk_store_split_due */
-	if (opts->background_splits && s->opts.split_threshold) {
-		if (pthread_create(&s->split_thread, NULL, rk_local__splitter_main, s)) {
-			rc = rk__err(RK_EIO, "store %s: cannot start the split thread", dir);
-			goto fail;
-		}
-		s->split_started = 1;
-	}
-	s->splits_on = s->opts.split_threshold != 0;
-	for (unsigned i = 0; i < s->nservers; i++) {
-		s->servers[i].bucket_ms = opts->metrics_bucket_ms;
-		s->servers[i].cap_ops = cap_ops;
-		s->servers[i].cap_bytes = cap_bytes;
-		s->servers[i].grew = rk_local__region_grew;
-		s->servers[i].payload = s;
-		if ((rc = rk_server__start(&s->servers[i])) != 0)
-			goto fail;
-	}
+	rk_local__metrics_load(s);
+	if ((rc = settle_and_save(s, fresh, &cap_ops, &cap_bytes)) != 0 || (rc = recover(s)) != 0 ||
+	    (rc = start_threads(s, cap_ops, cap_bytes)) != 0)
+		goto fail;
 	*out = &s->base;
 	return 0;
 fail:
-	free(buf);
 	local_free(s);
 	return rc;
 }
