@@ -140,7 +140,8 @@ int rk_plan__order(planner *pl, const rk_part **unordered_by)
 	rk_plan *plan = pl->plan;
 	size_t n = pl->npairs;
 	*unordered_by = NULL;
-	qsort(pl->pairs, n, sizeof *pl->pairs, pair_logical_cmp);
+	if (n > 1)
+		qsort(pl->pairs, n, sizeof *pl->pairs, pair_logical_cmp);
 	plan->ranges = malloc((n + 1) * sizeof *plan->ranges);
 	plan->logical = malloc((n + 1) * sizeof *plan->logical);
 	plan->stream = calloc(n + 1, sizeof *plan->stream);

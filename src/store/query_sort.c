@@ -257,7 +257,8 @@ static int mem_cmp(const void *x, const void *y)
 static void sort_mem(rk__qsort *s)
 {
 	sort_reverse = s->reverse;
-	qsort(s->mem, s->nmem, sizeof *s->mem, mem_cmp);
+	if (s->nmem > 1)
+		qsort(s->mem, s->nmem, sizeof *s->mem, mem_cmp);
 }
 
 /* The head of source i: a run's next row, or the next row in memory. */

@@ -179,7 +179,8 @@ int rk_engine__list_logs(const char *dir, uint64_t **out, size_t *n)
 		(*out)[(*n)++] = strtoull(de->d_name, NULL, 10);
 	}
 	closedir(d);
-	qsort(*out, *n, sizeof **out, num_cmp);
+	if (*n > 1)
+		qsort(*out, *n, sizeof **out, num_cmp);
 	return 0;
 }
 
