@@ -22,7 +22,8 @@ static int fsync_dir(const char *dir)
 	return rc ? rk__err(RK_EIO, "fsync %s: %s", dir, strerror(e)) : 0;
 }
 
-int rk_local__replace_file(const char *dir, const char *name, const uint8_t *buf, size_t len)
+int rk_local__replace_file(const char *dir, const char *name, const uint8_t *buf, size_t len,
+                           int sync_dir)
 {
 	char tmp[4400], path[4400];
 	snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, name);
@@ -55,5 +56,5 @@ int rk_local__replace_file(const char *dir, const char *name, const uint8_t *buf
 		unlink(tmp);
 		return rk__err(RK_EIO, "rename %s to %s: %s", tmp, path, strerror(e));
 	}
-	return fsync_dir(dir);
+	return sync_dir ? fsync_dir(dir) : 0;
 }

@@ -11,7 +11,10 @@
 #include <stdint.h>
 
 /* Replaces dir/name by buf[0..len). 0, or RK_EIO naming the file and the
- * step that failed (NAME.tmp removed). */
-int rk_local__replace_file(const char *dir, const char *name, const uint8_t *buf, size_t len);
+ * step that failed (NAME.tmp removed). sync_dir 0 skips the directory's
+ * fsync, for a file whose older version is as good after a crash (the
+ * rename may then be lost, never half done). */
+int rk_local__replace_file(const char *dir, const char *name, const uint8_t *buf, size_t len,
+                           int sync_dir);
 
 #endif

@@ -91,7 +91,7 @@ static int cut_log(const char *dir, const char *file, uint64_t len)
 static int rewrite_log(const char *dir, const char *file, const uint8_t *img, size_t len)
 {
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	int rc = rk_local__replace_file(dir, base, img, len);
+	int rc = rk_local__replace_file(dir, base, img, len, 1);
 	return rc ? rk__err_wrap(rc, "engine %s: cannot rewrite %s", dir, file) : 0;
 }
 

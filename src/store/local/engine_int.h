@@ -40,6 +40,7 @@ struct rk__engine {
 	pthread_mutex_t wal_mu;
 	rk__wals wals;
 	int wals_on;       /* the list is kept (the engine opened) */
+	int wals_dirty;    /* a write since the open: the close seals the logs */
 	int wal_fd;        /* the live log, read-only, to see it grow; -1: none */
 	uint64_t wal_live; /* its number */
 	uint64_t wal_seen; /* its length after the last write */

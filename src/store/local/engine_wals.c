@@ -288,9 +288,9 @@ out:
 
 /* Makes the list say what the directory holds after LevelDB opened or
  * started a new log: the newest log live, older ones closed (synced here,
- * their size recorded once), logs LevelDB deleted gone. Engine's wal_mu
- * held (or the engine not shared yet). */
-static int relist(rk__engine *e)
+ * their size recorded once), logs LevelDB deleted gone; written when save.
+ * Engine's wal_mu held (or the engine not shared yet). */
+static int relist(rk__engine *e, int save)
 {
 	uint64_t *nums = NULL;
 	size_t n = 0;
@@ -312,7 +312,7 @@ static int relist(rk__engine *e)
 		else if (errno != ENOENT) /* deleted meanwhile: no longer expected */
 			rc = rk__err(RK_EIO, "engine %s: syncing %s: %s", e->path, path, strerror(errno));
 	}
-	if (!rc)
+	if (!rc && save)
 		rc = rk_wals__save(e->path, &next);
 	if (!rc) {
 		rk_wals__free(&e->wals);
@@ -341,7 +341,11 @@ int rk_engine__wals_start(rk__engine *e)
 	/* what was recorded (checked before the open) carries closed sizes */
 	if (rk_wals__load(&e->wals, &found, e->path))
 		rk_wals__free(&e->wals);
-	return relist(e);
+	/* written only when there is none yet (a new engine, or one from before
+	   the list): otherwise the new log is the MANIFEST's log number, which
+	   the check at the next open requires anyway, and an open that writes
+	   nothing (a read, a listing) costs no file write */
+	return relist(e, !found);
 }
 
 int rk_engine__wals_after_write(rk__engine *e)
@@ -355,7 +359,8 @@ int rk_engine__wals_after_write(rk__engine *e)
 	if (e->wal_fd >= 0 && fstat(e->wal_fd, &st) == 0 && (uint64_t)st.st_size > e->wal_seen)
 		e->wal_seen = (uint64_t)st.st_size;
 	else
-		rc = relist(e);
+		rc = relist(e, 1);
+	e->wals_dirty = 1;
 	pthread_mutex_unlock(&e->wal_mu);
 	return rc;
 }
@@ -368,8 +373,10 @@ void rk_engine__wals_seal(rk__engine *e)
 		close(e->wal_fd);
 	e->wal_fd = -1;
 	/* an engine whose write failed may end in a torn record: its list stays
-	 * as it was (the live log's length unknown) */
-	if (!atomic_load(&e->failed) && rk_engine__list_logs(e->path, &nums, &n) == 0) {
+	 * as it was (the live log's length unknown); one that wrote nothing
+	 * since it opened has only an empty log, which the MANIFEST names */
+	if (e->wals_dirty && !atomic_load(&e->failed) &&
+	    rk_engine__list_logs(e->path, &nums, &n) == 0) {
 		rk__wals sealed = {0};
 		int rc = 0;
 		for (size_t i = 0; i < n && !rc; i++) {

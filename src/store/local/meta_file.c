@@ -435,7 +435,7 @@ int rk_meta__decode(rk__meta *m, const uint8_t *buf, size_t len, const char *fil
 
 int rk_meta__save(const char *dir, const uint8_t *buf, size_t len)
 {
-	return rk_local__replace_file(dir, "META", buf, len);
+	return rk_local__replace_file(dir, "META", buf, len, 1);
 }
 
 int rk_meta__read(uint8_t **out, size_t *len, const char *dir)

@@ -161,7 +161,9 @@ int rk_wals__save(const char *dir, const rk__wals *w)
 	int rc = rk_wals__encode(&buf, &len, w);
 	if (rc)
 		return rc;
-	rc = rk_local__replace_file(dir, "WALS", buf, len);
+	/* an older list is as good after a crash: it names fewer logs, never
+	   wrong ones (a closed log does not change) */
+	rc = rk_local__replace_file(dir, "WALS", buf, len, 0);
 	free(buf);
 	return rc;
 }

@@ -52,8 +52,8 @@ int rk_wals__encode(uint8_t **out, size_t *len, const rk__wals *w);
  * is none; RK_EIO / RK_ECORRUPT naming the file. */
 int rk_wals__load(rk__wals *out, int *found, const char *dir);
 
-/* Writes DIR/WALS durably: WALS.tmp, fsync, rename, fsync of DIR. RK_EIO
- * naming the file. */
+/* Writes DIR/WALS: WALS.tmp, fsync, rename (the directory is not synced:
+ * after a crash the older list is as good). RK_EIO naming the file. */
 int rk_wals__save(const char *dir, const rk__wals *w);
 
 #endif
