@@ -107,7 +107,7 @@ static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
 			t->scans++;
 		if (plan->merge) {
 			t->merges++;
-			t->ways = plan->buckets;
+			t->ways = plan->nstreams; /* the streams merged (a salt: one per bucket) */
 		}
 	}
 	rk_plan_free(plan);

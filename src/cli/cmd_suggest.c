@@ -105,10 +105,7 @@ int rk_cli_suggest(int argc, char **argv)
 		if (rk_analysis_write_html(html, "rowkey suggest: ranked designs", runs, shown) < 0)
 			rc = rk_cli_fail(CMD, "html");
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "rowkey %s: writing the output failed\n", CMD);
-		rc = RK_EXIT_FAIL;
-	}
+	/* main() flushes standard output and says when that fails */
 done:
 	rk_suggestions_free(s, n);
 	return rc;

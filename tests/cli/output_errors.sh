@@ -31,8 +31,10 @@ cp "$T/out" "$T/keys.txt"
 # every command, and --help / --version
 full --help
 full --version
-for c in encode decode describe explain query create put get scan delete regions stats check \
-	load analyze compare suggest heatmap serve; do
+# every command there is
+cmds=$(sed -n 's/^RK_CMD(\([a-z]*\),.*/\1/p' "${RK_SOURCE_DIR:?}/src/cli/commands.def")
+[ "$(echo "$cmds" | wc -l)" -ge 20 ] || fail "commands.def lists $(echo "$cmds" | wc -l) commands"
+for c in $cmds; do
 	full "$c" --help
 done
 full encode -s "$S" --in "$T/rows.csv"
@@ -53,6 +55,7 @@ W=(-w messages --rate 200 --duration 5 --servers 2)
 full analyze -s "fields date:str, time:str, id:u64; key date \":\" time \":\" id" "${W[@]}"
 full compare -d "a=fields date:str, time:str, id:u64; key id" "${W[@]}"
 full suggest "${W[@]}" -n 1
+full profile "$T/rows.csv"
 full heatmap --db "$DB" ev --png "$T/h.png"
 if "$ROWKEY" serve --help >/dev/null 2>&1; then
 	# the address line is how a caller finds the server: unwritten, it stops
