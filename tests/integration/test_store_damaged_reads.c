@@ -45,6 +45,17 @@ static void flip_table(char *ldb, size_t cap, const char *dir, double frac)
 	it_flip(ldb, (long)(size * frac), 0x10);
 }
 
+/* Reopens the store (the open replays the log into a table file), then
+ * flips a bit of that file at frac of it. */
+static void replay_and_flip(const char *dir, char *ldb, size_t cap, double frac)
+{
+	rk_store *s;
+	rk_store_options o = opts1();
+	ST_OK(rk_store_open(&s, dir, &o));
+	ST_OK(rk_store_close(s));
+	flip_table(ldb, cap, dir, frac);
+}
+
 /* A one-server store holding rows [0, NROWS) of table "t" in one table file
  * (reopened once: the open replays the log into it), one bit flipped at
  * frac of it. The caller frees the path. */
@@ -60,9 +71,7 @@ static char *damaged_store(const char *tag, double frac, char *ldb, size_t cap)
 	it_write(t, 0, NROWS, 50, VLEN);
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
-	ST_OK(rk_store_open(&s, dir, &o));
-	ST_OK(rk_store_close(s));
-	flip_table(ldb, cap, dir, frac);
+	replay_and_flip(dir, ldb, cap, frac);
 	return dir;
 }
 
@@ -233,9 +242,7 @@ static char *damaged_query_store(const char *tag, const char *schema, unsigned b
 	rk_schema_free(sc);
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
-	ST_OK(rk_store_open(&s, dir, &o));
-	ST_OK(rk_store_close(s));
-	flip_table(ldb, cap, dir, 0.3);
+	replay_and_flip(dir, ldb, cap, 0.3);
 	return dir;
 }
 

@@ -283,15 +283,21 @@ static void walk(walker *w)
 	}
 }
 
+static void walker_init(walker *w, rk__ldb_log_scan *s, const uint8_t *p, size_t n,
+                        size_t min_len)
+{
+	memset(s, 0, sizeof *s);
+	memset(w, 0, sizeof *w);
+	w->p = p;
+	w->n = n;
+	w->s = s;
+	w->min_len = min_len;
+}
+
 void rk_ldb__scan_log(rk__ldb_log_scan *s, const uint8_t *p, size_t n)
 {
 	walker w;
-	memset(s, 0, sizeof *s);
-	memset(&w, 0, sizeof w);
-	w.p = p;
-	w.n = n;
-	w.s = s;
-	w.min_len = BATCH_HEADER;
+	walker_init(&w, s, p, n, BATCH_HEADER);
 	walk(&w);
 }
 
@@ -299,11 +305,7 @@ void rk_ldb__log_records(rk__ldb_log_scan *s, const uint8_t *p, size_t n,
                          void (*each)(const uint8_t *d, size_t len, void *payload), void *payload)
 {
 	walker w;
-	memset(s, 0, sizeof *s);
-	memset(&w, 0, sizeof w);
-	w.p = p;
-	w.n = n;
-	w.s = s;
+	walker_init(&w, s, p, n, 0);
 	w.each = each;
 	w.payload = payload;
 	walk(&w);
@@ -314,13 +316,8 @@ int rk_ldb__salvage_log(uint8_t **out, size_t *outlen, rk__ldb_log_scan *s, cons
 {
 	walker w;
 	bytes o = {NULL, 0, 0, 0};
-	memset(s, 0, sizeof *s);
-	memset(&w, 0, sizeof w);
-	w.p = p;
-	w.n = n;
-	w.s = s;
+	walker_init(&w, s, p, n, BATCH_HEADER);
 	w.out = &o;
-	w.min_len = BATCH_HEADER;
 	walk(&w);
 	free(w.frag.p);
 	if (o.failed || w.frag.failed) {
