@@ -107,69 +107,52 @@ static void scan_fails_without_gap(rk_table *t, const rk_scan_options *so, long 
 	assert_true(n < NROWS);
 }
 
-static void test_limited_scan(void **state)
+/* A store damaged at frac; scan so must fail without a gap from `first`. */
+static void damaged_scan(const char *tag, double frac, const rk_scan_options *so, long first)
 {
-	(void)state;
 	char ldb[4400];
-	char *dir = damaged_store("lim", 0.3, ldb, sizeof ldb);
+	char *dir = damaged_store(tag, frac, ldb, sizeof ldb);
 	rk_store *s;
 	rk_table *t;
 	rk_store_options o = opts1();
 	ST_OK(rk_store_open(&s, dir, &o));
 	ST_OK(rk_table_open(&t, s, "t"));
-	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
-	so.start = (const uint8_t *)"row00000100";
-	so.start_len = 11;
-	so.limit = NROWS - 200; /* past the damage, short of the end */
-	scan_fails_without_gap(t, &so, 100, ldb);
+	scan_fails_without_gap(t, so, first, ldb);
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
 	st_rmtree(dir);
 	free(dir);
+}
+
+static void test_limited_scan(void **state)
+{
+	(void)state;
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	so.start = (const uint8_t *)"row00000100";
+	so.start_len = 11;
+	so.limit = NROWS - 200; /* past the damage, short of the end */
+	damaged_scan("lim", 0.3, &so, 100);
 }
 
 static void test_reverse_scan(void **state)
 {
 	(void)state;
-	char ldb[4400];
-	char *dir = damaged_store("rev", 0.6, ldb, sizeof ldb);
-	rk_store *s;
-	rk_table *t;
-	rk_store_options o = opts1();
-	ST_OK(rk_store_open(&s, dir, &o));
-	ST_OK(rk_table_open(&t, s, "t"));
 	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
 	so.reverse = 1;
 	so.limit = NROWS - 100;
-	scan_fails_without_gap(t, &so, NROWS - 1, ldb);
-	/* and a reverse scan to the table's start */
-	so.limit = 0;
-	scan_fails_without_gap(t, &so, NROWS - 1, ldb);
-	rk_table_close(t);
-	ST_OK(rk_store_close(s));
-	st_rmtree(dir);
-	free(dir);
+	damaged_scan("rev", 0.6, &so, NROWS - 1);
+	so.limit = 0; /* and a reverse scan to the table's start */
+	damaged_scan("rev", 0.6, &so, NROWS - 1);
 }
 
 static void test_prefix_scan(void **state)
 {
 	(void)state;
-	char ldb[4400];
-	char *dir = damaged_store("pfx", 0.3, ldb, sizeof ldb);
-	rk_store *s;
-	rk_table *t;
-	rk_store_options o = opts1();
-	ST_OK(rk_store_open(&s, dir, &o));
-	ST_OK(rk_table_open(&t, s, "t"));
 	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
 	so.prefix = (const uint8_t *)"row00";
 	so.prefix_len = 5;
 	so.limit = NROWS - 10;
-	scan_fails_without_gap(t, &so, 0, ldb);
-	rk_table_close(t);
-	ST_OK(rk_store_close(s));
-	st_rmtree(dir);
-	free(dir);
+	damaged_scan("pfx", 0.3, &so, 0);
 }
 
 /* Each row is right or an error naming the file: never "not found". */
