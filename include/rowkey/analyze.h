@@ -102,7 +102,8 @@ typedef struct rk_query_cost {
 	double rows_read_per_row;  /* read amplification: rows read / rows returned */
 	int rows_read_estimated;   /* 1: rows read estimated from the design's sampled keys */
 	unsigned merge_ways;       /* salt buckets merged to return rows in order, or 0 */
-	int ordered;               /* 1: rows come back in key order from one range or gets */
+	int ordered;               /* 1: rows come back in logical order from one range or gets
+	                              (0: a merge of ranges, or a sort after reading, is needed) */
 	size_t samples;            /* filled queries priced */
 } rk_query_cost;
 

@@ -53,7 +53,7 @@ static size_t regions_of(const rk__tmeta *t, const rk_key_range *r, int get)
 
 typedef struct tally {
 	double ranges, regions, read, returned;
-	int gets, scans, full, merges, estimated, unplanned;
+	int gets, scans, full, merges, estimated, unplanned, unordered;
 	unsigned ways;
 } tally;
 
@@ -105,6 +105,7 @@ static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
 		t->read += read;
 		if (!get && read >= 0.5 * N && N > 1)
 			t->scans++;
+		t->unordered += !plan->ordered; /* rows must be sorted after reading */
 		if (plan->merge) {
 			t->merges++;
 			t->ways = plan->nstreams; /* the streams merged (a salt: one per bucket) */
@@ -152,7 +153,7 @@ int rk__price_queries(rk_analysis *a, const rk__price_in *in)
 		          : !strcmp(c->kind, "gets") ? (c->ranges > 1.5 ? "gets" : "get")
 		          : c->merge_ways ? "one scan per bucket"
 		                          : "scan";
-		c->ordered = !c->merge_ways;
+		c->ordered = !c->merge_ways && 2 * t.unordered <= (int)q->ns;
 		c->samples = q->ns;
 	}
 	return 0;
