@@ -3,10 +3,10 @@
  * in virtual time, on the embedded store's own routing code.
  *
  * Regions live in the store's meta map (src/store/local/meta.h): lookups
- * are rk_meta__lookup_index, splits replace a region with rk_meta__replace,
- * the split policy is split.h's (rk_split__limit for when, rk_split__round
- * for bucket-boundary rounding), the balancer's choice is sim_hooks.h's
- * (the store's policy). What the simulator adds is an engine that only
+ * are rk_meta__lookup_index; the split policy and sequence are the store's
+ * (split.h: rk_split__limit for when, rk_split__round for bucket-boundary
+ * rounding, rk_split__apply for the switch), and so is the balancer's
+ * choice (balance.h). What the simulator adds is an engine that only
  * counts: a region's size grows by the bytes of the cell the store would
  * write (cell.h's key length plus the value), and its middle key comes from
  * a reservoir sample of the region's rows (the store reads its engine).
@@ -25,8 +25,8 @@
 #include "analyze/sim_int.h"
 #include "key/error.h"
 #include "store/cell.h"
+#include "store/local/balance.h"
 #include "store/local/meta.h"
-#include "store/local/sim_hooks.h"
 #include "store/local/split.h"
 
 rstat *rk__sim_stat_of(sim *s, uint64_t id)
@@ -134,43 +134,38 @@ int rk__sim_maybe_split(sim *s, size_t i)
 		return 0;
 	}
 	unsigned srv = r->server;
-	rk__region *a = rk_meta__region_new(&s->meta, s->t, s->meta.next_region_id, r->start,
-	                                    r->start_len, point, plen, srv);
-	rk__region *b = a ? rk_meta__region_new(&s->meta, s->t, s->meta.next_region_id + 1, point,
-	                                        plen, r->end, r->end_len, srv)
-	                  : NULL;
-	rk__region *pair[2] = {a, b};
-	int rc;
-	if (!a || !b)
-		return RK_ENOMEM;
-	if ((rc = rk_meta__replace(s->t, i, pair, 2)) != 0)
+	/* the halves' sizes in the proportion of the sampled rows on each side */
+	uint32_t nl = 0;
+	for (uint32_t k = 0; k < x->ns; k++)
+		nl += rk_meta__row_cmp(x->samp[k], x->samp_len[k], point, plen) < 0;
+	double fl = x->ns ? (double)nl / x->ns : 0.5;
+	rk__region *a, *b;
+	int rc = rk_split__apply(&a, &b, &s->meta, s->t, i, point, plen,
+	                         (uint64_t)((double)size * fl), size, s->o->split_threshold);
+	if (rc)
 		return rc;
-	s->meta.next_region_id += 2;
-	atomic_store(&r->retired, 1);
+	/* the simulator takes each write's limit afresh (simrun.c), so a half
+	 * keeps no stored limit: only a failed try sets one */
+	atomic_store_explicit(&a->split_at_size, 0, memory_order_relaxed);
+	atomic_store_explicit(&b->split_at_size, 0, memory_order_relaxed);
 	s->on_server[srv]++;
 	s->splits++;
-	/* daughters: sizes and samples by the split point */
+	/* the halves' samples by the split point */
 	rstat *xa = rk__sim_stat_of(s, a->id), *xb = rk__sim_stat_of(s, b->id);
 	if (!xa || !xb)
 		return rk__err(RK_ENOMEM, "out of memory splitting");
 	x = &s->st[r->id]; /* stat_of may have moved the array */
-	uint32_t nl = 0;
 	for (uint32_t k = 0; k < x->ns; k++) {
 		int left = rk_meta__row_cmp(x->samp[k], x->samp_len[k], point, plen) < 0;
 		rstat *d = left ? xa : xb;
-		nl += left;
 		d->samp[d->ns] = x->samp[k];
 		d->samp_len[d->ns] = x->samp_len[k];
 		d->ns++;
 		x->samp[k] = NULL;
 	}
-	double fl = x->ns ? (double)nl / x->ns : 0.5;
 	xa->seen = (uint64_t)((double)x->seen * fl);
 	xb->seen = x->seen - xa->seen;
 	x->ns = 0;
-	uint64_t left = (uint64_t)((double)size * fl);
-	atomic_store(&a->size, left);
-	atomic_store(&b->size, size - left);
 	return 0;
 }
 
@@ -179,7 +174,7 @@ void rk__sim_balance(sim *s)
 	size_t idx;
 	unsigned to;
 	for (size_t guard = 0; guard < 100000; guard++) {
-		if (!rk_meta__balance_pick(&idx, &to, s->t, s->meta.n_servers, s->scratch))
+		if (!rk_balance__pick(&idx, &to, s->t, s->meta.n_servers, s->scratch))
 			break;
 		rk__region *r = s->t->regions[idx];
 		s->on_server[r->server]--;

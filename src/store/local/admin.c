@@ -6,18 +6,19 @@
  * found beforehand from an engine snapshot, without locks (split.c holds
  * the policy: when and where). Regions that grow past their limit are
  * queued by the writer threads (rk_local__region_grew) for the background
- * splitter, or, on a store opened without it, for rk_store_split_due. A move blocks writes to the one region, copies its range to the
- * new server, switches meta and deletes the old copy; readers that looked
- * the region up before the switch hold engine snapshots. The balancer makes
- * the analyzer simulator's pick (sim_hooks.c) until no move is left.
+ * splitter, or, on a store opened without it, for rk_store_split_due. A
+ * move blocks writes to the one region, copies its range to the new server,
+ * switches meta and deletes the old copy; readers that looked the region up
+ * before the switch hold engine snapshots. The balancer follows balance.h's
+ * policy until no move is left.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "key/error.h"
+#include "store/local/balance.h"
 #include "store/local/local_int.h"
-#include "store/local/sim_hooks.h"
 #include "store/local/split.h"
 
 /* ---- splits ---- */
@@ -109,24 +110,17 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 	}
 	rk__tmeta *t = r->table;
 	size_t i = rk_meta__lookup_index(t, r->start, r->start_len);
-	rk__region *a = rk_meta__region_new(&s->meta, t, s->meta.next_region_id, r->start,
-	                                    r->start_len, point, point_len, srv);
-	rk__region *b = a ? rk_meta__region_new(&s->meta, t, s->meta.next_region_id + 1, point,
-	                                        point_len, r->end, r->end_len, srv)
-	                  : NULL;
-	rk__region *pair[2] = {a, b};
-	if (!a || !b || t->regions[i] != r || (rc = rk_meta__replace(t, i, pair, 2)) != 0) {
+	rk__region *a = NULL, *b = NULL;
+	if (t->regions[i] != r)
+		rc = rk__err(RK_EBUSY, "region %llu changed while splitting; retry",
+		             (unsigned long long)r->id);
+	else
+		rc = rk_split__apply(&a, &b, &s->meta, t, i, point, point_len, left, total,
+		                     s->opts.split_threshold);
+	if (rc) {
 		pthread_rwlock_unlock(&s->lock);
-		return rc ? rc : rk__err(RK_ENOMEM, "region %llu: out of memory splitting",
-		                         (unsigned long long)r->id);
+		return rc;
 	}
-	s->meta.next_region_id += 2;
-	uint64_t lim = rk_split__limit(s->opts.split_threshold, rk_meta__regions_on_server(t, srv));
-	atomic_store(&a->size, left);
-	atomic_store(&b->size, total > left ? total - left : 0);
-	atomic_store(&a->split_at_size, lim);
-	atomic_store(&b->split_at_size, lim);
-	atomic_store(&r->retired, 1);
 	uint8_t *buf;
 	size_t len;
 	uint64_t seq;
@@ -456,10 +450,10 @@ int rk_local__balance(size_t *out, rk_store *st)
 		unsigned to = 0;
 		pthread_rwlock_rdlock(&s->lock);
 		for (size_t t = 0; t < s->meta.ntables && !move_id; t++) {
-			/* the same pick the analyzer's simulator makes (sim_hooks.c) */
+			/* the policy the analyzer's simulator follows too (balance.h) */
 			const rk__tmeta *tm = s->meta.tables[t];
 			size_t idx;
-			if (rk_meta__balance_pick(&idx, &to, tm, s->nservers, count))
+			if (rk_balance__pick(&idx, &to, tm, s->nservers, count))
 				move_id = tm->regions[idx]->id;
 		}
 		pthread_rwlock_unlock(&s->lock);

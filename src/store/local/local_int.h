@@ -5,7 +5,8 @@
  *
  * Where things are (docs/store.md, "Where things are"):
  *   open.c          open and recovery (orphan sweep, settings in META), close,
- *                   sync, the clock, META persistence, the ops table
+ *                   sync, the clock, the ops table
+ *   meta_persist.c  a change of the meta map written to META, newest wins
  *   tables.c        create, drop, list, open and close tables; settings;
  *                   column families
  *   write.c         routing mutations to region servers; synchronous and
@@ -18,7 +19,8 @@
  *   metrics_file.c  DIR/metrics.tsv: read at open, rewritten at close
  *   server.c        a region server's writer thread and admission
  *   meta.c          the meta map; meta_file.c its file (META);
- *                   split.c the split policy
+ *                   split.c the split policy and sequence, balance.c the
+ *                   balancer's policy (both shared with the analyzer)
  *   engine_leveldb.c the engine (engine_int.h its state); engine_verify.c
  *                   its table files verified; engine_files.c its logs
  *                   checked before LevelDB replays them; engine_wals.c
@@ -36,7 +38,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
+#include "key/error.h"
 #include "store/backend.h"
 #include "store/local/dirlock.h"
 #include "store/local/engine.h"
@@ -109,10 +113,19 @@ static inline int rk_local__key_lt(const uint8_t *k, size_t kl, const uint8_t *h
 }
 
 /* Grows *p to hold `need` bytes (doubling); the error set on failure. */
-int rk_local__grow_slow(uint8_t **p, size_t *cap, size_t need);
 static inline int rk_local__grow(uint8_t **p, size_t *cap, size_t need)
 {
-	return need <= *cap ? 0 : rk_local__grow_slow(p, cap, need);
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 256;
+	while (n < need)
+		n *= 2;
+	uint8_t *q = realloc(*p, n);
+	if (!q)
+		return rk__err(RK_ENOMEM, "out of memory (%zu bytes)", n);
+	*p = q;
+	*cap = n;
+	return 0;
 }
 
 /* Encodes the meta map (write lock held) into *buf (malloc'd); the caller

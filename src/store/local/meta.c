@@ -317,6 +317,14 @@ rk__region *rk_meta__region(const rk__meta *m, uint64_t id)
 	return NULL;
 }
 
+size_t rk_meta__regions_on_server(const rk__tmeta *t, unsigned server)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nregions; i++)
+		n += t->regions[i]->server == server;
+	return n;
+}
+
 int rk_meta__replace(rk__tmeta *t, size_t i, rk__region **repl, size_t n)
 {
 	size_t total = t->nregions - 1 + n;

@@ -121,6 +121,9 @@ size_t rk_meta__lookup_index(const rk__tmeta *t, const uint8_t *row, size_t len)
 /* Region by id (NULL when unknown or retired). */
 rk__region *rk_meta__region(const rk__meta *m, uint64_t id);
 
+/* Regions of table t held by `server`. */
+size_t rk_meta__regions_on_server(const rk__tmeta *t, unsigned server);
+
 /* Replaces region index i of t by regions repl[0..n). */
 int rk_meta__replace(rk__tmeta *t, size_t i, rk__region **repl, size_t n);
 

@@ -10,9 +10,7 @@
  * the splitter and the region servers' writer threads. Close stops them in
  * the reverse order and writes the metrics file.
  *
- * Every change of the meta map is encoded under the meta write lock
- * (rk_local__meta_snapshot) and written after it is dropped
- * (rk_local__meta_persist), newest snapshot wins.
+ * Every change of the meta map is written through meta_persist.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,23 +27,9 @@
 #include "store/cell.h"
 #include "store/local/local.h"
 #include "store/local/local_int.h"
-#include "store/local/sim_hooks.h"
 #include "store/local/split.h"
 
 static const struct rk_backend_ops local_ops;
-
-int rk_local__grow_slow(uint8_t **p, size_t *cap, size_t need)
-{
-	size_t n = *cap ? *cap : 256;
-	while (n < need)
-		n *= 2;
-	uint8_t *q = realloc(*p, n);
-	if (!q)
-		return rk__err(RK_ENOMEM, "out of memory (%zu bytes)", n);
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 static uint64_t local_clock(rk_store *st)
 {
@@ -60,28 +44,6 @@ static uint64_t local_clock(rk_store *st)
 	return next;
 }
 
-/* Encodes the meta map (write lock held); the caller persists it. */
-int rk_local__meta_snapshot(rk__local *s, uint8_t **buf, size_t *len, uint64_t *seq)
-{
-	*seq = ++s->meta_seq;
-	return rk_meta__encode(buf, len, &s->meta);
-}
-
-/* Writes a snapshot unless a newer one is already on disk. Frees buf. */
-int rk_local__meta_persist(rk__local *s, uint8_t *buf, size_t len, uint64_t seq)
-{
-	int rc = 0;
-	pthread_mutex_lock(&s->persist_mu);
-	if (seq > s->persisted_seq) {
-		rc = rk_meta__save(s->dir, buf, len);
-		if (!rc)
-			s->persisted_seq = seq;
-	}
-	pthread_mutex_unlock(&s->persist_mu);
-	free(buf);
-	return rc;
-}
-
 /* ---- open and recovery ---- */
 
 static int lock_dir(rk__local *s)
@@ -89,10 +51,8 @@ static int lock_dir(rk__local *s)
 	return rk_dirlock__acquire(&s->dirlock, s->dir);
 }
 
-/* Deletes the cells of server `srv` that no region on it owns: leftovers of
- * a move or a drop interrupted by a crash. Only keys that decode are
- * touched; anything else is left for rk_store_check to report. */
-/* Deletes the cells on server srv that no region of that server owns (what
+/* Only keys that decode are touched; anything else is left for
+ * rk_store_check to report. Deletes the cells on server srv that no region of that server owns (what
  * an interrupted move or drop left). Best effort over damaged data: a read
  * error (a corrupt or truncated table file) ends the sweep and is returned
  * in *read_rc, not as the result, so the store still opens; reads over the

@@ -79,6 +79,36 @@ int rk_split__round(uint8_t *out, size_t *out_len, const uint8_t *mid, size_t mi
 	return 0;
 }
 
+int rk_split__apply(rk__region **a, rk__region **b, rk__meta *m, rk__tmeta *t, size_t i,
+                    const uint8_t *point, size_t point_len, uint64_t left, uint64_t total,
+                    uint64_t threshold)
+{
+	rk__region *r = t->regions[i];
+	unsigned srv = r->server;
+	rk__region *pair[2];
+	pair[0] = rk_meta__region_new(m, t, m->next_region_id, r->start, r->start_len, point,
+	                              point_len, srv);
+	pair[1] = pair[0] ? rk_meta__region_new(m, t, m->next_region_id + 1, point, point_len,
+	                                        r->end, r->end_len, srv)
+	                  : NULL;
+	if (!pair[0] || !pair[1])
+		return rk__err(RK_ENOMEM, "region %llu: out of memory splitting",
+		               (unsigned long long)r->id);
+	int rc = rk_meta__replace(t, i, pair, 2);
+	if (rc)
+		return rc;
+	m->next_region_id += 2;
+	uint64_t lim = rk_split__limit(threshold, rk_meta__regions_on_server(t, srv));
+	atomic_store(&pair[0]->size, left);
+	atomic_store(&pair[1]->size, total > left ? total - left : 0);
+	atomic_store(&pair[0]->split_at_size, lim);
+	atomic_store(&pair[1]->split_at_size, lim);
+	atomic_store(&r->retired, 1);
+	*a = pair[0];
+	*b = pair[1];
+	return 0;
+}
+
 int rk_split__valid_point(const rk__region *r, const uint8_t *row, size_t len, unsigned L)
 {
 	if (L && len != L)

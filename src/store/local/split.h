@@ -32,6 +32,16 @@ int rk_split__round(uint8_t *out, size_t *out_len, const uint8_t *mid, size_t mi
                     const uint8_t *start, size_t start_len, const uint8_t *end, size_t end_len,
                     unsigned L);
 
+/* Splits region index i of t at `point` in the meta map: two halves on the
+ * region's server replace it (ids m->next_region_id and the one after), the
+ * region is retired, the halves get `left` and `total - left` bytes and the
+ * limit they must pass next under `threshold`. The one sequence of a split,
+ * for the store (admin.c) and the analyzer's simulator alike. RK_ENOMEM with
+ * nothing changed. */
+int rk_split__apply(rk__region **a, rk__region **b, rk__meta *m, rk__tmeta *t, size_t i,
+                    const uint8_t *point, size_t point_len, uint64_t left, uint64_t total,
+                    uint64_t threshold);
+
 /* 1 when `row` is a valid split point of region r under bucket length L. */
 int rk_split__valid_point(const rk__region *r, const uint8_t *row, size_t len, unsigned L);
 

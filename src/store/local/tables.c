@@ -13,7 +13,6 @@
 #include "key/error.h"
 #include "store/cell.h"
 #include "store/local/local_int.h"
-#include "store/local/sim_hooks.h"
 #include "store/local/split.h"
 
 static int fam_cmp(const void *a, const void *b)

@@ -1,20 +1,12 @@
 /*
- * Helpers over the meta map for engine-less callers (see sim_hooks.h).
+ * The region balancer's policy (see balance.h).
  */
-#include "store/local/sim_hooks.h"
+#include "store/local/balance.h"
 
 #include <string.h>
 
-size_t rk_meta__regions_on_server(const rk__tmeta *t, unsigned server)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < t->nregions; i++)
-		n += t->regions[i]->server == server;
-	return n;
-}
-
-int rk_meta__balance_pick(size_t *index, unsigned *to, const rk__tmeta *t, unsigned n_servers,
-                          size_t *count)
+int rk_balance__pick(size_t *index, unsigned *to, const rk__tmeta *t, unsigned n_servers,
+                     size_t *count)
 {
 	memset(count, 0, n_servers * sizeof *count);
 	for (size_t i = 0; i < t->nregions; i++)
