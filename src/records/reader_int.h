@@ -1,6 +1,6 @@
 /*
- * The records reader's private state, shared by reader.c (input, cells,
- * CSV/TSV) and json.c (JSON lines).
+ * The records reader's private state, shared by input.c (input, cells),
+ * reader.c (CSV/TSV, the header) and json.c (JSON lines).
  */
 #ifndef RK_RECORDS_READER_INT_H
 #define RK_RECORDS_READER_INT_H
@@ -39,6 +39,8 @@ struct rk_rec {
 	uint64_t count;
 };
 
+/* ---- input.c ---- */
+
 /* The next input byte without consuming it; -1 at the end, -2 on a read
  * error (the message is set). */
 int rk_rec__peek(rk_rec *r);
@@ -52,7 +54,9 @@ int rk_rec__cell_begin(rk_rec *r, rk_cell_kind kind, uint32_t col);
 int rk_rec__cell_end(rk_rec *r);
 void rk_rec__cell_name(rk_rec *r, size_t name_off, size_t name_len);
 
-/* Reads one JSON lines record (json.c). */
+/* ---- json.c ---- */
+
+/* Reads one JSON lines record. */
 int rk_rec__json_record(rk_rec *r);
 
 #endif
