@@ -74,6 +74,8 @@ typedef struct {
 	int salt_capped;   /* a Phoenix salt over a bound key was over the bound */
 } planner;
 
+/* ---- plan_state.c ---- */
+
 /* Appends printf-style words to the plan's explanation. */
 void rk_plan__say(planner *pl, const char *fmt, ...) RK_PRINTF(2, 3);
 
@@ -93,6 +95,17 @@ void rk_plan__state_values(planner *pl, const state *st);
 /* Expands the key prefixes over the = / IN values of every field in `mask`
  * not yet expanded (bit set in *done). */
 int rk_plan__expand_fields(planner *pl, uint64_t mask, uint64_t *done);
+
+/* Frees states st[0..n). */
+void rk_plan__states_free(state *st, size_t n);
+/* Replaces the state set by `mult` copies of each (the caller fills them). */
+int rk_plan__states_fork(planner *pl, size_t mult);
+/* Appends n bytes to a state's logical form. */
+int rk_plan__append_logical(state *st, const uint8_t *b, size_t n);
+/* Appends bound part p's bytes under state st's values to st. */
+int rk_plan__append_part(planner *pl, state *st, const rk_part *p);
+
+/* ---- plan_ranges.c ---- */
 
 /* The plan's gets (every key part bound), or its ranges, into pl->pairs. */
 int rk_plan__make_gets(planner *pl);
