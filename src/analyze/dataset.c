@@ -433,45 +433,34 @@ static int take_typed(rk__dataset *d, const rk__wval *rec)
 	return 0;
 }
 
-int rk__dataset_from_workload(rk__dataset **out, rk__workload *w, const rk__dataset_options *o)
+int rk__dataset_from_values(rk__dataset **out, const char *source, const rk__wfield *fields,
+                           size_t nf, rk__dataset_next next, void *ctx,
+                           const rk__dataset_options *o)
 {
 	int rc;
 	*out = NULL;
 	rk__dataset *d = calloc(1, sizeof *d);
 	if (!d)
 		return rk__err(RK_ENOMEM, "out of memory");
-	snprintf(d->source, sizeof d->source, "workload %s", rk__workload_name(w));
+	snprintf(d->source, sizeof d->source, "%s", source);
 	d->memory = o && o->memory ? o->memory : RK__DATASET_MEMORY_DEFAULT;
 	d->complete = 1;
 	d->typed = 1;
 	d->time_field = -1;
-	for (size_t f = 0; f < rk__workload_nfields(w); f++) {
-		const rk__wfield *wf = rk__workload_field(w, f);
-		if ((rc = add_column(d, wf->name, strlen(wf->name), wf->kind)) != 0)
+	for (size_t f = 0; f < nf; f++)
+		if ((rc = add_column(d, fields[f].name, strlen(fields[f].name), fields[f].kind)) != 0)
 			goto fail;
-	}
-	if ((rc = rk__workload_rewind(w)) != 0)
+	const rk__wval *rec;
+	while ((rc = next(ctx, &rec)) == 0)
+		if ((rc = take_typed(d, rec)) != 0)
+			goto fail;
+	if (rc != RK_EITEROVER)
 		goto fail;
-	for (;;) {
-		int64_t t;
-		int shape;
-		rc = rk__workload_next(w, &t, &shape);
-		if (rc == RK_EITEROVER)
-			break;
-		if (rc)
-			goto fail;
-		if (shape >= 0)
-			continue;
-		if ((rc = take_typed(d, rk__workload_rec(w))) != 0)
-			goto fail;
-	}
 	for (size_t f = 0; f < d->nf; f++) {
 		rk__column *c = &d->col[f];
 		if (c->kind != RK__W_STR && time_like(c->name) && (c->tu = epoch_unit(c->st.min, c->st.max)))
 			c->kind = RK__W_I64;
 	}
-	if ((rc = rk__workload_rewind(w)) != 0)
-		goto fail;
 	*out = d;
 	return 0;
 fail:

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "analyze/fstats.h"
-#include "analyze/workload.h"
+#include "analyze/wval.h"
 #include "records/reader.h"
 
 typedef enum {
@@ -84,8 +84,15 @@ typedef struct rk__dataset_options {
  * *out with rk__dataset_free. */
 int rk__dataset_from_file(rk__dataset **out, const char *path, const rk__dataset_options *o);
 
-/* Holds the writes of a workload (its fields and types as they are). */
-int rk__dataset_from_workload(rk__dataset **out, rk__workload *w, const rk__dataset_options *o);
+/* The next record for rk__dataset_from_values: 0 with *rec set (borrowed
+ * until the next call), RK_EITEROVER after the last, or an error. */
+typedef int (*rk__dataset_next)(void *ctx, const rk__wval **rec);
+
+/* Holds records already typed (fields[0..nf), their kinds as they are),
+ * drawn from `next` until it ends; `source` names them in messages. */
+int rk__dataset_from_values(rk__dataset **out, const char *source, const rk__wfield *fields,
+                           size_t nf, rk__dataset_next next, void *ctx,
+                           const rk__dataset_options *o);
 
 void rk__dataset_free(rk__dataset *d);
 

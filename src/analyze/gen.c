@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/workload_int.h"
+#include "analyze/wstate.h"
 #include "key/error.h"
 
 /* a draw in [0, n) by multiply-shift (Lemire): no division */

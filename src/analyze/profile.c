@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "analyze/profile_int.h"
+#include "analyze/workload.h"
 #include "key/error.h"
 
 /* ---- fingerprints ---- */
@@ -432,7 +433,7 @@ int rk_profile_workload(rk_profile **out, const rk_workload_options *w, const rk
 	dataset_options(&dopt, o);
 	if ((rc = rk__workload_open(&wl, w)) != 0)
 		return rc;
-	rc = rk__dataset_from_workload(&d, wl, &dopt);
+	rc = rk__workload_hold(&d, wl, &dopt);
 	rk__workload_close(wl);
 	return rc ? rc : rk__profile_of(out, d, 1);
 }

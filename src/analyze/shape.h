@@ -20,6 +20,7 @@
 #include <rowkey/analyze.h>
 
 #include "analyze/dataset.h"
+#include "analyze/workload.h"
 
 #define RK__SHAPE_CONDS 16
 #define RK__SHAPE_SAMPLES 8

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/workload_int.h"
+#include "analyze/wstate.h"
 #include "key/error.h"
 
 static const char *const names[] = {"messages", "keys", "urls", "trades", "cars", "users", "file",
@@ -25,44 +25,6 @@ static const char *const names[] = {"messages", "keys", "urls", "trades", "cars"
 const char *const *rk_workload_names(void)
 {
 	return names;
-}
-
-/* ---- random numbers: xoroshiro128+ seeded by splitmix64 ---- */
-
-static uint64_t splitmix(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-void rk__rng_seed(rk__rng *r, uint64_t seed)
-{
-	uint64_t x = seed;
-	r->s[0] = splitmix(&x);
-	r->s[1] = splitmix(&x);
-	if (!r->s[0] && !r->s[1])
-		r->s[1] = 1;
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t rk__rng_next(rk__rng *r)
-{
-	uint64_t s0 = r->s[0], s1 = r->s[1], res = s0 + s1;
-	s1 ^= s0;
-	r->s[0] = rotl(s0, 24) ^ s1 ^ (s1 << 16);
-	r->s[1] = rotl(s1, 37);
-	return res;
-}
-
-double rk__rng_unit(rk__rng *r)
-{
-	return (double)(rk__rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* ---- opening ---- */
@@ -333,6 +295,38 @@ int64_t rk__workload_t0_ms(const rk__workload *w)
 const rk__dataset *rk__workload_dataset(const rk__workload *w)
 {
 	return w->ds;
+}
+
+/* The workload's next write, for rk__dataset_from_values. */
+static int next_write(void *ctx, const rk__wval **rec)
+{
+	rk__workload *w = ctx;
+	for (;;) {
+		int64_t t;
+		int shape, rc = rk__workload_next(w, &t, &shape);
+		if (rc)
+			return rc;
+		if (shape < 0) {
+			*rec = w->rec;
+			return 0;
+		}
+	}
+}
+
+int rk__workload_hold(rk__dataset **out, rk__workload *w, const rk__dataset_options *o)
+{
+	char source[96];
+	*out = NULL;
+	snprintf(source, sizeof source, "workload %s", rk__workload_name(w));
+	int rc = rk__workload_rewind(w);
+	if (!rc)
+		rc = rk__dataset_from_values(out, source, w->fields, w->nfields, next_write, w, o);
+	int rc2 = rk__workload_rewind(w);
+	if (!rc && rc2) {
+		rk__dataset_free(*out);
+		*out = NULL;
+	}
+	return rc ? rc : rc2;
 }
 
 const rk__wval *rk__workload_rec(const rk__workload *w)

@@ -21,27 +21,13 @@
 
 #include <rowkey/analyze.h>
 
-typedef enum { RK__W_U64 = 1, RK__W_I64 = 2, RK__W_STR = 3, RK__W_F64 = 4 } rk__wkind;
-
-typedef struct rk__wval {
-	int ext;        /* 0: a value; -1: the smallest of its type; +1: the largest;
-	                   2: absent (a file record without the field) */
-	int has_text;   /* a number that also has its text in s (as a file wrote it) */
-	uint64_t u;     /* U64 */
-	int64_t i;      /* I64 */
-	double f;       /* F64 */
-	const char *s;  /* STR (and numbers with has_text): borrowed until the next call */
-	size_t len;
-} rk__wval;
-
-typedef struct rk__wfield {
-	char name[64];
-	rk__wkind kind;
-} rk__wfield;
+#include "analyze/rng.h"
+#include "analyze/wval.h"
 
 typedef struct rk__workload rk__workload;
 
 typedef struct rk__dataset rk__dataset;
+typedef struct rk__dataset_options rk__dataset_options;
 
 /* Opens the workload named in o (validated: rate, duration, fraction). A
  * file workload reads its file into a dataset of its own. RK_ENOTFOUND for
@@ -96,18 +82,13 @@ int rk__workload_next(rk__workload *w, int64_t *t_ms, int *shape);
  * query shapes after a run). Draws from a separate random stream. */
 void rk__workload_query(rk__workload *w, int shape, int64_t t_ms);
 
+/* Holds the writes of workload w as a dataset (its fields and types as
+ * they are), from its first operation; w is rewound after. The caller
+ * frees *out with rk__dataset_free. */
+int rk__workload_hold(rk__dataset **out, rk__workload *w, const rk__dataset_options *o);
+
 const rk__wval *rk__workload_rec(const rk__workload *w);
 const rk__wval *rk__workload_lo(const rk__workload *w);
 const rk__wval *rk__workload_hi(const rk__workload *w);
-
-/* ---- random numbers (shared with the simulator) ---- */
-
-typedef struct rk__rng {
-	uint64_t s[2];
-} rk__rng;
-
-void rk__rng_seed(rk__rng *r, uint64_t seed);
-uint64_t rk__rng_next(rk__rng *r);
-double rk__rng_unit(rk__rng *r); /* [0, 1) */
 
 #endif

@@ -2,8 +2,8 @@
  * The workload cursor's state, shared by workload.c (the cursor, file
  * replay) and gen.c (the generated workloads).
  */
-#ifndef RK_ANALYZE_WORKLOAD_INT_H
-#define RK_ANALYZE_WORKLOAD_INT_H
+#ifndef RK_ANALYZE_WSTATE_H
+#define RK_ANALYZE_WSTATE_H
 
 #include "analyze/dataset.h"
 #include "analyze/workload.h"
