@@ -169,11 +169,13 @@ typedef struct rk_report {
 	int throughput_measured;  /* 1: throughput is rows written per second of
 	                             wall-clock time, measured; 0: the model above */
 	double wall_seconds;      /* store runs: the replay's wall-clock time */
-	double hottest_busy;      /* store runs: the writes of each time bucket's
-	                             busiest server, summed, / (capacity x
-	                             wall_seconds): about 1 when the servers set
-	                             the pace, lower when this machine did (the
-	                             figure then understates the design) */
+	double hottest_busy;      /* store runs: 0..1, how busy each time bucket's
+	                             busiest server was (its writes / what its
+	                             capacity allows in the bucket, at most 1),
+	                             averaged over the buckets: about 1 when the
+	                             servers set the pace, lower when this
+	                             machine did (the figure then understates
+	                             the design) */
 } rk_report;
 
 typedef struct rk_analysis rk_analysis;

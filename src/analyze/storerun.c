@@ -26,6 +26,7 @@
  * not move (bench/RESULTS.md, "The store run's write window").
  */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,6 +96,40 @@ static void rt_rebin(const rtbins *r, uint64_t *sw, size_t cols, double T)
 		for (size_t k = 0; k < r->S; k++)
 			sw[b * r->S + k] += r->bin[j * r->S + k];
 	}
+}
+
+/* How busy the busiest server of each moment was, over the run: the
+ * busiest of each fine bin, not of the whole run, since a hot region that
+ * the balancer moves takes its load from server to server (and the fine
+ * bins, a few milliseconds wide, rarely hold a move). A server's writes are
+ * counted when a sample is taken, a batch after it did them, so the writes
+ * of a bin are work done in it or before it: each server carries its
+ * backlog (writes / capacity, in seconds) from bin to bin towards the start
+ * of the run, and is busy in a bin for at most its width. So no server is
+ * ever busier than all of the time. */
+static double hottest_busy(const rtbins *r, double capacity, double wall)
+{
+	double busy = 0;
+	double *backlog = calloc(r->S ? r->S : 1, sizeof *backlog);
+	if (!(wall > 0) || !(capacity > 0) || !backlog) {
+		free(backlog);
+		return 0;
+	}
+	size_t n = 0;
+	while (n < FINE && (double)n * r->w < wall)
+		n++;
+	for (size_t j = n; j-- > 0;) {
+		double dt = fmin(r->w, wall - (double)j * r->w), most = 0;
+		for (size_t k = 0; k < r->S; k++) {
+			backlog[k] += (double)r->bin[j * r->S + k] / capacity;
+			double here = fmin(dt, backlog[k]);
+			backlog[k] -= here;
+			most = fmax(most, here);
+		}
+		busy += most;
+	}
+	free(backlog);
+	return busy / wall;
 }
 
 int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
@@ -315,11 +350,7 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 	a->rep.wall_seconds = wall;
 	a->rep.throughput_measured = 1;
 	a->rep.throughput = wall > 0 ? (double)a->rep.writes / wall : 0;
-	/* the busiest server of each time bucket, not of the whole run: a hot
-	 * region that the balancer moves takes its load from server to server */
-	a->rep.hottest_busy = wall > 0 ? a->rep.peak_share * (double)a->rep.writes /
-	                                     (a->rep.capacity * wall)
-	                               : 0;
+	a->rep.hottest_busy = hottest_busy(&rt, a->rep.capacity, wall);
 	*out = a;
 	a = NULL;
 out:

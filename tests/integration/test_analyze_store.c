@@ -204,6 +204,7 @@ static void measured(const char *name, const char *schema_text, double rate, uin
 	 * taken a batch apart, and a bucket in which the hot spot moved counts
 	 * only its larger part */
 	assert_true(b->hottest_busy > (balance > 0 ? 0.75 : 0.9));
+	assert_true(b->hottest_busy <= 1.0); /* no server is busy more than all of the time */
 	assert_true(b->throughput > 0.9 * a->throughput && b->throughput < 1.1 * a->throughput);
 	char *text = NULL;
 	assert_int_equal(rk_analysis_text(&text, real), 0);
