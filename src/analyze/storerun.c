@@ -132,196 +132,210 @@ static double hottest_busy(const rtbins *r, double capacity, double wall)
 	return busy / wall;
 }
 
-int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
-                     const rk_workload_options *wopts, const rk_analyze_options *o,
-                     const char *dir)
+/* One store run: what it holds from start to end. */
+typedef struct srun {
+	const rk_schema *schema;
+	const char *design;
+	const rk_workload_options *wopts;
+	const rk_analyze_options *o;
+	rk__workload *w;
+	rk__binder *bind;
+	rk_analysis *a;
+	rk__prefixes pfx; /* the sampled keys and prefixes the split points */
+	uint8_t **keys;   /* point into */
+	size_t *key_len, nkeys;
+	rk_bytes *sp; /* the initial split points */
+	size_t nsp;
+	rk_store_options so;
+	rk_store *st;
+	rk_table *tb;
+	rk_encoder *enc;
+	rtbins rt;
+	/* the batch being filled: keys (cap bytes each), mutations */
+	size_t cap, n;
+	uint8_t *kbuf, *val, *prev;
+	size_t *klen, prev_len;
+	rk_mutation *muts;
+	uint64_t kbytes, mono;
+	size_t kmax;
+	double wall;
+} srun;
+
+/* The workload, its binding, and the simulator's initial regions (the
+ * same sampling pass). */
+static int srun_prepare(srun *r)
 {
-	rk__workload *w = NULL;
-	rk__binder *bind = NULL;
-	rk__prefixes pfx = {0, 0, NULL};
-	uint8_t **keys = NULL, *kbuf = NULL, *val = NULL, *prev = NULL;
-	size_t *key_len = NULL, nkeys = 0, *klen = NULL;
-	rk_bytes *sp = NULL;
-	size_t nsp = 0;
-	rk_encoder *enc = NULL;
-	rk_store *st = NULL;
-	rk_table *tb = NULL;
-	rtbins rt = {0, 0, 0, 0, NULL, NULL};
-	rk_mutation *muts = NULL;
-	rk_analysis *a = NULL;
-	rk_server_info *srv = NULL;
-	rk_region_info *reg = NULL;
-	size_t nsrv = 0, nreg = 0;
 	int rc;
-	*out = NULL;
-	design = design ? design : "design";
-	if ((rc = rk__check_options(o, RK_MAX_SERVERS)) != 0)
+	if ((rc = rk__workload_open(&r->w, r->wopts)) != 0)
 		return rc;
-	if (!dir)
-		return rk__err(RK_EINVALID, "no store directory given");
-	struct stat sb;
-	if (stat(dir, &sb) == 0) {
-		char meta[4096];
-		snprintf(meta, sizeof meta, "%s/META", dir);
-		if (stat(meta, &sb) == 0)
-			return rk__err(RK_EEXISTS, "%s already holds a store; give a new directory", dir);
-	}
-	if ((rc = rk__workload_open(&w, wopts)) != 0)
+	if (!(r->bind = malloc(sizeof *r->bind)))
+		return rk__err(RK_ENOMEM, "out of memory");
+	if ((rc = rk__bind_init(r->bind, r->schema, r->w, r->design)) != 0)
 		return rc;
-	if (!(bind = malloc(sizeof *bind))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = rk__bind_init(bind, schema, w, design)) != 0)
-		goto out;
-	if (!(a = rk__analysis_new(design, rk__workload_name(w), "store", o->servers))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto out;
-	}
-	rk_schema_get_info(&a->info, schema);
-	/* the same initial regions as the simulator (the same sampling pass) */
-	if ((rc = rk__sample_keys(&pfx, &keys, &key_len, &nkeys, 8192, schema, w, NULL, bind,
-	                          wopts->seed)) != 0)
-		goto out;
-	if ((rc = rk__initial_splits(&sp, &nsp, &a->info, &pfx, keys, key_len, nkeys, o->servers,
-	                             o->presplit)) != 0)
-		goto out;
+	if (!(r->a = rk__analysis_new(r->design, rk__workload_name(r->w), "store", r->o->servers)))
+		return rk__err(RK_ENOMEM, "out of memory");
+	rk_schema_get_info(&r->a->info, r->schema);
+	rc = rk__sample_keys(&r->pfx, &r->keys, &r->key_len, &r->nkeys, 8192, r->schema, r->w, NULL,
+	                     r->bind, r->wopts->seed);
+	if (!rc)
+		rc = rk__initial_splits(&r->sp, &r->nsp, &r->a->info, &r->pfx, r->keys, r->key_len,
+		                        r->nkeys, r->o->servers, r->o->presplit);
+	return rc;
+}
 
-	rk_store_options so = RK_STORE_OPTIONS_INIT;
-	so.durability = RK_DURABILITY_ASYNC;
-	so.n_servers = o->servers;
-	so.split_threshold = o->split_threshold;
-	so.create_if_missing = 1;
-	so.metrics_bucket_ms = 1000;
-	so.background_splits = 0; /* made at batch boundaries: rk_store_split_due */
-	so.server_capacity_ops = o->capacity < 1 ? 1 : (uint64_t)(o->capacity + 0.5);
-	if ((rc = rk_store_open(&st, dir, &so)) != 0)
-		goto out;
+/* A new store whose servers have the simulator's capacity, the design's
+ * table in it, and the run's buffers. */
+static int srun_open(srun *r, const char *dir)
+{
+	const rk_analyze_options *o = r->o;
+	int rc;
+	r->so = (rk_store_options)RK_STORE_OPTIONS_INIT;
+	r->so.durability = RK_DURABILITY_ASYNC;
+	r->so.n_servers = o->servers;
+	r->so.split_threshold = o->split_threshold;
+	r->so.create_if_missing = 1;
+	r->so.metrics_bucket_ms = 1000;
+	r->so.background_splits = 0; /* made at batch boundaries: rk_store_split_due */
+	r->so.server_capacity_ops = o->capacity < 1 ? 1 : (uint64_t)(o->capacity + 0.5);
+	if ((rc = rk_store_open(&r->st, dir, &r->so)) != 0)
+		return rc;
 	rk_family_def fam = {"f", 1};
-	rk_table_def def = {"analyze", &fam, 1, sp, nsp, a->info.buckets > 1 ? a->info.prefix_len : 0};
-	if ((rc = rk_table_create(st, &def)) != 0)
-		goto out;
-	if ((rc = rk_table_open(&tb, st, "analyze")) != 0)
-		goto out;
-	a->rep.regions_initial = nsp + 1;
+	rk_table_def def = {"analyze", &fam, 1, r->sp, r->nsp,
+	                    r->a->info.buckets > 1 ? r->a->info.prefix_len : 0};
+	if ((rc = rk_table_create(r->st, &def)) != 0 || (rc = rk_table_open(&r->tb, r->st, "analyze")))
+		return rc;
+	r->a->rep.regions_initial = r->nsp + 1;
+	r->cap = rk_schema_max_key_len(r->schema);
+	if (!(r->kbuf = malloc(BATCH * r->cap)) || !(r->klen = malloc(BATCH * sizeof *r->klen)) ||
+	    !(r->muts = calloc(BATCH, sizeof *r->muts)) || !(r->val = calloc(1, o->value_len + 1)) ||
+	    !(r->prev = malloc(r->cap)))
+		return rk__err(RK_ENOMEM, "out of memory");
+	memset(r->val, 'v', o->value_len);
+	if ((rc = rk_encoder_new(&r->enc, r->schema, r->wopts->seed)) != 0)
+		return rc;
+	r->a->cols = o->time_buckets;
+	r->rt.S = o->servers;
+	r->rt.w = 0.002;
+	if (!(r->a->sw = calloc((size_t)r->a->cols * o->servers, sizeof *r->a->sw)) ||
+	    !(r->a->sr = calloc((size_t)r->a->cols * o->servers, sizeof *r->a->sr)) ||
+	    !(r->rt.bin = calloc((size_t)FINE * o->servers, sizeof *r->rt.bin)) ||
+	    !(r->rt.last = calloc(o->servers, sizeof *r->rt.last)))
+		return rk__err(RK_ENOMEM, "out of memory");
+	return 0;
+}
 
-	size_t cap = rk_schema_max_key_len(schema);
-	if (!(kbuf = malloc(BATCH * cap)) || !(klen = malloc(BATCH * sizeof *klen)) ||
-	    !(muts = calloc(BATCH, sizeof *muts)) || !(val = calloc(1, o->value_len + 1)) ||
-	    !(prev = malloc(cap))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto out;
+/* Queues the batch (two in flight: see the file comment), makes the
+ * splits due, and samples the servers' counters. */
+static int srun_send(srun *r)
+{
+	int rc;
+	if (!r->n)
+		return 0;
+	if ((rc = rk_table_apply_async(r->tb, r->muts, r->n)) != 0 ||
+	    (rc = rk_store_split_due(NULL, r->st)) != 0)
+		return rc;
+	memcpy(r->prev, r->kbuf + (r->n - 1) * r->cap, r->klen[r->n - 1]);
+	r->prev_len = r->klen[r->n - 1];
+	r->n = 0;
+	return rt_sample(&r->rt, r->st, now_s(), 0);
+}
+
+/* Encodes the workload's current write at virtual time t into the batch,
+ * counting key bytes and whether the key rose over the previous one. */
+static int srun_add(srun *r, int64_t t)
+{
+	const rk_value *v = rk__bind(r->bind, rk__workload_rec(r->w));
+	if (!v)
+		return RK_EINVALID;
+	size_t n = r->n;
+	uint8_t *k = r->kbuf + n * r->cap;
+	int rc = rk_key_encode(k, r->cap, &r->klen[n], r->enc, v);
+	if (rc)
+		return rk__err_wrap(rc, "design %s", r->design);
+	if (r->a->rep.writes > 0) {
+		const uint8_t *pk = n ? r->kbuf + (n - 1) * r->cap : r->prev;
+		size_t pl = n ? r->klen[n - 1] : r->prev_len;
+		size_t m = pl < r->klen[n] ? pl : r->klen[n];
+		int cmpv = m ? memcmp(k, pk, m) : 0;
+		r->mono += cmpv > 0 || (cmpv == 0 && r->klen[n] > pl);
 	}
-	memset(val, 'v', o->value_len);
-	if ((rc = rk_encoder_new(&enc, schema, wopts->seed)) != 0)
-		goto out;
-	int64_t next_balance = o->balance_interval > 0 ? (int64_t)(o->balance_interval * 1000) : -1;
-	a->cols = o->time_buckets;
-	rt.S = o->servers;
-	rt.w = 0.002;
-	if (!(a->sw = calloc((size_t)a->cols * o->servers, sizeof *a->sw)) ||
-	    !(a->sr = calloc((size_t)a->cols * o->servers, sizeof *a->sr)) ||
-	    !(rt.bin = calloc((size_t)FINE * o->servers, sizeof *rt.bin)) ||
-	    !(rt.last = calloc(o->servers, sizeof *rt.last))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto out;
-	}
-	size_t n = 0, prev_len = 0;
-	uint64_t kbytes = 0, mono = 0;
-	size_t kmax = 0;
-	rt.t0 = now_s();
+	r->kbytes += r->klen[n];
+	if (r->klen[n] > r->kmax)
+		r->kmax = r->klen[n];
+	r->muts[n] = (rk_mutation){.type = RK_MUT_PUT,
+	                           .row = k,
+	                           .row_len = r->klen[n],
+	                           .family = "f",
+	                           .qualifier = (const uint8_t *)"q",
+	                           .qualifier_len = 1,
+	                           .ts = 1000 + (uint64_t)t * 1000,
+	                           .value = r->val,
+	                           .value_len = r->o->value_len};
+	r->n++;
+	r->a->rep.writes++;
+	return 0;
+}
+
+/* The workload's writes, as fast as the servers admit them, with the
+ * balancer run at the simulator's virtual times. */
+static int srun_replay(srun *r)
+{
+	double every = r->o->balance_interval;
+	int64_t next_balance = every > 0 ? (int64_t)(every * 1000) : -1;
+	int rc;
+	r->rt.t0 = now_s();
 	for (;;) {
 		int64_t t;
 		int shape;
-		rc = rk__workload_next(w, &t, &shape);
+		rc = rk__workload_next(r->w, &t, &shape);
 		int end = rc == RK_EITEROVER;
 		if (rc && !end)
-			goto out;
+			return rc;
 		int balance_now = !end && next_balance >= 0 && t >= next_balance;
-		if ((end || balance_now || n == BATCH) && n) {
-			if ((rc = rk_table_apply_async(tb, muts, n)) != 0)
-				goto out;
-			if ((rc = rk_store_split_due(NULL, st)) != 0)
-				goto out;
-			memcpy(prev, kbuf + (n - 1) * cap, klen[n - 1]);
-			prev_len = klen[n - 1];
-			n = 0;
-			if ((rc = rt_sample(&rt, st, now_s(), 0)) != 0)
-				goto out;
-		}
-		if (end || balance_now) {
-			/* everything queued is applied (and split) before the balancer
-			 * runs, so it sees the regions the simulator's balancer sees */
-			if ((rc = rk_table_flush(tb)) != 0)
-				goto out;
-			if ((rc = rk_store_split_due(NULL, st)) != 0)
-				goto out;
-		}
+		if ((end || balance_now || r->n == BATCH) && (rc = srun_send(r)) != 0)
+			return rc;
+		/* everything queued is applied (and split) before the balancer
+		 * runs, so it sees the regions the simulator's balancer sees */
+		if ((end || balance_now) && ((rc = rk_table_flush(r->tb)) != 0 ||
+		                             (rc = rk_store_split_due(NULL, r->st)) != 0))
+			return rc;
 		if (end)
 			break;
 		while (next_balance >= 0 && t >= next_balance) {
 			size_t moved = 0;
-			if ((rc = rk_store_balance(&moved, st)) != 0)
-				goto out;
-			a->rep.moves += moved;
-			next_balance += (int64_t)(o->balance_interval * 1000);
+			if ((rc = rk_store_balance(&moved, r->st)) != 0)
+				return rc;
+			r->a->rep.moves += moved;
+			next_balance += (int64_t)(every * 1000);
 		}
-		if (shape >= 0)
-			continue; /* reads are not executed: see the file comment */
-		const rk_value *v = rk__bind(bind, rk__workload_rec(w));
-		if (!v) {
-			rc = RK_EINVALID;
-			goto out;
-		}
-		uint8_t *k = kbuf + n * cap;
-		if ((rc = rk_key_encode(k, cap, &klen[n], enc, v)) != 0) {
-			rk__err_wrap(rc, "design %s", design);
-			goto out;
-		}
-		if (a->rep.writes > 0) {
-			const uint8_t *pk = n ? kbuf + (n - 1) * cap : prev;
-			size_t pl = n ? klen[n - 1] : prev_len;
-			size_t m = pl < klen[n] ? pl : klen[n];
-			int cmpv = m ? memcmp(k, pk, m) : 0;
-			mono += cmpv > 0 || (cmpv == 0 && klen[n] > pl);
-		}
-		kbytes += klen[n];
-		if (klen[n] > kmax)
-			kmax = klen[n];
-		rk_mutation *m = &muts[n];
-		m->type = RK_MUT_PUT;
-		m->row = k;
-		m->row_len = klen[n];
-		m->family = "f";
-		m->qualifier = (const uint8_t *)"q";
-		m->qualifier_len = 1;
-		m->ts = 1000 + (uint64_t)t * 1000;
-		m->value = val;
-		m->value_len = o->value_len;
-		n++;
-		a->rep.writes++;
+		/* reads are not executed: see the file comment */
+		if (shape < 0 && (rc = srun_add(r, t)) != 0)
+			return rc;
 	}
-	rc = 0;
-	double wall = now_s() - rt.t0;
-	if ((rc = rt_sample(&rt, st, rt.t0 + wall, 1)) != 0)
-		goto out;
-	rt_rebin(&rt, a->sw, a->cols, wall);
-	a->col_s = wall / (double)a->cols;
-	rk_table_close(tb);
-	tb = NULL;
-	if ((rc = rk_store_servers(&srv, &nsrv, st)) != 0 ||
-	    (rc = rk_store_regions(&reg, &nreg, st, "analyze")) != 0)
-		goto out;
-	for (size_t i = 0; i < nsrv && i < o->servers; i++)
+	r->wall = now_s() - r->rt.t0;
+	return rt_sample(&r->rt, r->st, r->rt.t0 + r->wall, 1);
+}
+
+/* The store's own counters and region map into the analysis. */
+static int srun_collect(srun *r)
+{
+	rk_analysis *a = r->a;
+	rk_server_info *srv = NULL;
+	rk_region_info *reg = NULL;
+	size_t nsrv = 0, nreg = 0;
+	rt_rebin(&r->rt, a->sw, a->cols, r->wall);
+	a->col_s = r->wall / (double)a->cols;
+	int rc = rk_store_servers(&srv, &nsrv, r->st);
+	if (!rc)
+		rc = rk_store_regions(&reg, &nreg, r->st, "analyze");
+	for (size_t i = 0; !rc && i < nsrv && i < r->o->servers; i++)
 		a->srv_writes[i] = srv[i].writes;
 	a->rep.regions = nreg;
-	a->rep.splits = nreg > nsp + 1 ? (nreg - nsp - 1) : 0;
+	a->rep.splits = nreg > r->nsp + 1 ? (nreg - r->nsp - 1) : 0;
 	a->nregions = nreg;
-	if (!(a->regions = calloc(nreg ? nreg : 1, sizeof *a->regions))) {
+	if (!rc && !(a->regions = calloc(nreg ? nreg : 1, sizeof *a->regions)))
 		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nreg; i++) {
+	for (size_t i = 0; !rc && i < nreg; i++) {
 		rk__region_row *x = &a->regions[i];
 		x->id = reg[i].id;
 		x->server = reg[i].server;
@@ -332,57 +346,104 @@ int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *des
 		if (!(x->start = malloc(x->start_len + 1)) ||
 		    (reg[i].end && !(x->end = malloc(x->end_len + 1)))) {
 			rc = rk__err(RK_ENOMEM, "out of memory");
-			goto out;
+			break;
 		}
 		memcpy(x->start, reg[i].start, x->start_len);
 		if (reg[i].end)
 			memcpy(x->end, reg[i].end, x->end_len);
 	}
-	a->rep.offered_rate = rk__workload_rate(w);
-	a->rep.capacity = (double)so.server_capacity_ops;
-	a->rep.key_total = kbytes;
-	a->rep.key_max = kmax;
-	a->rep.key_mean = a->rep.writes ? (double)kbytes / (double)a->rep.writes : 0;
-	a->mono = a->rep.writes > 1 ? (double)mono / (double)(a->rep.writes - 1) : 0;
-	if ((rc = rk__analysis_finish(a, schema, NULL, o)) != 0)
-		goto out;
-	/* measured, not modelled: rows per second of wall-clock time */
-	a->rep.wall_seconds = wall;
-	a->rep.throughput_measured = 1;
-	a->rep.throughput = wall > 0 ? (double)a->rep.writes / wall : 0;
-	a->rep.hottest_busy = hottest_busy(&rt, a->rep.capacity, wall);
-	*out = a;
-	a = NULL;
-out:
-	if (tb)
-		rk_table_close(tb);
-	if (st) {
-		int crc = rk_store_close(st);
-		if (!rc && crc)
-			rc = crc;
-		if (rc && *out) {
-			rk_analysis_free(*out);
-			*out = NULL;
-		}
-	}
 	free(srv);
 	rk_region_info_free(reg, nreg);
-	rk_encoder_free(enc);
-	free(muts);
-	free(kbuf);
-	free(klen);
-	free(val);
-	free(prev);
-	free(rt.bin);
-	free(rt.last);
-	free(sp);
-	for (size_t i = 0; keys && i < nkeys; i++)
-		free(keys[i]);
-	free(keys);
-	free(key_len);
-	free(pfx.p);
-	rk_analysis_free(a);
-	free(bind);
-	rk__workload_close(w);
+	return rc;
+}
+
+/* The report's figures: what was written, and measured rather than
+ * modelled, rows per second of wall-clock time. */
+static int srun_report(srun *r)
+{
+	rk_analysis *a = r->a;
+	uint64_t w = a->rep.writes;
+	a->rep.offered_rate = rk__workload_rate(r->w);
+	a->rep.capacity = (double)r->so.server_capacity_ops;
+	a->rep.key_total = r->kbytes;
+	a->rep.key_max = r->kmax;
+	a->rep.key_mean = w ? (double)r->kbytes / (double)w : 0;
+	a->mono = w > 1 ? (double)r->mono / (double)(w - 1) : 0;
+	int rc = rk__analysis_finish(a, r->schema, NULL, r->o);
+	if (rc)
+		return rc;
+	a->rep.wall_seconds = r->wall;
+	a->rep.throughput_measured = 1;
+	a->rep.throughput = r->wall > 0 ? (double)w / r->wall : 0;
+	a->rep.hottest_busy = hottest_busy(&r->rt, a->rep.capacity, r->wall);
+	return 0;
+}
+
+/* Closes the store (its error is the run's when it had none) and frees. */
+static int srun_end(srun *r, int rc)
+{
+	if (r->tb)
+		rk_table_close(r->tb);
+	if (r->st) {
+		int crc = rk_store_close(r->st);
+		rc = rc ? rc : crc;
+	}
+	rk_encoder_free(r->enc);
+	free(r->muts);
+	free(r->kbuf);
+	free(r->klen);
+	free(r->val);
+	free(r->prev);
+	free(r->rt.bin);
+	free(r->rt.last);
+	free(r->sp);
+	for (size_t i = 0; r->keys && i < r->nkeys; i++)
+		free(r->keys[i]);
+	free(r->keys);
+	free(r->key_len);
+	free(r->pfx.p);
+	rk_analysis_free(r->a);
+	free(r->bind);
+	rk__workload_close(r->w);
+	return rc;
+}
+
+static int dir_is_new(const char *dir)
+{
+	struct stat sb;
+	char meta[4096];
+	if (!dir)
+		return rk__err(RK_EINVALID, "no store directory given");
+	snprintf(meta, sizeof meta, "%s/META", dir);
+	if (stat(dir, &sb) == 0 && stat(meta, &sb) == 0)
+		return rk__err(RK_EEXISTS, "%s already holds a store; give a new directory", dir);
+	return 0;
+}
+
+int rk_analyze_store(rk_analysis **out, const rk_schema *schema, const char *design,
+                     const rk_workload_options *wopts, const rk_analyze_options *o,
+                     const char *dir)
+{
+	*out = NULL;
+	int rc = rk__check_options(o, RK_MAX_SERVERS);
+	if (rc || (rc = dir_is_new(dir)) != 0)
+		return rc;
+	srun r = {.schema = schema, .design = design ? design : "design", .wopts = wopts, .o = o};
+	if ((rc = srun_prepare(&r)) == 0 && (rc = srun_open(&r, dir)) == 0 &&
+	    (rc = srun_replay(&r)) == 0) {
+		rk_table_close(r.tb);
+		r.tb = NULL;
+		if ((rc = srun_collect(&r)) == 0)
+			rc = srun_report(&r);
+	}
+	rk_analysis *a = NULL;
+	if (!rc) { /* kept unless closing the store fails */
+		a = r.a;
+		r.a = NULL;
+	}
+	if ((rc = srun_end(&r, rc)) != 0)
+		rk_analysis_free(a);
+	else
+		*out = a;
 	return rc;
 }
