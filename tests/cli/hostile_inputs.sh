@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile inputs across every command (issue 12): each case runs under a
+# Hostile inputs across every command: each case runs under a
 # timeout and must end promptly. A case fails on a hang (the timeout), a crash
 # (a signal), an exit 0 where an error is due, an error without a message
 # that says where (a line, column, byte, offset, file, option, field or

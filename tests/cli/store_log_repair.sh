@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A damaged write-ahead log (issue 15 item 2) through the commands: a store
+# A damaged write-ahead log through the commands: a store
 # whose log holds a damaged record refuses every command, naming the log
 # file and offset; `rowkey check --repair` says what it drops, logs it to
 # DIR/repair.log, and leaves a store that checks clean, with the rows of the

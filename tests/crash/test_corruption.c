@@ -1,5 +1,5 @@
 /*
- * Corruption test (issue 15), in the spirit of LevelDB's corruption_test:
+ * Corruption test, in the spirit of LevelDB's corruption_test:
  * a two-server store holds rows both in table files and in write-ahead
  * logs; each case restores it, flips one byte of one file (write-ahead
  * logs, table files, MANIFESTs, META; offsets spread over each whole file),

@@ -1,5 +1,5 @@
 /*
- * Power-cut test (issue 15): a loader child process, with the power-cut
+ * Power-cut test: a loader child process, with the power-cut
  * shim preloaded (tests/faults/powercut_shim.c), writes rows in sync mode
  * to a three-server store with small regions (so splits happen) and reports
  * each acknowledged batch through a pipe. The parent kills it at a random

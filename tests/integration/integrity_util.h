@@ -1,5 +1,5 @@
 /*
- * Helpers of the data-integrity tests (issue 15): a one-table store of
+ * Helpers of the data-integrity tests: a one-table store of
  * numbered rows with values derived from the row number (so any row read
  * back can be checked), file listing and byte flipping. Header-only.
  */

@@ -162,7 +162,7 @@ static void users(void **state)
 	agree("users", "fields user:u64, ts:i64; key bucket(16, xxh3(user)) u64(user) u64(ts)", &w, &o);
 }
 
-/* Measured against modelled throughput (issue 11): the store run caps
+/* Measured against modelled throughput: the store run caps
  * each region server at the simulator's capacity and replays as fast as the
  * servers admit, so its rows per wall-clock second must come within 10% of
  * the simulator's prediction, for a growing key (about C) and 4 salt

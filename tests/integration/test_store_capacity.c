@@ -1,5 +1,5 @@
 /*
- * Region servers with a capacity (issue 11): with 4 servers capped at C
+ * Region servers with a capacity: with 4 servers capped at C
  * operations per second, a sequential-key load (every row on one server)
  * runs at about C and a 4-bucket salted load at about 4C, in wall-clock
  * time; the same salted load without a capacity runs far faster, so the

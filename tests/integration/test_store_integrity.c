@@ -1,5 +1,5 @@
 /*
- * Data integrity regressions (issue 15, items 1-3): a flipped byte in a
+ * Data integrity regressions: a flipped byte in a
  * table file is a read error naming table, region and file, never data; a
  * damaged write-ahead log record with later records after it refuses the
  * open (naming file and offset) until an explicit repair says what it

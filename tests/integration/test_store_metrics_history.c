@@ -1,5 +1,5 @@
 /*
- * Issue 15 item 5: metrics.tsv history is never dropped. A store whose
+ * metrics.tsv history is never dropped. A store whose
  * metrics file holds more bucket records than are carried at full
  * resolution (here a 75 MiB file, past the old 64 MiB cut-off) keeps every
  * count: old buckets are rolled up into coarser ones, and the file shrinks.

@@ -4,7 +4,7 @@
  * up to the cache's size rather than LevelDB's private 8 MiB, and engines
  * sharing one cache see each other's blocks in it. Read checksums are
  * verified only on a read from disk, so this cache is what decides how much
- * of a read path pays for verification (bench/RESULTS.md, issue 15).
+ * of a read path pays for verification (bench/RESULTS.md).
  */
 #include <setjmp.h>
 #include <stdarg.h>

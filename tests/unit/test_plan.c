@@ -306,7 +306,7 @@ static char *in_list(char *w, const char *field, int n)
 	return w + sprintf(w, ")");
 }
 
-/* Regression (issue 12): two IN lists of 300 values and a range used to be
+/* Regression: two IN lists of 300 values and a range used to be
  * refused (or, with fewer values, planned as their full product). Past the
  * bound the plan stops, reads whole key prefixes and says so. */
 static void test_in_lists_bounded(void **state)

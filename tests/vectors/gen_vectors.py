@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Known-answer vectors for rowkey's key designs (issue 2), computed independently.
+"""Known-answer vectors for rowkey's key designs, computed independently.
 
 This is a second implementation of every key technique, written from the
-specification (issue 2, docs/schema.md, docs/formats-key.md and the primary
+specification (docs/schema.md, docs/formats-key.md and the primary
 definitions they cite: HBase OrderedBytes.java, LevelDB/Bigtable
 ordered_code.cc, Phoenix SaltingUtil.java / PVarchar / PInteger), NOT by
 running rowkey. Each vector is the schema text, a record, and the key bytes this
@@ -558,7 +558,7 @@ for d in floats:
 K("fields a:i32, b:f64, c:str; key ob(a) ob(b):desc esc(c)", [-3, 2.5, b"x"], ob_int(-3, 4) + inv(ob_f64(2.5)) + esc(b"x"))
 
 section("9g. phoenix(): Phoenix row-key forms (VARCHAR asc: bytes + 00 unless last; desc: inverted + FF; ints)")
-# The empty-string vectors below pin rowkey's rule as specified in issue 2, not
+# The empty-string vectors below pin rowkey's rule as specified (docs/formats-key.md), not
 # Phoenix's: Phoenix writes an empty (NULL) VARCHAR's separator as 00 even when
 # DESC, and drops trailing NULL key columns with their separator (PTableImpl.newKey,
 # SchemaUtil.getSeparatorByte). See docs/formats-key.md 5.10.

@@ -164,7 +164,7 @@ static int settle_split_threshold(rk__local *s, int fresh, int *save)
 	return rk_meta__prop_set(&s->meta.props, "split_threshold", text, strlen(text));
 }
 
-/* The capacity of each region server (issue 11), kept in META as the
+/* The capacity of each region server, kept in META as the
  * store-wide settings server_capacity_ops and server_capacity_bytes
  * (decimal; absent: unlimited). An option other than 0 replaces the saved
  * value (RK_SERVER_CAPACITY_OFF removes it) and sets *changed: META must
