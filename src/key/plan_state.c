@@ -156,7 +156,8 @@ int rk_plan__append_logical(state *st, const uint8_t *b, size_t n)
 		st->lbytes = nb;
 		st->lcap = cap;
 	}
-	memcpy(st->lbytes + st->llen, b, n);
+	if (n) /* an empty logical form leaves lbytes NULL: memcpy must not see it */
+		memcpy(st->lbytes + st->llen, b, n);
 	st->llen += n;
 	return 0;
 }
