@@ -1,7 +1,7 @@
 /*
- * The parsed form of a schema, shared by the parser (schema.c), the encoder
- * and decoder (encode.c) and the query planner. A key template is a list of
- * parts; hashes, hex and slices own a sub-template of their own.
+ * The parsed form of a schema, shared by the parser (schema*.c), the encoder
+ * and decoder (encode.c, decode.c) and the query planner. A key template is
+ * a list of parts; hashes, hex and slices own a sub-template of their own.
  */
 #ifndef RK_KEY_SCHEMA_INT_H
 #define RK_KEY_SCHEMA_INT_H

@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/key/schema.c: every parse error names its line, column
+ * Unit tests for src/key/schema*.c: every parse error names its line, column
  * and token; templates that could not be decoded are refused; describe and
  * the info struct say what a design costs on reads.
  */
