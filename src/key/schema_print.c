@@ -60,6 +60,24 @@ static void render_value(char **b, size_t *l, size_t *c, const rk_schema *s, con
 	}
 }
 
+/* A string literal of the schema language that reads back as the same
+ * bytes: quotes and backslashes escaped, other bytes outside printable ASCII
+ * as \xNN. Literals and bucket alphabets may hold any byte, 0x00 included. */
+static void render_string(char **b, size_t *l, size_t *c, const uint8_t *s, size_t n)
+{
+	cat(b, l, c, "\"");
+	for (size_t k = 0; k < n; k++) {
+		uint8_t ch = s[k];
+		if (ch == '"' || ch == '\\')
+			cat(b, l, c, "\\%c", ch);
+		else if (ch >= 0x20 && ch < 0x7f)
+			cat(b, l, c, "%c", ch);
+		else
+			cat(b, l, c, "\\x%02x", ch);
+	}
+	cat(b, l, c, "\"");
+}
+
 void rk_schema__render(char **b, size_t *l, size_t *c, const rk_schema *s, const rk_part *parts, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -68,17 +86,7 @@ void rk_schema__render(char **b, size_t *l, size_t *c, const rk_schema *s, const
 			cat(b, l, c, " ");
 		switch (p->kind) {
 		case P_LIT:
-			cat(b, l, c, "\"");
-			for (size_t k = 0; k < p->litlen; k++) {
-				uint8_t ch = p->lit[k];
-				if (ch == '"' || ch == '\\')
-					cat(b, l, c, "\\%c", ch);
-				else if (ch >= 0x20 && ch < 0x7f)
-					cat(b, l, c, "%c", ch);
-				else
-					cat(b, l, c, "\\x%02x", ch);
-			}
-			cat(b, l, c, "\"");
+			render_string(b, l, c, p->lit, p->litlen);
 			break;
 		case P_VAL:
 			if (p->enc == E_TEXT) {
@@ -111,8 +119,10 @@ void rk_schema__render(char **b, size_t *l, size_t *c, const rk_schema *s, const
 			}
 			if (p->form == F_DEC)
 				cat(b, l, c, ", dec");
-			else if (p->form == F_ALPHA)
-				cat(b, l, c, ", \"%s\"", p->alpha);
+			else if (p->form == F_ALPHA) {
+				cat(b, l, c, ", ");
+				render_string(b, l, c, (const uint8_t *)p->alpha, p->n);
+			}
 			cat(b, l, c, ")");
 			break;
 		case P_PSALT: cat(b, l, c, "phoenix_salt(%u)", p->n); break;
