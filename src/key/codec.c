@@ -81,6 +81,16 @@ double rk_codec__f64_from_bits(uint64_t b)
 	return d;
 }
 
+int rk_codec__get_f64(double *out, const uint8_t *p, uint8_t mask)
+{
+	uint64_t b = rk_codec__get_uint(p, 8, mask);
+	double d = rk_codec__f64_from_bits(b);
+	if (rk_codec__f64_to_bits(d) != b)
+		return rk__err(RK_ECORRUPT, "a NaN other than the one f64 keys hold (0x%016llx)", (unsigned long long)b);
+	*out = d;
+	return 0;
+}
+
 /* ---- zero-padded decimal ---- */
 
 int rk_codec__put_dec(rk_wbuf *w, uint64_t v, int width)
@@ -334,8 +344,7 @@ int rk_codec__get_ob_f64(double *out, const uint8_t *p, size_t n, uint8_t mask)
 	if ((uint8_t)(p[0] ^ mask) != 0x31)
 		return rk__err(RK_ECORRUPT, "OrderedBytes float64 header 0x%02x, expected 0x31",
 		               (uint8_t)(p[0] ^ mask));
-	*out = rk_codec__f64_from_bits(rk_codec__get_uint(p + 1, 8, mask));
-	return 0;
+	return rk_codec__get_f64(out, p + 1, mask);
 }
 
 /* ---- Phoenix VARCHAR ---- */
@@ -408,6 +417,10 @@ int rk_codec__put_text_i(rk_wbuf *w, int64_t v)
 int rk_codec__put_text_f(rk_wbuf *w, double d)
 {
 	char b[40];
+	/* every NaN is "nan", as f64() has one NaN: printf writes "-nan" for a
+	   NaN with its sign bit set, a second key for the same value */
+	if (isnan(d))
+		return rk_w_put(w, "nan", 3);
 	int n = snprintf(b, sizeof b, "%.17g", d);
 	return rk_w_put(w, b, (size_t)n);
 }

@@ -49,6 +49,9 @@ uint64_t rk_codec__get_uint(const uint8_t *p, int width, uint8_t mask);
 int64_t rk_codec__get_int(const uint8_t *p, int width, uint8_t mask);
 uint64_t rk_codec__f64_to_bits(double d); /* order-preserving 64-bit image; NaN canonical, last */
 double rk_codec__f64_from_bits(uint64_t b);
+/* Reads the 8-byte form at p; a NaN other than the one the encoder writes is
+ * RK_ECORRUPT (the key could not have been written). */
+int rk_codec__get_f64(double *out, const uint8_t *p, uint8_t mask);
 
 /* ---- zero-padded decimal text of a fixed width ---- */
 int rk_codec__put_dec(rk_wbuf *w, uint64_t v, int width);

@@ -121,6 +121,21 @@ static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, co
 		rk_type pt = rk_type__is_signed(vt) ? RK_T_I64 : rk_type__is_int(vt) ? RK_T_U64 : RK_T_F64;
 		if (rk_value_parse(&pv, pt, (const char *)b, len) < 0)
 			return rk__err(RK_ECORRUPT, "key byte %zu: %s", off, rk_error_last());
+		/* the encoder writes one spelling of a number: refuse the others
+		   ("007", "-0", "1e0") even where the key is not re-encoded whole */
+		uint8_t canon[48];
+		rk_wbuf cw = {canon, 0, sizeof canon};
+		if (pt == RK_T_I64)
+			rk_codec__put_text_i(&cw, pv.v.i);
+		else if (pt == RK_T_U64)
+			rk_codec__put_text_u(&cw, pv.v.u);
+		else
+			rk_codec__put_text_f(&cw, pv.v.f);
+		if (cw.len != len || memcmp(canon, b, len)) {
+			char b1[160];
+			return rk__err(RK_ECORRUPT, "key byte %zu: '%s' is not how the encoder writes that number", off,
+			               rk__err_bytes(b1, sizeof b1, b, len));
+		}
 		v->t = pt;
 		v->v = pv;
 		return 0;
@@ -137,8 +152,9 @@ static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, co
 		return 0;
 	case E_F64:
 		v->t = RK_T_F64;
-		v->v.v.f = rk_codec__f64_from_bits(rk_codec__get_uint(b, 8, mask));
 		*used = 8;
+		if ((rc = rk_codec__get_f64(&v->v.v.f, b, mask)) < 0)
+			return rk__err_wrap(rc, "key byte %zu", off);
 		return 0;
 	case E_DEC:
 		v->t = RK_T_U64;
@@ -232,8 +248,10 @@ static int invert(rk_value *out, rk_encoder *e, const rk_part *p, const tval *v,
 	switch (p->vop) {
 	case V_FIELD:
 		break;
-	case V_TBUCKET:
-		return 0; /* lossy: the field is not recovered here */
+	case V_TBUCKET: /* lossy: the field is not recovered here, but a bucket start is a multiple of W */
+		if (v->t == RK_T_I64 ? v->v.v.i % p->varg != 0 : v->v.v.u % (uint64_t)p->varg != 0)
+			return corrupt_at(off, "time bucket is not a multiple of its width", NULL);
+		return 0;
 	case V_RTS: {
 		/* a signed encoding (i64(rts(ts))) decodes the same value as I64 */
 		uint64_t r = v->v.v.u;
@@ -309,7 +327,6 @@ static int verify_parts(rk_encoder *e, const rk_value *out, uint64_t have, const
 		if ((rk_schema__fields_used(p, 1) & ~have) != 0)
 			continue;
 		rk_wbuf w = {e->verify, 0, s->max_key_len};
-		e->arena_len = 0;
 		if (rk_key__enc_template(e, &w, p, 1, out, 0) < 0 || w.len != (size_t)p->fixed ||
 		    memcmp(w.p, key + e->off[k], w.len))
 			return rk__err(RK_ECORRUPT, "key byte %zu: the key does not match its design "
@@ -354,10 +371,16 @@ int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
 			pos += (size_t)p->fixed;
 			break;
 		}
+		case P_PSALT: /* a function of the key's own bytes: checked here, even when
+		                 the key cannot be re-encoded as a whole */
+			if (b[0] != rk_hash__phoenix_salt(b + 1, rem - 1, p->n))
+				return rk__err(RK_ECORRUPT, "key byte %zu: the Phoenix salt byte is not the one the rest of the key gives",
+				               pos);
+			pos += 1;
+			break;
 		case P_HASH:
 		case P_HEX:
 		case P_SLICE:
-		case P_PSALT:
 			pos += (size_t)p->fixed; /* checked by re-encoding below */
 			break;
 		case P_VAL: {

@@ -41,7 +41,7 @@ int rk_encoder_new(rk_encoder **out, const rk_schema *s, uint64_t seed)
 	for (int d = 1; d <= s->depth && d <= RK_MAX_DEPTH + 1; d++)
 		if (!(e->sub[d] = malloc(RK_SUB_MAX)))
 			goto nomem;
-	e->arena_cap = 2 * RK_SUB_MAX;
+	e->arena_cap = s->max_key_len > RK_SUB_MAX ? s->max_key_len : RK_SUB_MAX;
 	e->dec_cap = 2 * s->max_key_len + 16; /* a reversed field needs two copies */
 	if (!(e->arena = malloc(e->arena_cap)) || !(e->dec = malloc(e->dec_cap)) ||
 	    !(e->verify = malloc(s->max_key_len)) || !(e->off = malloc(s->nparts * sizeof *e->off)) ||
@@ -70,16 +70,18 @@ void rk_encoder_free(rk_encoder *e)
 
 /* ---- value expressions ---- */
 
-
+/* Room for one transformed value: it is written into the key (or a hash's
+ * input) before the next value is computed, so each value starts the arena
+ * afresh. The arena is as large as the key limit and a hash's input, so a
+ * value that does not fit would not fit where it is written either: the
+ * limit is the same for every key, not a sum over the values of one key. */
 static uint8_t *arena_alloc(rk_encoder *e, size_t n)
 {
-	if (n > e->arena_cap - e->arena_len) {
+	if (n > e->arena_cap) {
 		rk__err(RK_ETOOLONG, "a value of %zu bytes is over the encoder's %zu-byte scratch", n, e->arena_cap);
 		return NULL;
 	}
-	uint8_t *p = e->arena + e->arena_len;
-	e->arena_len += n;
-	return p;
+	return e->arena;
 }
 
 void rk_key__reverse_bytes(uint8_t *dst, const uint8_t *src, size_t n)
@@ -162,6 +164,9 @@ static int eval(tval *out, rk_encoder *e, const rk_part *p, const rk_value *fiel
 			int64_t m = in.v.v.i % p->varg;
 			if (m < 0)
 				m += p->varg;
+			if (in.v.v.i < INT64_MIN + m) /* the bucket would start below the i64 range */
+				return rk__err(RK_EINVALID, "tbucket(%s, %lld): %lld has no bucket start within i64", fname,
+				               (long long)p->varg, (long long)in.v.v.i);
 			out->v.v.i = in.v.v.i - m;
 		} else {
 			out->v.v.u = in.v.v.u - in.v.v.u % (uint64_t)p->varg;
@@ -450,12 +455,8 @@ int rk_key__enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t
 		if (rc < 0)
 			return rc;
 	}
-	if (psalt_at >= 0) {
-		const uint8_t *rest = w->p + psalt_at + 1;
-		int32_t h = rk_hash__phoenix(rest, w->len - (size_t)psalt_at - 1);
-		int32_t m = h % (int32_t)psalt_n;
-		w->p[psalt_at] = (uint8_t)(m < 0 ? -m : m);
-	}
+	if (psalt_at >= 0)
+		w->p[psalt_at] = (uint8_t)rk_hash__phoenix_salt(w->p + psalt_at + 1, w->len - (size_t)psalt_at - 1, psalt_n);
 	return 0;
 }
 
@@ -463,7 +464,6 @@ int rk_key_encode(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *e, const
 {
 	size_t limit = cap < e->s->max_key_len ? cap : e->s->max_key_len;
 	rk_wbuf w = {out, 0, limit};
-	e->arena_len = 0;
 	int rc = rk_key__enc_template(e, &w, e->s->parts, e->s->nparts, fields, 0);
 	if (rc < 0)
 		return rc;
@@ -473,7 +473,6 @@ int rk_key_encode(uint8_t *out, size_t cap, size_t *outlen, rk_encoder *e, const
 
 int rk_key__encode_part(rk_encoder *e, rk_wbuf *w, const rk_part *p, const rk_value *fields)
 {
-	e->arena_len = 0;
 	return rk_key__enc_template(e, w, p, 1, fields, 0);
 }
 

@@ -16,8 +16,8 @@ struct rk_encoder {
 	uint64_t rr;
 	int forced_salt; /* >= 0: use this salt instead of drawing one (decode verification) */
 	uint8_t *sub[RK_MAX_DEPTH + 2];
-	uint8_t *arena; /* transformed values (reversed strings, reversed numbers) */
-	size_t arena_len, arena_cap;
+	uint8_t *arena; /* one transformed value (a reversed string or number) */
+	size_t arena_cap;
 	uint8_t *dec; /* decoded strings */
 	size_t dec_len, dec_cap;
 	uint8_t *verify;

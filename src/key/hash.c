@@ -67,6 +67,19 @@ int32_t rk_hash__phoenix(const uint8_t *in, size_t n)
 	return (int32_t)h;
 }
 
+/* Java's Math.abs(h % n) on a signed int: % truncates, so the remainder has
+ * h's sign, and its absolute value is below n for every h (-2^31 included). */
+static unsigned java_abs_mod(int32_t h, unsigned n)
+{
+	int32_t m = h % (int32_t)n;
+	return (unsigned)(m < 0 ? -m : m);
+}
+
+unsigned rk_hash__phoenix_salt(const uint8_t *rest, size_t n, unsigned buckets)
+{
+	return java_abs_mod(rk_hash__phoenix(rest, n), buckets);
+}
+
 static uint32_t rotl32(uint32_t x, int r)
 {
 	return (x << r) | (x >> (32 - r));
@@ -170,11 +183,9 @@ unsigned rk_hash__bucket_of(rk_hash_alg alg, const uint8_t *in, size_t len, unsi
 unsigned rk_hash__bucket(rk_hash_alg alg, const uint8_t *digest, unsigned n)
 {
 	if (alg == RK_HASH_PHOENIX) {
-		/* Java: Math.abs(hash % n) on a signed int */
 		int32_t v = (int32_t)((uint32_t)digest[0] << 24 | (uint32_t)digest[1] << 16 |
 		                      (uint32_t)digest[2] << 8 | digest[3]);
-		int32_t m = v % (int32_t)n;
-		return (unsigned)(m < 0 ? -m : m);
+		return java_abs_mod(v, n);
 	}
 	size_t w = rk_hash__size(alg) < 8 ? rk_hash__size(alg) : 8;
 	uint64_t v = 0;

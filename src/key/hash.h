@@ -40,6 +40,10 @@ unsigned rk_hash__bucket_of(rk_hash_alg alg, const uint8_t *in, size_t len, unsi
 /* Phoenix's hash: h = 1; h = 31*h + (signed char)b, in 32-bit two's complement. */
 int32_t rk_hash__phoenix(const uint8_t *in, size_t n);
 
+/* The Phoenix salt byte of a key whose bytes after the salt are `rest`:
+ * Java's Math.abs(phoenix31(rest) % buckets) (formats.md A.7.3). */
+unsigned rk_hash__phoenix_salt(const uint8_t *rest, size_t n, unsigned buckets);
+
 /* MurmurHash3_x86_32 with the given seed. */
 uint32_t rk_hash__murmur3_32(const uint8_t *in, size_t n, uint32_t seed);
 

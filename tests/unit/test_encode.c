@@ -461,6 +461,141 @@ static void test_missing_field(void **state)
 	fx_close(&f);
 }
 
+/* Every NaN is one text key, "nan": printf writes "-nan" for a NaN with its
+ * sign bit set, which made a second key for the one value f64() writes. */
+static void test_text_nan_one_spelling(void **state)
+{
+	(void)state;
+	fx f;
+	fx_open(&f, "fields x:f64; key x");
+	rk_value v[] = {d(copysign(NAN, -1.0))};
+	enc_ok(&f, v);
+	assert_int_equal(f.klen, 3);
+	assert_memory_equal(f.key, "nan", 3);
+	v[0] = d(NAN);
+	enc_ok(&f, v);
+	assert_memory_equal(f.key, "nan", 3);
+	fx_close(&f);
+}
+
+/* A time bucket that would start below the i64 range is refused; the
+ * subtraction overflowed (undefined) and wrapped to a large positive start. */
+static void test_time_bucket_below_i64(void **state)
+{
+	(void)state;
+	fx f;
+	fx_open(&f, "fields ts:ts; key tbucket(ts, 3600) \":\" ts");
+	rk_value v[] = {i(INT64_MIN)};
+	assert_int_equal(rk_key_encode(f.key, sizeof f.key, &f.klen, f.e, v), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "no bucket start within i64"));
+	v[0] = i(INT64_MIN + 1807); /* 2^63 = 3600 q + 1808: the lowest start is -3600 q */
+	assert_int_equal(rk_key_encode(f.key, sizeof f.key, &f.klen, f.e, v), RK_EINVALID);
+	v[0] = i(INT64_MIN + 1808);
+	enc_ok(&f, v);
+	assert_int_equal(-3600 * (INT64_MAX / 3600), INT64_MIN + 1808);
+	fx_close(&f);
+	fx_open(&f, "fields ts:ts; key tbucket(ts, 1024) \":\" ts"); /* 1024 divides 2^63 */
+	v[0] = i(INT64_MIN);
+	enc_ok(&f, v);
+	assert_memory_equal(f.key, "-9223372036854775808:", 21);
+	fx_close(&f);
+}
+
+/* Reversed values are limited one at a time by the key limit (or a hash's
+ * 64 KiB input), as every other value: they were limited together to 128 KiB
+ * a key, so three hashes of one 50,000-byte reversed string, or one
+ * 200,000-byte reversed string under max_key_len=1048576, were refused. */
+static void test_reversed_values_limit(void **state)
+{
+	(void)state;
+	size_t n = 200000;
+	char *big = malloc(n + 1);
+	uint8_t *key = malloc(1 << 20);
+	assert_non_null(big);
+	assert_non_null(key);
+	for (size_t k = 0; k < n; k++)
+		big[k] = (char)('a' + k % 26);
+	big[n] = 0;
+	fx f;
+	fx_open(&f, "fields a:str, b:u8; key md5(reverse(a)) sha1(reverse(a)) xxh3(reverse(a)) u8(b)");
+	big[50000] = 0;
+	rk_value v[] = {str(big), u(1)};
+	enc_ok(&f, v);
+	assert_int_equal(f.klen, 16 + 20 + 8 + 1);
+	fx_close(&f);
+	big[50000] = 'a';
+	fx_open(&f, "option max_key_len=1048576; fields a:str; key reverse(a)");
+	v[0] = str(big);
+	size_t klen = 0;
+	assert_int_equal(rk_key_encode(key, 1 << 20, &klen, f.e, v), 0);
+	assert_int_equal(klen, n);
+	assert_int_equal(key[0], big[n - 1]);
+	assert_int_equal(rk_key_decode(f.out, f.e, key, klen), 0);
+	assert_memory_equal(f.out[0].v.s.ptr, big, n);
+	fx_close(&f);
+	free(big);
+	free(key);
+}
+
+static int decode_hex(fx *f, const char *hex)
+{
+	f->klen = strlen(hex) / 2;
+	for (size_t k = 0; k < f->klen; k++) {
+		unsigned b;
+		sscanf(hex + 2 * k, "%2x", &b);
+		f->key[k] = (uint8_t)b;
+	}
+	return rk_key_decode(f->out, f->e, f->key, f->klen);
+}
+
+/* Where a field is only hashed the key is not re-encoded as a whole, and the
+ * decoder accepted what the encoder never writes: a number spelled "007",
+ * "-0" or "0x1", a NaN with another payload, a time bucket that is not a
+ * multiple of its width, a Phoenix salt byte the rest of the key does not
+ * give. Each is now refused where it is read. */
+static void test_decode_refuses_unwritten_keys(void **state)
+{
+	(void)state;
+	fx f;
+	const char *md5x = "3a" "00112233445566778899aabbccddeeff"; /* ":" + a hash of h, never checked */
+	char hex[256];
+	fx_open(&f, "fields a:u64, h:str; key a \":\" md5(h)");
+	snprintf(hex, sizeof hex, "37%s", md5x);
+	assert_int_equal(decode_hex(&f, hex), 0);
+	assert_true(f.out[0].present && f.out[0].v.u == 7 && !f.out[1].present);
+	snprintf(hex, sizeof hex, "303037%s", md5x); /* 007 */
+	assert_int_equal(decode_hex(&f, hex), RK_ECORRUPT);
+	assert_non_null(strstr(rk_error_last(), "'007' is not how the encoder writes"));
+	fx_close(&f);
+	fx_open(&f, "fields a:i64, h:str; key a \":\" md5(h)");
+	snprintf(hex, sizeof hex, "2d30%s", md5x); /* -0 */
+	assert_int_equal(decode_hex(&f, hex), RK_ECORRUPT);
+	fx_close(&f);
+	fx_open(&f, "fields a:f64, h:str; key a \":\" md5(h)");
+	snprintf(hex, sizeof hex, "307831%s", md5x); /* 0x1 */
+	assert_int_equal(decode_hex(&f, hex), RK_ECORRUPT);
+	snprintf(hex, sizeof hex, "312e35%s", md5x); /* 1.5 */
+	assert_int_equal(decode_hex(&f, hex), 0);
+	fx_close(&f);
+	fx_open(&f, "fields a:f64, h:str; key f64(a) md5(h)");
+	assert_int_equal(decode_hex(&f, "fff8000000000000" "00112233445566778899aabbccddeeff"), 0);
+	assert_true(isnan(f.out[0].v.f));
+	assert_int_equal(decode_hex(&f, "fff8000000000001" "00112233445566778899aabbccddeeff"), RK_ECORRUPT);
+	fx_close(&f);
+	fx_open(&f, "fields ts:ts, id:u32; key u64(tbucket(ts, 3600)) u32(id)");
+	assert_int_equal(decode_hex(&f, "0000000000001c20" "00000001"), 0); /* 7200 */
+	assert_int_equal(decode_hex(&f, "0000000000001c21" "00000001"), RK_ECORRUPT);
+	fx_close(&f);
+	fx_open(&f, "fields a:str, h:str; key phoenix_salt(8) phoenix(a) md5(h)");
+	rk_value v[] = {str("x"), str("y")};
+	enc_ok(&f, v);
+	assert_int_equal(rk_key_decode(f.out, f.e, f.key, f.klen), 0);
+	f.key[0] = (uint8_t)((f.key[0] + 1) % 8);
+	assert_int_equal(rk_key_decode(f.out, f.e, f.key, f.klen), RK_ECORRUPT);
+	assert_non_null(strstr(rk_error_last(), "Phoenix salt byte"));
+	fx_close(&f);
+}
+
 static void test_value_parse(void **state)
 {
 	(void)state;
@@ -530,6 +665,10 @@ int main(void)
 		cmocka_unit_test(test_salts),
 		cmocka_unit_test(test_key_length_limit),
 		cmocka_unit_test(test_missing_field),
+		cmocka_unit_test(test_text_nan_one_spelling),
+		cmocka_unit_test(test_time_bucket_below_i64),
+		cmocka_unit_test(test_reversed_values_limit),
+		cmocka_unit_test(test_decode_refuses_unwritten_keys),
 		cmocka_unit_test(test_value_parse),
 		cmocka_unit_test(test_logical_form),
 	};
