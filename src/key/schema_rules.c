@@ -168,7 +168,7 @@ static int has_desc_or_unordered(const rk_part *parts, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const rk_part *p = &parts[i];
 		if (p->kind == P_HASH || p->kind == P_HEX || p->kind == P_SLICE || p->kind == P_BUCKET ||
-		    p->kind == P_SALT || p->kind == P_PSALT)
+		    p->kind == P_SALT || p->kind == P_PSALT || p->desc)
 			return 1;
 		if (p->kind == P_VAL) {
 			if (p->vop != V_FIELD && p->vop != V_TBUCKET)

@@ -160,10 +160,17 @@ static void test_info_and_describe(void **state)
 	free(d);
 	rk_schema_free(s);
 
-	t = "fields a:str, b:i32; key esc(a) i32(b):desc";
+	t = "fields a:str, b:i32; key esc(a) i32(b)";
 	assert_int_equal(rk_schema_parse(&s, t, strlen(t), NULL), 0);
 	rk_schema_get_info(&in, s);
 	assert_int_equal(in.order_preserving, 1);
+	rk_schema_free(s);
+	/* descending: keys sort against the field's order (docs/schema.md 2.8);
+	   this was reported as order-preserving */
+	t = "fields a:str, b:i32; key esc(a) i32(b):desc";
+	assert_int_equal(rk_schema_parse(&s, t, strlen(t), NULL), 0);
+	rk_schema_get_info(&in, s);
+	assert_int_equal(in.order_preserving, 0);
 	rk_schema_free(s);
 }
 
