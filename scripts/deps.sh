@@ -3,6 +3,13 @@
 # Idempotent: a no-op when everything is present. Needs root only when something is missing.
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libssl-dev libxxhash-dev libcmocka-dev libleveldb-dev python3 xxhash libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libcairo2-dev fonts-dejavu-core libre2-dev g++)
+# The generated encoders' tests (tests/gen/run.sh) compile and run them: Go, a
+# JDK (a javac already installed will do), Node and npm (TypeScript itself comes
+# from npm into the build directory); python3 is above.
+pkgs+=(golang-go)
+command -v javac >/dev/null 2>&1 || pkgs+=(default-jdk-headless)
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 # chromium is only for the HTML report's browser test (which skips without it):
 # RK_DEPS_CHROMIUM=1 scripts/deps.sh installs it too.
 if [ "${RK_DEPS_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi

@@ -1,3 +1,15 @@
-# src/gen: test vectors of key designs. Appends its sources to RK_LIB_SRC.
+# src/gen: generators of encoders for other languages. Appends its sources,
+# with the runtimes embedded as C arrays (embed.cmake), to RK_LIB_SRC.
 file(GLOB RK_GEN_SRC CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.c)
-list(APPEND RK_LIB_SRC ${RK_GEN_SRC})
+set(RK_GEN_RUNTIMES
+  ${CMAKE_CURRENT_LIST_DIR}/runtime/RowKeyRuntime.java
+  ${CMAKE_CURRENT_LIST_DIR}/runtime/rowkey_runtime.py
+  ${CMAKE_CURRENT_LIST_DIR}/runtime/rowkey_runtime.go
+  ${CMAKE_CURRENT_LIST_DIR}/runtime/rowkey_runtime.ts)
+set(RK_GEN_RUNTIME_C ${CMAKE_BINARY_DIR}/gen_runtime.c)
+add_custom_command(OUTPUT ${RK_GEN_RUNTIME_C}
+  COMMAND ${CMAKE_COMMAND} -DDIR=${CMAKE_CURRENT_LIST_DIR}/runtime -DOUT=${RK_GEN_RUNTIME_C}
+          -P ${CMAKE_CURRENT_LIST_DIR}/embed.cmake
+  DEPENDS ${RK_GEN_RUNTIMES} ${CMAKE_CURRENT_LIST_DIR}/embed.cmake
+  COMMENT "Embedding the generators' runtimes")
+list(APPEND RK_LIB_SRC ${RK_GEN_SRC} ${RK_GEN_RUNTIME_C})
