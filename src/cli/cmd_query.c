@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/textio.h"
 #include "cli/store_cli.h"
+#include "key/bytes.h"
 
 static void help(FILE *f)
 {
@@ -174,9 +175,9 @@ int rk_cli_query(int argc, char **argv)
 				memcpy(name + nl, cell->qualifier, ql);
 				nl += ql;
 				printf("%s", k ? "," : "");
-				rk_write_json_string(stdout, name, nl);
+				rk__json_str(stdout, name, nl);
 				putchar(':');
-				rk_write_json_string(stdout, cell->value, cell->value_len);
+				rk__json_str(stdout, cell->value, cell->value_len);
 			} else {
 				printf("%s%s:", k ? " " : "", cell->family);
 				rk_write_escaped(stdout, cell->qualifier, cell->qualifier_len);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key/bytes.h"
 #include "key/error.h"
 
 void rk_write_escaped(FILE *out, const uint8_t *p, size_t n)
@@ -65,21 +66,6 @@ int rk_parse_hex(uint8_t *out, size_t *outlen, const char *p, size_t n)
 	return 0;
 }
 
-void rk_write_json_string(FILE *out, const uint8_t *p, size_t n)
-{
-	fputc('"', out);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = p[i];
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 void rk_write_value(FILE *out, rk_type t, const rk_value *v, int json)
 {
 	if (!v->present) {
@@ -89,7 +75,7 @@ void rk_write_value(FILE *out, rk_type t, const rk_value *v, int json)
 	}
 	if (t == RK_T_STR || t == RK_T_BYTES) {
 		if (json)
-			rk_write_json_string(out, v->v.s.ptr, v->v.s.len);
+			rk__json_str(out, v->v.s.ptr, v->v.s.len);
 		else
 			rk_write_escaped(out, v->v.s.ptr, v->v.s.len);
 		return;

@@ -26,7 +26,4 @@ int rk_parse_hex(uint8_t *out, size_t *outlen, const char *p, size_t n);
  * is empty in TSV and null in JSON; inf and NaN are JSON strings. */
 void rk_write_value(FILE *out, rk_type t, const rk_value *v, int json);
 
-/* Writes a JSON string literal. */
-void rk_write_json_string(FILE *out, const uint8_t *p, size_t n);
-
 #endif

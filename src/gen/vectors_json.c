@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gen/vectors_int.h"
+#include "key/bytes.h"
 
 int rk_vec__utf8(const uint8_t *p, size_t n)
 {
@@ -63,17 +64,7 @@ void rk_vec__json_bytes(FILE *out, const uint8_t *p, size_t n)
 		fputc('}', out);
 		return;
 	}
-	fputc('"', out);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = p[i];
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	rk__json_str(out, p, n);
 }
 
 void rk_vec__json_fields(const rk_vec *v, const rk_value *vals)

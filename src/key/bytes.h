@@ -1,13 +1,14 @@
 /*
- * Two byte-string helpers the library, the server and the command share:
- * bytewise order (shorter first on a common prefix, as row keys sort) and
- * hex text back to bytes.
+ * Byte-string helpers the library, the server and the command share:
+ * bytewise order (shorter first on a common prefix, as row keys sort), hex
+ * text back to bytes, and a JSON string literal of bytes.
  */
 #ifndef RK_KEY_BYTES_H
 #define RK_KEY_BYTES_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,23 @@ static inline int rk__unhex(uint8_t **out, size_t *len, const char *s, size_t n)
 	*out = b;
 	*len = n / 2;
 	return 0;
+}
+
+/* Writes p[n] as a JSON string literal: '"', '\\' and control bytes escaped,
+ * every other byte as it is (UTF-8 text stays readable). */
+static inline void rk__json_str(FILE *out, const uint8_t *p, size_t n)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = p[i];
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
 }
 
 #endif
