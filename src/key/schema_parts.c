@@ -188,188 +188,239 @@ static int check_encoding(parser *ps, const token *at, rk_part *p)
 }
 
 /* part := primary [slice] [':' asc|desc] */
-static int parse_part(parser *ps, rk_part *p, int depth, int top)
+static int parse_part(parser *ps, rk_part *p, int depth, int top);
+
+/* "literal" */
+static int parse_literal(parser *ps, rk_part *p)
 {
 	token *t = &ps->tok;
-	token at = *t;
+	if (t->slen == 0)
+		return rk_schema__perr(ps, t, "empty literal");
+	p->kind = P_LIT;
+	p->lit = malloc(t->slen);
+	if (!p->lit)
+		return rk__err(RK_ENOMEM, "out of memory parsing a schema");
+	memcpy(p->lit, t->sval, t->slen);
+	p->litlen = t->slen;
+	return rk_schema__lex(ps);
+}
+
+/* ENC(value) or dec(value, width), the encoding enc_funcs[i] */
+static int parse_encoding(parser *ps, rk_part *p, size_t i, const token *at)
+{
+	int rc;
+	p->kind = P_VAL;
+	p->enc = rk_schema__enc_funcs[i].enc;
+	p->width = rk_schema__enc_funcs[i].width;
+	if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__expect_punct(ps, '(')) < 0 ||
+	    (rc = parse_value(ps, p)) < 0)
+		return rc;
+	if (p->enc == E_DEC) {
+		long long w;
+		if ((rc = rk_schema__expect_punct(ps, ',')) < 0 ||
+		    (rc = rk_schema__parse_int(ps, &w, 1, 20, "decimal width")) < 0)
+			return rc;
+		p->width = (int)w;
+	}
+	if ((rc = rk_schema__expect_punct(ps, ')')) < 0)
+		return rc;
+	return check_encoding(ps, at, p);
+}
+
+/* A hash or hex() over a template of its own: NAME(part ...) */
+static int parse_over(parser *ps, rk_part *p, int depth)
+{
+	token *t = &ps->tok;
+	int rc;
+	if (depth + 1 > RK_MAX_DEPTH)
+		return rk_schema__perr(ps, t, "functions nested deeper than %d", RK_MAX_DEPTH);
+	if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__expect_punct(ps, '(')) < 0 ||
+	    (rc = rk_schema__parse_template(ps, &p->sub, &p->nsub, depth + 1, 1)) < 0)
+		return rc;
+	return rk_schema__expect_punct(ps, ')');
+}
+
+/* bucket()'s second argument: a hash part */
+static int parse_bucket_hash(parser *ps, rk_part *p, int depth)
+{
+	token *t = &ps->tok;
+	rk_part h;
+	int rc;
+	if ((rc = rk_schema__expect_punct(ps, ',')) < 0)
+		return rc;
+	token ht = *t;
+	if ((rc = parse_part(ps, &h, depth + 1, 0)) < 0) {
+		part_clear(&h);
+		return rc;
+	}
+	if (h.kind != P_HASH) {
+		part_clear(&h);
+		return rk_schema__perr(ps, &ht, "bucket() takes a hash as its second argument, e.g. bucket(16, xxh3(user))");
+	}
+	if ((rc = parts_push(&p->sub, &p->nsub, &h)) < 0)
+		part_clear(&h);
+	return rc;
+}
+
+/* The bucket byte's form after ',': bin, dec or an alphabet "..." */
+static int parse_bucket_form(parser *ps, rk_part *p)
+{
+	token *t = &ps->tok;
+	int rc;
+	if ((rc = rk_schema__lex(ps)) < 0)
+		return rc;
+	if (is_ident(t, "bin")) {
+		p->form = F_BIN;
+	} else if (is_ident(t, "dec")) {
+		p->form = F_DEC;
+	} else if (t->kind == T_STR) {
+		if (t->slen != p->n)
+			return rk_schema__perr(ps, t, "the alphabet must have exactly %u characters, one per bucket", p->n);
+		for (size_t i = 0; i < t->slen; i++)
+			if (memchr(t->sval, t->sval[i], i))
+				return rk_schema__perr(ps, t, "the alphabet repeats '%c'", t->sval[i]);
+		p->form = F_ALPHA;
+		memcpy(p->alpha, t->sval, t->slen);
+	} else {
+		return rk_schema__perr(ps, t, "expected a bucket form: bin, dec or an alphabet string");
+	}
+	return rk_schema__lex(ps);
+}
+
+/* bucket(N, hash[, form]), random(N[, form]), roundrobin(N[, form]),
+ * phoenix_salt(N): only at the key's top level */
+static int parse_salt(parser *ps, rk_part *p, int depth, int top, const token *at)
+{
+	token *t = &ps->tok;
+	int is_bucket = is_ident(t, "bucket"), is_rand = is_ident(t, "random"),
+	    is_psalt = is_ident(t, "phoenix_salt");
+	long long n;
+	int rc;
+	if (!top)
+		return rk_schema__perr(ps, t, "%.*s() may only stand at the top level of the key", (int)t->n, t->p);
+	p->kind = is_bucket ? P_BUCKET : is_psalt ? P_PSALT : P_SALT;
+	p->salt = is_rand ? SALT_RANDOM : SALT_ROUNDROBIN;
+	p->form = F_BIN;
+	if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__expect_punct(ps, '(')) < 0 ||
+	    (rc = rk_schema__parse_int(ps, &n, 1, is_psalt ? 256 : 1000000, "bucket count")) < 0)
+		return rc;
+	p->n = (unsigned)n;
+	if (is_bucket && (rc = parse_bucket_hash(ps, p, depth)) < 0)
+		return rc;
+	if (!is_psalt && is_punct(t, ',') && (rc = parse_bucket_form(ps, p)) < 0)
+		return rc;
+	if (p->form == F_BIN && p->n > 256)
+		return rk_schema__perr(ps, at, "a binary bucket byte holds at most 256 buckets; use dec");
+	return rk_schema__expect_punct(ps, ')');
+}
+
+/* [a:b] after a part: the part becomes the slice's one sub-part */
+static int parse_slice(parser *ps, rk_part *p)
+{
+	token *t = &ps->tok;
+	rk_part inner = *p;
 	int rc;
 	memset(p, 0, sizeof *p);
-	p->line = t->line;
-	p->col = t->col;
-	if (t->kind == T_STR) {
-		if (t->slen == 0)
-			return rk_schema__perr(ps, t, "empty literal");
-		p->kind = P_LIT;
-		p->lit = malloc(t->slen);
-		if (!p->lit)
-			return rk__err(RK_ENOMEM, "out of memory parsing a schema");
-		memcpy(p->lit, t->sval, t->slen);
-		p->litlen = t->slen;
-		if ((rc = rk_schema__lex(ps)) < 0)
-			return rc;
-		goto suffix;
+	p->kind = P_SLICE;
+	p->line = inner.line;
+	p->col = inner.col;
+	if ((rc = parts_push(&p->sub, &p->nsub, &inner)) < 0) {
+		part_clear(&inner);
+		return rc;
 	}
-	if (t->kind != T_IDENT)
-		return rk_schema__perr(ps, t, "expected a key part: a \"literal\", a field or a function");
+	long long a = 0, b = LONG_MAX;
+	if ((rc = rk_schema__lex(ps)) < 0)
+		return rc;
+	if (t->kind == T_NUM && (rc = rk_schema__parse_int(ps, &a, -100000, 100000, "slice start")) < 0)
+		return rc;
+	if ((rc = rk_schema__expect_punct(ps, ':')) < 0)
+		return rc;
+	if (t->kind == T_NUM && (rc = rk_schema__parse_int(ps, &b, -100000, 100000, "slice end")) < 0)
+		return rc;
+	if ((rc = rk_schema__expect_punct(ps, ']')) < 0)
+		return rc;
+	p->sa = (long)a;
+	p->sb = (long)b;
+	return 0;
+}
 
-	/* a bare field or value function: text form */
+/* What may follow any part: a slice [a:b], then :asc or :desc */
+static int parse_suffix(parser *ps, rk_part *p)
+{
+	token *t = &ps->tok;
+	int rc;
+	if (is_punct(t, '[') && (rc = parse_slice(ps, p)) < 0)
+		return rc;
+	if (!is_punct(t, ':'))
+		return 0;
+	if ((rc = rk_schema__lex(ps)) < 0)
+		return rc;
+	if (is_ident(t, "desc"))
+		p->desc = 1;
+	else if (!is_ident(t, "asc"))
+		return rk_schema__perr(ps, t, "expected asc or desc after ':'");
+	if (p->desc && (p->kind != P_VAL || p->enc == E_TEXT || p->enc == E_BYTES))
+		return rk_schema__perr(ps, t, "desc needs a fixed-width or terminated encoding "
+		                   "(u8..u64, i8..i64, f64, dec, esc, ordered, ob, phoenix)");
+	return rk_schema__lex(ps);
+}
+
+/* 1 when the identifier t is a bare field or value function (text form):
+ * not followed by '(' or one of val_funcs */
+static int is_text_value(const parser *ps, const token *t)
+{
 	const char *q = ps->cur;
 	while (q < ps->end && (*q == ' ' || *q == '\t'))
 		q++;
-	int is_call = q < ps->end && *q == '(';
-	int is_valfn = 0;
+	if (!(q < ps->end && *q == '('))
+		return 1;
 	for (size_t i = 0; i < sizeof val_funcs / sizeof val_funcs[0]; i++)
-		is_valfn |= is_ident(t, val_funcs[i].name);
-	if (!is_call || is_valfn) {
+		if (is_ident(t, val_funcs[i].name))
+			return 1;
+	return 0;
+}
+
+/* One key part, whichever kind its first token starts. */
+static int parse_part_body(parser *ps, rk_part *p, int depth, int top, const token *at)
+{
+	token *t = &ps->tok;
+	if (t->kind == T_STR)
+		return parse_literal(ps, p);
+	if (t->kind != T_IDENT)
+		return rk_schema__perr(ps, t, "expected a key part: a \"literal\", a field or a function");
+	if (is_text_value(ps, t)) {
 		p->kind = P_VAL;
 		p->enc = E_TEXT;
-		if ((rc = parse_value(ps, p)) < 0)
-			return rc;
-		goto suffix;
+		return parse_value(ps, p);
 	}
-
-	/* encodings */
-	for (size_t i = 0; i < sizeof rk_schema__enc_funcs / sizeof rk_schema__enc_funcs[0]; i++) {
-		if (!is_ident(t, rk_schema__enc_funcs[i].name))
-			continue;
-		p->kind = P_VAL;
-		p->enc = rk_schema__enc_funcs[i].enc;
-		p->width = rk_schema__enc_funcs[i].width;
-		if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__expect_punct(ps, '(')) < 0 || (rc = parse_value(ps, p)) < 0)
-			return rc;
-		if (p->enc == E_DEC) {
-			long long w;
-			if ((rc = rk_schema__expect_punct(ps, ',')) < 0 || (rc = rk_schema__parse_int(ps, &w, 1, 20, "decimal width")) < 0)
-				return rc;
-			p->width = (int)w;
-		}
-		if ((rc = rk_schema__expect_punct(ps, ')')) < 0 || (rc = check_encoding(ps, &at, p)) < 0)
-			return rc;
-		goto suffix;
-	}
-
-	/* hashes */
+	for (size_t i = 0; i < sizeof rk_schema__enc_funcs / sizeof rk_schema__enc_funcs[0]; i++)
+		if (is_ident(t, rk_schema__enc_funcs[i].name))
+			return parse_encoding(ps, p, i, at);
 	rk_hash_alg alg = rk_hash__by_name(t->p, t->n);
 	if (alg) {
 		p->kind = P_HASH;
 		p->alg = alg;
-		if (depth + 1 > RK_MAX_DEPTH)
-			return rk_schema__perr(ps, t, "functions nested deeper than %d", RK_MAX_DEPTH);
-		if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__expect_punct(ps, '(')) < 0 ||
-		    (rc = rk_schema__parse_template(ps, &p->sub, &p->nsub, depth + 1, 1)) < 0 || (rc = rk_schema__expect_punct(ps, ')')) < 0)
-			return rc;
-		goto suffix;
+		return parse_over(ps, p, depth);
 	}
 	if (is_ident(t, "hex") || is_ident(t, "HEX")) {
 		p->kind = P_HEX;
 		p->upper = t->p[0] == 'H';
-		if (depth + 1 > RK_MAX_DEPTH)
-			return rk_schema__perr(ps, t, "functions nested deeper than %d", RK_MAX_DEPTH);
-		if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__expect_punct(ps, '(')) < 0 ||
-		    (rc = rk_schema__parse_template(ps, &p->sub, &p->nsub, depth + 1, 1)) < 0 || (rc = rk_schema__expect_punct(ps, ')')) < 0)
-			return rc;
-		goto suffix;
+		return parse_over(ps, p, depth);
 	}
-	int is_bucket = is_ident(t, "bucket"), is_rand = is_ident(t, "random"),
-	    is_rr = is_ident(t, "roundrobin"), is_psalt = is_ident(t, "phoenix_salt");
-	if (is_bucket || is_rand || is_rr || is_psalt) {
-		if (!top)
-			return rk_schema__perr(ps, t, "%.*s() may only stand at the top level of the key", (int)t->n, t->p);
-		long long n;
-		p->kind = is_bucket ? P_BUCKET : is_psalt ? P_PSALT : P_SALT;
-		p->salt = is_rand ? SALT_RANDOM : SALT_ROUNDROBIN;
-		p->form = F_BIN;
-		if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__expect_punct(ps, '(')) < 0)
-			return rc;
-		if ((rc = rk_schema__parse_int(ps, &n, 1, is_psalt ? 256 : 1000000, "bucket count")) < 0)
-			return rc;
-		p->n = (unsigned)n;
-		if (is_bucket) {
-			rk_part h;
-			if ((rc = rk_schema__expect_punct(ps, ',')) < 0)
-				return rc;
-			token ht = *t;
-			if ((rc = parse_part(ps, &h, depth + 1, 0)) < 0) {
-				part_clear(&h);
-				return rc;
-			}
-			if (h.kind != P_HASH) {
-				part_clear(&h);
-				return rk_schema__perr(ps, &ht, "bucket() takes a hash as its second argument, e.g. bucket(16, xxh3(user))");
-			}
-			if ((rc = parts_push(&p->sub, &p->nsub, &h)) < 0) {
-				part_clear(&h);
-				return rc;
-			}
-		}
-		if (!is_psalt && is_punct(t, ',')) {
-			if ((rc = rk_schema__lex(ps)) < 0)
-				return rc;
-			if (is_ident(t, "bin")) {
-				p->form = F_BIN;
-			} else if (is_ident(t, "dec")) {
-				p->form = F_DEC;
-			} else if (t->kind == T_STR) {
-				if (t->slen != p->n)
-					return rk_schema__perr(ps, t, "the alphabet must have exactly %u characters, one per bucket", p->n);
-				for (size_t i = 0; i < t->slen; i++)
-					if (memchr(t->sval, t->sval[i], i))
-						return rk_schema__perr(ps, t, "the alphabet repeats '%c'", t->sval[i]);
-				p->form = F_ALPHA;
-				memcpy(p->alpha, t->sval, t->slen);
-			} else {
-				return rk_schema__perr(ps, t, "expected a bucket form: bin, dec or an alphabet string");
-			}
-			if ((rc = rk_schema__lex(ps)) < 0)
-				return rc;
-		}
-		if (p->form == F_BIN && p->n > 256)
-			return rk_schema__perr(ps, &at, "a binary bucket byte holds at most 256 buckets; use dec");
-		if ((rc = rk_schema__expect_punct(ps, ')')) < 0)
-			return rc;
-		goto suffix;
-	}
+	if (is_ident(t, "bucket") || is_ident(t, "random") || is_ident(t, "roundrobin") ||
+	    is_ident(t, "phoenix_salt"))
+		return parse_salt(ps, p, depth, top, at);
 	return rk_schema__perr(ps, t, "unknown function '%.*s'", (int)t->n, t->p);
+}
 
-suffix:
-	if (is_punct(t, '[')) {
-		rk_part inner = *p;
-		memset(p, 0, sizeof *p);
-		p->kind = P_SLICE;
-		p->line = inner.line;
-		p->col = inner.col;
-		if ((rc = parts_push(&p->sub, &p->nsub, &inner)) < 0) {
-			part_clear(&inner);
-			return rc;
-		}
-		long long a = 0, b = LONG_MAX;
-		if ((rc = rk_schema__lex(ps)) < 0)
-			return rc;
-		if (t->kind == T_NUM && (rc = rk_schema__parse_int(ps, &a, -100000, 100000, "slice start")) < 0)
-			return rc;
-		if ((rc = rk_schema__expect_punct(ps, ':')) < 0)
-			return rc;
-		if (t->kind == T_NUM && (rc = rk_schema__parse_int(ps, &b, -100000, 100000, "slice end")) < 0)
-			return rc;
-		if ((rc = rk_schema__expect_punct(ps, ']')) < 0)
-			return rc;
-		p->sa = (long)a;
-		p->sb = (long)b;
-	}
-	if (is_punct(t, ':')) {
-		if ((rc = rk_schema__lex(ps)) < 0)
-			return rc;
-		if (is_ident(t, "desc")) {
-			p->desc = 1;
-		} else if (!is_ident(t, "asc")) {
-			return rk_schema__perr(ps, t, "expected asc or desc after ':'");
-		}
-		if (p->desc && (p->kind != P_VAL || p->enc == E_TEXT || p->enc == E_BYTES))
-			return rk_schema__perr(ps, t, "desc needs a fixed-width or terminated encoding "
-			                   "(u8..u64, i8..i64, f64, dec, esc, ordered, ob, phoenix)");
-		return rk_schema__lex(ps);
-	}
-	return 0;
+static int parse_part(parser *ps, rk_part *p, int depth, int top)
+{
+	token at = ps->tok;
+	memset(p, 0, sizeof *p);
+	p->line = at.line;
+	p->col = at.col;
+	int rc = parse_part_body(ps, p, depth, top, &at);
+	return rc < 0 ? rc : parse_suffix(ps, p);
 }
 
 int rk_schema__parse_template(parser *ps, rk_part **out, size_t *nout, int depth, int until_paren)
