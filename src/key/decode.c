@@ -89,6 +89,71 @@ range:
 
 /* Decodes one P_VAL part at key[pos..end) (end: where this part must stop at
  * the latest); *used = bytes consumed. Produces the encoded value in *v. */
+/* A text-form value: a string as it is, or a number in the one spelling
+ * the encoder writes. */
+static int decode_text(tval *v, size_t *used, rk_encoder *e, const rk_part *p, const uint8_t *b,
+                       size_t n, size_t off)
+{
+	rk_type vt = p->vtype;
+	int is_str = vt == RK_T_STR || vt == RK_T_BYTES;
+	size_t len = n;
+	if (p->fixed >= 0)
+		len = (size_t)p->fixed;
+	*used = len;
+	if (is_str) {
+		uint8_t *d = dec_alloc(e, len);
+		if (!d && len)
+			return corrupt_at(off, "decoded text larger than the key", NULL);
+		if (len)
+			memcpy(d, b, len);
+		v->t = RK_T_STR;
+		v->v.v.s.ptr = d;
+		v->v.v.s.len = len;
+		return 0;
+	}
+	rk_value pv;
+	rk_type pt = rk_type__is_signed(vt) ? RK_T_I64 : rk_type__is_int(vt) ? RK_T_U64 : RK_T_F64;
+	if (rk_value_parse(&pv, pt, (const char *)b, len) < 0)
+		return rk__err(RK_ECORRUPT, "key byte %zu: %s", off, rk_error_last());
+	/* the encoder writes one spelling of a number: refuse the others
+	   ("007", "-0", "1e0") even where the key is not re-encoded whole */
+	uint8_t canon[48];
+	rk_wbuf cw = {canon, 0, sizeof canon};
+	if (pt == RK_T_I64)
+		rk_codec__put_text_i(&cw, pv.v.i);
+	else if (pt == RK_T_U64)
+		rk_codec__put_text_u(&cw, pv.v.u);
+	else
+		rk_codec__put_text_f(&cw, pv.v.f);
+	if (cw.len != len || memcmp(canon, b, len)) {
+		char b1[160];
+		return rk__err(RK_ECORRUPT, "key byte %zu: '%s' is not how the encoder writes that number", off,
+		               rk__err_bytes(b1, sizeof b1, b, len));
+	}
+	v->t = pt;
+	v->v = pv;
+	return 0;
+}
+
+/* A string in a terminated encoding (esc, ordered, phoenix), unescaped
+ * into the encoder's decode buffer. */
+static int decode_terminated(tval *v, size_t *used, rk_encoder *e, const rk_part *p,
+                             const uint8_t *b, size_t n, size_t off)
+{
+	uint8_t mask = p->desc ? 0xff : 0x00, *d = e->dec + e->dec_len;
+	size_t outlen;
+	int rc = p->enc == E_ESC  ? rk_codec__get_esc(d, &outlen, used, b, n, mask)
+	         : p->enc == E_OC ? rk_codec__get_oc_str(d, &outlen, used, b, n, mask)
+	                          : rk_codec__get_phx_str(d, &outlen, used, b, n, p->desc);
+	if (rc < 0)
+		return rk__err_wrap(rc, "key byte %zu", off);
+	e->dec_len += outlen;
+	v->t = RK_T_STR;
+	v->v.v.s.ptr = d;
+	v->v.v.s.len = outlen;
+	return 0;
+}
+
 static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, const uint8_t *b, size_t n,
                       size_t off)
 {
@@ -101,45 +166,8 @@ static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, co
 	if (p->fixed >= 0 && (size_t)p->fixed > n)
 		return corrupt_at(off, "key ends inside a fixed-width field", NULL);
 	switch (p->enc) {
-	case E_TEXT: {
-		size_t len = n;
-		if (p->fixed >= 0)
-			len = (size_t)p->fixed;
-		*used = len;
-		if (is_str) {
-			uint8_t *d = dec_alloc(e, len);
-			if (!d && len)
-				return corrupt_at(off, "decoded text larger than the key", NULL);
-			if (len)
-				memcpy(d, b, len);
-			v->t = RK_T_STR;
-			v->v.v.s.ptr = d;
-			v->v.v.s.len = len;
-			return 0;
-		}
-		rk_value pv;
-		rk_type pt = rk_type__is_signed(vt) ? RK_T_I64 : rk_type__is_int(vt) ? RK_T_U64 : RK_T_F64;
-		if (rk_value_parse(&pv, pt, (const char *)b, len) < 0)
-			return rk__err(RK_ECORRUPT, "key byte %zu: %s", off, rk_error_last());
-		/* the encoder writes one spelling of a number: refuse the others
-		   ("007", "-0", "1e0") even where the key is not re-encoded whole */
-		uint8_t canon[48];
-		rk_wbuf cw = {canon, 0, sizeof canon};
-		if (pt == RK_T_I64)
-			rk_codec__put_text_i(&cw, pv.v.i);
-		else if (pt == RK_T_U64)
-			rk_codec__put_text_u(&cw, pv.v.u);
-		else
-			rk_codec__put_text_f(&cw, pv.v.f);
-		if (cw.len != len || memcmp(canon, b, len)) {
-			char b1[160];
-			return rk__err(RK_ECORRUPT, "key byte %zu: '%s' is not how the encoder writes that number", off,
-			               rk__err_bytes(b1, sizeof b1, b, len));
-		}
-		v->t = pt;
-		v->v = pv;
-		return 0;
-	}
+	case E_TEXT:
+		return decode_text(v, used, e, p, b, n, off);
 	case E_UINT:
 		v->t = RK_T_U64;
 		v->v.v.u = rk_codec__get_uint(b, p->width, mask);
@@ -164,19 +192,8 @@ static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, co
 		return 0;
 	case E_ESC:
 	case E_OC:
-		if (is_str) {
-			uint8_t *d = e->dec + e->dec_len;
-			size_t outlen;
-			rc = p->enc == E_ESC ? rk_codec__get_esc(d, &outlen, used, b, n, mask)
-			                     : rk_codec__get_oc_str(d, &outlen, used, b, n, mask);
-			if (rc < 0)
-				return rk__err_wrap(rc, "key byte %zu", off);
-			e->dec_len += outlen;
-			v->t = RK_T_STR;
-			v->v.v.s.ptr = d;
-			v->v.v.s.len = outlen;
-			return 0;
-		}
+		if (is_str)
+			return decode_terminated(v, used, e, p, b, n, off);
 		if (rk_type__is_signed(vt)) {
 			v->t = RK_T_I64;
 			rc = rk_codec__get_oc_int(&v->v.v.i, used, b, n, mask);
@@ -206,17 +223,8 @@ static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, co
 		}
 		return rc < 0 ? rk__err_wrap(rc, "key byte %zu", off) : 0;
 	case E_PHX:
-		if (is_str) {
-			uint8_t *d = e->dec + e->dec_len;
-			size_t outlen;
-			if ((rc = rk_codec__get_phx_str(d, &outlen, used, b, n, p->desc)) < 0)
-				return rk__err_wrap(rc, "key byte %zu", off);
-			e->dec_len += outlen;
-			v->t = RK_T_STR;
-			v->v.v.s.ptr = d;
-			v->v.v.s.len = outlen;
-			return 0;
-		}
+		if (is_str)
+			return decode_terminated(v, used, e, p, b, n, off);
 		*used = (size_t)p->width;
 		if (rk_type__is_signed(vt)) {
 			v->t = RK_T_I64;
