@@ -30,76 +30,74 @@ static long digits_of(unsigned n)
 	return d;
 }
 
-int rk_schema__derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int depth)
+/* A part's width in bytes (p->fixed, -1: variable), its slice bounds made
+ * absolute, and the rules on widths: hex() over fixed-width input, slices
+ * inside their input, phoenix_salt() first. Part i of a template at depth. */
+static int part_width(parser *ps, rk_part *p, size_t i, int depth)
 {
-	int rc;
-	if (depth > RK_MAX_DEPTH)
-		return rk__err(RK_EINVALID, "%s:%d:%d: functions and slices nested deeper than %d", ps->name,
-		               parts[0].line, parts[0].col, RK_MAX_DEPTH);
-	if (depth > s->depth)
-		s->depth = depth;
-	for (size_t i = 0; i < n; i++) {
-		rk_part *p = &parts[i];
-		if (p->nsub && (rc = rk_schema__derive(ps, s, p->sub, p->nsub, depth + 1)) < 0)
-			return rc;
-		long subfixed = 0;
-		for (size_t j = 0; j < p->nsub; j++)
-			subfixed = (subfixed < 0 || p->sub[j].fixed < 0) ? -1 : subfixed + p->sub[j].fixed;
-		switch (p->kind) {
-		case P_LIT: p->fixed = (long)p->litlen; break;
-		case P_VAL:
-			switch (p->enc) {
-			case E_UINT: case E_INT: p->fixed = p->width; break;
-			case E_F64: p->fixed = 8; break;
-			case E_DEC: p->fixed = p->width; break;
-			case E_OB: p->fixed = p->width + 1; break;
-			case E_PHX: p->fixed = p->width ? p->width : -1; break;
-			default: p->fixed = -1;
-			}
-			if (p->enc == E_TEXT && p->vop == V_REVNUM)
-				p->fixed = (long)p->varg;
-			break;
-		case P_HASH: p->fixed = (long)rk_hash__size(p->alg); break;
-		case P_HEX:
-			if (subfixed < 0)
-				return rk__err(RK_EINVALID, "%s:%d:%d: hex() needs a fixed-width input (a hash, or fixed-width fields)",
-				               ps->name, p->line, p->col);
-			p->fixed = 2 * subfixed;
-			break;
-		case P_SLICE: {
-			long w = p->sub[0].fixed;
-			long a = p->sa, b = p->sb;
-			if (w < 0 && (a < 0 || b < 0 || b == LONG_MAX))
-				return rk__err(RK_EINVALID, "%s:%d:%d: a slice of a variable-width part needs explicit non-negative bounds, e.g. [0:6]",
-				               ps->name, p->line, p->col);
-			if (w >= 0) {
-				if (a < 0) a += w;
-				if (b == LONG_MAX) b = w;
-				else if (b < 0) b += w;
-				if (a < 0 || b > w || a >= b)
-					return rk__err(RK_EINVALID, "%s:%d:%d: slice [%ld:%ld] is empty or outside the %ld bytes of its input",
-					                ps->name, p->line, p->col, p->sa, p->sb == LONG_MAX ? w : p->sb, w);
-				p->sa = a;
-				p->sb = b;
-			} else if (a >= b) {
-				return rk__err(RK_EINVALID, "%s:%d:%d: slice [%ld:%ld] is empty", ps->name, p->line, p->col, a, b);
-			}
-			p->fixed = b - a;
-			break;
+	long subfixed = 0;
+	for (size_t j = 0; j < p->nsub; j++)
+		subfixed = (subfixed < 0 || p->sub[j].fixed < 0) ? -1 : subfixed + p->sub[j].fixed;
+	switch (p->kind) {
+	case P_LIT: p->fixed = (long)p->litlen; break;
+	case P_VAL:
+		switch (p->enc) {
+		case E_UINT: case E_INT: p->fixed = p->width; break;
+		case E_F64: p->fixed = 8; break;
+		case E_DEC: p->fixed = p->width; break;
+		case E_OB: p->fixed = p->width + 1; break;
+		case E_PHX: p->fixed = p->width ? p->width : -1; break;
+		default: p->fixed = -1;
 		}
-		case P_BUCKET:
-		case P_SALT:
-			p->fixed = p->form == F_DEC ? digits_of(p->n - 1) : 1;
-			break;
-		case P_PSALT:
-			p->fixed = 1;
-			if (depth != 0 || i != 0)
-				return rk__err(RK_EINVALID, "%s:%d:%d: phoenix_salt() must be the first part of the key",
-				               ps->name, p->line, p->col);
-			break;
+		if (p->enc == E_TEXT && p->vop == V_REVNUM)
+			p->fixed = (long)p->varg;
+		break;
+	case P_HASH: p->fixed = (long)rk_hash__size(p->alg); break;
+	case P_HEX:
+		if (subfixed < 0)
+			return rk__err(RK_EINVALID, "%s:%d:%d: hex() needs a fixed-width input (a hash, or fixed-width fields)",
+			               ps->name, p->line, p->col);
+		p->fixed = 2 * subfixed;
+		break;
+	case P_SLICE: {
+		long w = p->sub[0].fixed;
+		long a = p->sa, b = p->sb;
+		if (w < 0 && (a < 0 || b < 0 || b == LONG_MAX))
+			return rk__err(RK_EINVALID, "%s:%d:%d: a slice of a variable-width part needs explicit non-negative bounds, e.g. [0:6]",
+			               ps->name, p->line, p->col);
+		if (w >= 0) {
+			if (a < 0) a += w;
+			if (b == LONG_MAX) b = w;
+			else if (b < 0) b += w;
+			if (a < 0 || b > w || a >= b)
+				return rk__err(RK_EINVALID, "%s:%d:%d: slice [%ld:%ld] is empty or outside the %ld bytes of its input",
+				                ps->name, p->line, p->col, p->sa, p->sb == LONG_MAX ? w : p->sb, w);
+			p->sa = a;
+			p->sb = b;
+		} else if (a >= b) {
+			return rk__err(RK_EINVALID, "%s:%d:%d: slice [%ld:%ld] is empty", ps->name, p->line, p->col, a, b);
 		}
+		p->fixed = b - a;
+		break;
 	}
-	/* tails, from the end */
+	case P_BUCKET:
+	case P_SALT:
+		p->fixed = p->form == F_DEC ? digits_of(p->n - 1) : 1;
+		break;
+	case P_PSALT:
+		p->fixed = 1;
+		if (depth != 0 || i != 0)
+			return rk__err(RK_EINVALID, "%s:%d:%d: phoenix_salt() must be the first part of the key",
+			               ps->name, p->line, p->col);
+		break;
+	}
+	return 0;
+}
+
+/* What each part knows of those after it: the fixed width of the rest
+ * (-1: variable), whether it is last, whether a literal follows. */
+static void set_tails(rk_part *parts, size_t n)
+{
 	long tail = 0;
 	for (size_t k = n; k-- > 0;) {
 		rk_part *p = &parts[k];
@@ -108,7 +106,12 @@ int rk_schema__derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int de
 		p->next_is_lit = k + 1 < n && parts[k + 1].kind == P_LIT;
 		tail = (tail < 0 || p->fixed < 0) ? -1 : tail + p->fixed;
 	}
-	/* the encoder's hot path */
+}
+
+/* The encoder's hot path: the fast form of each value part and what must
+ * follow writing it (inverting, checking a separator). */
+static void set_fast_paths(rk_part *parts, size_t n, int depth)
+{
 	for (size_t k = 0; k < n; k++) {
 		rk_part *p = &parts[k];
 		if (p->kind != P_VAL)
@@ -130,11 +133,16 @@ int rk_schema__derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int de
 		if (depth == 0 && p->enc == E_TEXT && p->fixed < 0 && p->next_is_lit)
 			p->post |= POST_SEPCHECK;
 	}
-	if (depth > 0)
-		return 0; /* sub-templates are hashed, never decoded */
+}
+
+/* The rules of a key's top level (sub-templates are hashed, never
+ * decoded): one salt or bucket, before the fields, and every field
+ * decodable where it stands. */
+static int check_top_level(parser *ps, const rk_schema *s, const rk_part *parts, size_t n)
+{
 	int spread = 0, seen_field = 0;
 	for (size_t k = 0; k < n; k++) {
-		rk_part *p = &parts[k];
+		const rk_part *p = &parts[k];
 		if (p->kind == P_BUCKET || p->kind == P_SALT || p->kind == P_PSALT) {
 			if (spread++)
 				return rk__err(RK_EINVALID, "%s:%d:%d: a key has at most one salt or bucket part",
@@ -161,6 +169,26 @@ int rk_schema__derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int de
 			               ps->name, p->line, p->col, s->fname[p->field]);
 	}
 	return 0;
+}
+
+int rk_schema__derive(parser *ps, rk_schema *s, rk_part *parts, size_t n, int depth)
+{
+	int rc;
+	if (depth > RK_MAX_DEPTH)
+		return rk__err(RK_EINVALID, "%s:%d:%d: functions and slices nested deeper than %d", ps->name,
+		               parts[0].line, parts[0].col, RK_MAX_DEPTH);
+	if (depth > s->depth)
+		s->depth = depth;
+	for (size_t i = 0; i < n; i++) {
+		rk_part *p = &parts[i];
+		if (p->nsub && (rc = rk_schema__derive(ps, s, p->sub, p->nsub, depth + 1)) < 0)
+			return rc;
+		if ((rc = part_width(ps, p, i, depth)) < 0)
+			return rc;
+	}
+	set_tails(parts, n);
+	set_fast_paths(parts, n, depth);
+	return depth > 0 ? 0 : check_top_level(ps, s, parts, n);
 }
 
 static int has_desc_or_unordered(const rk_part *parts, size_t n)
