@@ -239,6 +239,29 @@ typedef struct rk__pic_layout {
 
 void rk__pic_layout_of(rk__pic_layout *L, const rk_analysis *a);
 
+/* ---- key text for the pictures (heatmap_keys.c) ---- */
+
+/* The heat row holding key k: the last row whose first key is <= k. */
+size_t rk__heat_row_of(const rk_analysis *a, const uint8_t *k, size_t kl);
+
+/* Key text for labels: the design's decoder (from the run's schema text, when
+ * it has one) turns binary keys into their fields. */
+typedef struct rk__keyfmt {
+	rk_schema *s;
+	rk_encoder *e;
+	rk_value *v;
+	size_t nf;
+} rk__keyfmt;
+
+void rk__keyfmt_init(rk__keyfmt *f, const rk_analysis *a);
+void rk__keyfmt_fini(rk__keyfmt *f);
+/* "field=value ..." of a whole key (with "bucket N: " for a bucketed design);
+ * "" when the key does not decode (a split point is often only a prefix) */
+const char *rk__key_decoded(char *buf, size_t cap, rk__keyfmt *f, const uint8_t *k, size_t kl);
+/* a label for a key: its bytes when they are all printable, else its fields
+ * when it decodes, else its bytes with \xNN escapes */
+const char *rk__key_label(char *buf, size_t cap, rk__keyfmt *f, const uint8_t *k, size_t kl);
+
 /* rk_analysis_from_metrics on the file's text (len bytes, need not end in a
  * NUL); `name` names it in messages. */
 int rk__analysis_from_metrics_text(rk_analysis **out, const char *text, size_t len,
