@@ -75,12 +75,18 @@ typedef struct rk_store_options {
 	 * set that fits here reads at full speed. 0: 8 MiB per server, LevelDB's
 	 * own default. Not saved with the store: a setting of this process. */
 	size_t block_cache_size;
+	/* Key buckets (the store's Key Visualizer, rowkey/metrics.h): each
+	 * table's load is also counted in at most this many contiguous key
+	 * ranges per time interval (metrics_bucket_ms), whose boundaries follow
+	 * the keys seen; kept in the metrics file. 2..1000 (the default 1000);
+	 * 0: not counted. Not saved with the store. */
+	unsigned key_buckets;
 } rk_store_options;
 
 #define RK_SERVER_CAPACITY_OFF UINT64_MAX
 
 #define RK_STORE_OPTIONS_INIT                                                       \
-	{ RK_DURABILITY_SYNC, 4, 256ull << 20, 1, 8u << 20, 1000, 1, 0, 0, 64u << 20 }
+	{ RK_DURABILITY_SYNC, 4, 256ull << 20, 1, 8u << 20, 1000, 1, 0, 0, 64u << 20, 1000 }
 
 /* Opens (or creates) the store in directory `dir`. Replays each server's
  * log, validates the meta map and removes cells that no region on their
@@ -407,7 +413,8 @@ int rk_store_repair(size_t *out, const char *dir,
                     void (*report)(const char *line, void *payload), void *payload);
 
 /* Writes the metrics file now (it is also written on close). path NULL: the
- * store's metrics.tsv. */
+ * store's metrics.tsv. The file's format: docs/formats.md B.3; its reader:
+ * rowkey/metrics.h. */
 int rk_store_write_metrics(rk_store *store, const char *path);
 
 #ifdef __cplusplus

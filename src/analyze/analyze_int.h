@@ -14,6 +14,7 @@
 #include <rowkey/store.h>
 
 #include "analyze/workload.h"
+#include "key/keytext.h"
 
 /* ---- binder ---- */
 
@@ -216,9 +217,6 @@ const char *rk__count_text(char *buf, size_t cap, uint64_t n);
  * lives in one of 8 per-thread buffers, so up to 8 may be used at once. */
 const char *rk__share_text(double share);
 
-/* Printable form of key bytes (\xNN for the others), NUL-terminated in buf. */
-const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n);
-
 /* One cause as a JSON object appended to b (after a comma unless first). */
 void rk__cause_json(rk__sb *b, const rk_cause *c, int first);
 
@@ -239,28 +237,10 @@ typedef struct rk__pic_layout {
 
 void rk__pic_layout_of(rk__pic_layout *L, const rk_analysis *a);
 
-/* ---- key text for the pictures (heatmap_keys.c) ---- */
+/* ---- key rows of the pictures (heatmap_keys.c) ---- */
 
 /* The heat row holding key k: the last row whose first key is <= k. */
 size_t rk__heat_row_of(const rk_analysis *a, const uint8_t *k, size_t kl);
-
-/* Key text for labels: the design's decoder (from the run's schema text, when
- * it has one) turns binary keys into their fields. */
-typedef struct rk__keyfmt {
-	rk_schema *s;
-	rk_encoder *e;
-	rk_value *v;
-	size_t nf;
-} rk__keyfmt;
-
-void rk__keyfmt_init(rk__keyfmt *f, const rk_analysis *a);
-void rk__keyfmt_fini(rk__keyfmt *f);
-/* "field=value ..." of a whole key (with "bucket N: " for a bucketed design);
- * "" when the key does not decode (a split point is often only a prefix) */
-const char *rk__key_decoded(char *buf, size_t cap, rk__keyfmt *f, const uint8_t *k, size_t kl);
-/* a label for a key: its bytes when they are all printable, else its fields
- * when it decodes, else its bytes with \xNN escapes */
-const char *rk__key_label(char *buf, size_t cap, rk__keyfmt *f, const uint8_t *k, size_t kl);
 
 /* rk_analysis_from_metrics on the file's text (len bytes, need not end in a
  * NUL); `name` names it in messages. */

@@ -236,15 +236,56 @@ static void commas(char *out, size_t cap, uint64_t n)
 	out[o] = 0;
 }
 
+/* The prefix hierarchy of the rows' keys, as Key Visualizer's key axis:
+ * the groups of the first key part (a bucket, or the first field) in bold
+ * with a bracket, those of the next part beside them. 0 when the first part
+ * alone tells most rows apart: then keys are labelled at region starts. */
+static int key_levels(cairo_t *cr, const rk_analysis *a, const rk__pic_layout *L, rk__keytext *kf)
+{
+	rk__keygroup *g[2];
+	size_t ng[2];
+	if (rk__keytext_groups(g, ng, 2, kf, (const uint8_t *const *)a->row_key, a->row_key_len, a->rows))
+		return 0;
+	int coarse = ng[0] && ng[0] * 2 <= a->rows;
+	double w0 = L->keylab_w * 0.42, hr = (double)L->map_h / (double)a->rows;
+	for (int lv = 0; coarse && lv < 2; lv++) {
+		double last = -100;
+		for (size_t i = 0; i < ng[lv]; i++) {
+			double y0 = L->map_y + (double)g[lv][i].row * hr, y1 = y0 + (double)g[lv][i].rows * hr;
+			if (!lv) {
+				set_rgb(cr, 0.6, 0.6, 0.6);
+				cairo_set_line_width(cr, 1);
+				cairo_move_to(cr, L->keylab_x + w0 - 1, y0 + 1);
+				cairo_line_to(cr, L->keylab_x + w0 + 2, y0 + 1);
+				cairo_line_to(cr, L->keylab_x + w0 + 2, y1 - 1);
+				cairo_line_to(cr, L->keylab_x + w0 - 1, y1 - 1);
+				cairo_stroke(cr);
+			}
+			if (y0 - last < 12 || y0 > L->map_y + L->map_h - 4)
+				continue;
+			last = y0;
+			font(cr, lv ? 9 : 10, !lv);
+			set_rgb(cr, 0.13, 0.13, 0.13);
+			text_at(cr, L->keylab_x + (lv ? w0 + 6 : 0), y0 + 9, lv ? L->keylab_w - w0 - 10 : w0 - 4, 0,
+			        g[lv][i].label);
+		}
+	}
+	free(g[0]);
+	free(g[1]);
+	return coarse;
+}
 
-/* the key labels at region boundaries, the boundary lines and the region-server strip */
-static void key_axis(cairo_t *cr, const rk_analysis *a, const rk__pic_layout *L, rk__keyfmt *kf)
+/* the key labels (a prefix hierarchy, or keys at region boundaries), the
+ * boundary lines and the region-server strip */
+static void key_axis(cairo_t *cr, const rk_analysis *a, const rk__pic_layout *L, rk__keytext *kf)
 {
 	char kt[96];
 	double last = -100;
+	int levels = key_levels(cr, a, L, kf);
 	font(cr, 10, 0);
 	set_rgb(cr, 0.4, 0.4, 0.4);
-	text_at(cr, L->keylab_x, L->map_y - 6, L->keylab_w, 0, "key (region starts) \xe2\x86\x93");
+	text_at(cr, L->keylab_x, L->map_y - 6, L->keylab_w, 0,
+	        levels ? "key (first part, then the next) \xe2\x86\x93" : "key (region starts) \xe2\x86\x93");
 	text_at(cr, L->strip_x, L->map_y - 6, 60, 0, "server");
 	size_t n = a->nregions;
 	for (size_t i = 0; i < (n ? n : a->rows); i++) {
@@ -286,7 +327,7 @@ static void key_axis(cairo_t *cr, const rk_analysis *a, const rk__pic_layout *L,
 				cairo_stroke(cr);
 			}
 		}
-		if (y0 - last < 12 || y0 > L->map_y + L->map_h - 4)
+		if (levels || y0 - last < 12 || y0 > L->map_y + L->map_h - 4)
 			continue;
 		last = y0;
 		font(cr, 10, 0);
@@ -294,7 +335,7 @@ static void key_axis(cairo_t *cr, const rk_analysis *a, const rk__pic_layout *L,
 		if (kl == 0)
 			snprintf(kt, sizeof kt, "(first key)");
 		else
-			rk__key_label(kt, sizeof kt, kf, k, kl);
+			rk__keytext_label(kf, kt, sizeof kt, k, kl);
 		text_at(cr, L->map_x - 5, y0 + 9, L->keylab_w, 1, kt);
 		set_rgb(cr, 0.5, 0.5, 0.5);
 		cairo_set_line_width(cr, 1);
@@ -382,10 +423,11 @@ static int draw_panel(cairo_t *cr, const rk_analysis *a, const rk__pic_layout *L
 	if ((rc = blit(cr, L->map_x, L->map_y, L->map_w, L->map_h, a->rows, a->cols, a->hw,
 	               log1p((double)max), 0)) != 0)
 		return rc;
-	rk__keyfmt kf;
-	rk__keyfmt_init(&kf, a);
-	key_axis(cr, a, L, &kf);
-	rk__keyfmt_fini(&kf);
+	rk__keytext *kf = rk__keytext_new(a->schema_text);
+	if (!kf)
+		return RK_ENOMEM;
+	key_axis(cr, a, L, kf);
+	rk__keytext_free(kf);
 	time_axis(cr, a, L->map_x, L->map_y + L->map_h, L->map_w, 0);
 	/* the servers x time map */
 	if (a->sw) {

@@ -245,12 +245,15 @@ static void run_json(rk__sb *b, const rk_analysis *a)
 		rk__key_text(kt, 80, a->row_key[r], a->row_key_len[r]);
 		rk__sb_json_str(b, (const uint8_t *)(r ? kt : "(start)"), r ? strlen(kt) : 7);
 	}
-	rk__keyfmt kf;
-	rk__keyfmt_init(&kf, a);
-	if (kf.s) { /* each row's first key decoded into its fields (hover) */
+	rk__keytext *kf = rk__keytext_new(a->schema_text);
+	if (!kf) {
+		b->oom = 1;
+		return;
+	}
+	if (rk__keytext_decodes(kf)) { /* each row's first key decoded into its fields (hover) */
 		rk__sb_put(b, "],\"dk\":[", 8);
 		for (size_t r = 0; r < a->rows; r++) {
-			rk__key_decoded(kt, sizeof kt, &kf, a->row_key[r], a->row_key_len[r]);
+			rk__keytext_fields(kf, kt, sizeof kt, a->row_key[r], a->row_key_len[r]);
 			if (r)
 				rk__sb_put(b, ",", 1);
 			rk__sb_json_str(b, (const uint8_t *)kt, strlen(kt));
@@ -259,14 +262,14 @@ static void run_json(rk__sb *b, const rk_analysis *a)
 	rk__sb_put(b, "],\"regions\":[", 13);
 	for (size_t i = 0; i < a->nregions; i++) {
 		const rk__region_row *x = &a->regions[i];
-		rk__key_label(kt, sizeof kt, &kf, x->start, x->start_len);
+		rk__keytext_label(kf, kt, sizeof kt, x->start, x->start_len);
 		rk__sb_printf(b, "%s[%zu,%u,", i ? "," : "", rk__heat_row_of(a, x->start, x->start_len), x->server);
 		rk__sb_json_str(b, (const uint8_t *)kt, strlen(kt));
 		rk__sb_put(b, "]", 1);
 	}
 	if (!a->nregions)
 		rk__sb_put(b, "[0,0,\"\"]", 8);
-	rk__keyfmt_fini(&kf);
+	rk__keytext_free(kf);
 	rk__sb_put(b, "],\"w\":", 6);
 	enc_cells(b, a->hw, a->rows, a->cols);
 	rk__sb_put(b, ",\"r\":", 5);

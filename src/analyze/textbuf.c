@@ -116,23 +116,6 @@ const char *rk__share_text(double share)
 	return b;
 }
 
-const char *rk__key_text(char *buf, size_t cap, const uint8_t *k, size_t n)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n && o + 5 < cap; i++) {
-		if (k[i] >= 0x20 && k[i] < 0x7f && k[i] != '\\')
-			buf[o++] = (char)k[i];
-		else
-			o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", k[i]);
-	}
-	if (o + 4 < cap && o < 4 * n && n && o + 5 >= cap) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
 /* A JSON number (null for inf and NaN, which JSON cannot say). */
 void rk__sb_jnum(rk__sb *b, double v)
 {

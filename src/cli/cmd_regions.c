@@ -1,12 +1,14 @@
 /*
- * rowkey regions: list regions (range, server, size, writes, reads), or
- * manage them: move one to another server, split one, balance the servers.
+ * rowkey regions: list regions (server, size, their load since born and
+ * now, their key range decoded), or manage them: move one to another
+ * server, split one, balance the servers.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/recorded.h"
 #include "cli/served.h"
 #include "cli/store_cli.h"
 
@@ -18,168 +20,145 @@ static void usage(FILE *f)
 	           "       rowkey regions [options] move REGION SERVER\n"
 	           "       rowkey regions [options] split REGION [ROW]\n"
 	           "       rowkey regions [options] balance\n\n"
-	           "Lists the regions of every table (or TABLE): id, table, start, end, server,\n"
-	           "estimated size, and the cells written to and read from each, as recorded in\n"
-	           "DIR/metrics.tsv over every run (a region made by a split starts at zero; its\n"
-	           "parent keeps the history). move copies a region to\n"
+	           "Lists the live regions of every table (or TABLE): id, table, server, estimated\n"
+	           "size, the cells written to and read from each since it was born (over every\n"
+	           "run, from DIR/metrics.tsv), when it was born, and the rows per second its key\n"
+	           "range takes now (the last seconds recorded, from the store's key buckets), its\n"
+	           "key range through the table's schema. A split's halves are born with it and\n"
+	           "start at zero; a moved region keeps its history. move copies a region to\n"
 	           "another server; split cuts one at ROW or its middle key; balance evens\n"
 	           "region counts across servers.\n\n"
-	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --json       one JSON object per region\n"
-	           "  -h, --help   this help\n");
+	           "  --db DIR       store directory (default " RK_CLI_DEFAULT_DB ")\n"
+	           "  --json         one JSON object per region (keys as hex and their fields)\n"
+	           "  --retired      the regions retired by splits too\n"
+	           "  --window S     seconds \"now\" covers (default 60)\n"
+	           "  -h, --help     this help\n");
 }
 
-typedef struct idx {
-	uint64_t id;
-	size_t i;
-} idx;
+#define HEADER "%-8s %-16s %6s %12s %14s %12s %20s %17s  %-19s  %s\n"
 
-static int idx_cmp(const void *a, const void *b)
+static void header(void)
 {
-	uint64_t x = ((const idx *)a)->id, y = ((const idx *)b)->id;
-	return x < y ? -1 : x > y;
+	printf(HEADER, "id", "table", "server", "size(bytes)", "written(cells)", "read(cells)",
+	       "now:written(rows/s)", "now:read(rows/s)", "born(UTC)", "start .. end");
 }
 
-/* Adds the writes and reads recorded in DIR/metrics.tsv (earlier runs) to
- * the listed regions' in-process counters. */
-static void add_history(rk_region_info *ri, size_t n, const char *db)
+static void key_json(rk__keytext *kt, const uint8_t *k, size_t n, int present)
 {
-	char path[4200], line[1024];
-	snprintf(path, sizeof path, "%s/metrics.tsv", db);
-	FILE *f = fopen(path, "r");
-	idx *x = n ? malloc(n * sizeof *x) : NULL;
-	if (!f || !x) {
-		if (f)
-			fclose(f);
-		free(x);
-		return;
+	if (present)
+		rk__keytext_json(stdout, kt, k, n);
+	else
+		fputs("null", stdout);
+}
+
+static void print_json(const rk_cli_region *x, const rk_cli_record *R, rk__keytext *kt)
+{
+	const rk_metrics_region *g = x->g;
+	double secs = (double)(R->to_ms - R->from_ms) / 1000.0;
+	rk_metrics_counts z = {0}, c = g->load ? g->load->total : z;
+	printf("{\"id\":%llu,\"table\":\"%s\",\"state\":\"%s\",\"server\":%u,\"size_bytes\":",
+	       (unsigned long long)g->id, g->table, g->live ? "live" : "retired", g->server);
+	x->has_size ? printf("%llu", (unsigned long long)x->size) : printf("null");
+	g->born_ms ? printf(",\"born_ms\":%lld", (long long)g->born_ms) : printf(",\"born_ms\":null");
+	printf(",\"start\":");
+	key_json(kt, g->start, g->start_len, 1);
+	printf(",\"end\":");
+	key_json(kt, g->end, g->end_len, g->end != NULL);
+	printf(",\"since_born\":{\"unit\":\"cells\",\"writes\":%llu,\"reads\":%llu,\"bytes_written\":%llu,"
+	       "\"bytes_read\":%llu}",
+	       (unsigned long long)c.writes, (unsigned long long)c.reads,
+	       (unsigned long long)c.bytes_written, (unsigned long long)c.bytes_read);
+	if (x->has_now)
+		printf(",\"now\":{\"unit\":\"rows\",\"from_ms\":%lld,\"to_ms\":%lld,\"writes\":%llu,"
+		       "\"reads\":%llu,\"bytes_written\":%llu,\"bytes_read\":%llu,\"writes_per_s\":%.3f,"
+		       "\"reads_per_s\":%.3f}}\n",
+		       (long long)R->from_ms, (long long)R->to_ms, (unsigned long long)x->now.writes,
+		       (unsigned long long)x->now.reads, (unsigned long long)x->now.bytes_written,
+		       (unsigned long long)x->now.bytes_read, (double)x->now.writes / secs,
+		       (double)x->now.reads / secs);
+	else
+		printf(",\"now\":null}\n");
+}
+
+static void print_text(const rk_cli_region *x, const rk_cli_record *R, rk__keytext *kt)
+{
+	const rk_metrics_region *g = x->g;
+	double secs = (double)(R->to_ms - R->from_ms) / 1000.0;
+	char size[24] = "-", w[24] = "-", r[24] = "-", nw[24] = "-", nr[24] = "-", born[32] = "-";
+	char k0[200], k1[200];
+	if (x->has_size)
+		snprintf(size, sizeof size, "%llu", (unsigned long long)x->size);
+	if (g->load) {
+		snprintf(w, sizeof w, "%llu", (unsigned long long)g->load->total.writes);
+		snprintf(r, sizeof r, "%llu", (unsigned long long)g->load->total.reads);
+	} else {
+		snprintf(w, sizeof w, "0");
+		snprintf(r, sizeof r, "0");
 	}
-	for (size_t i = 0; i < n; i++)
-		x[i] = (idx){ri[i].id, i};
-	qsort(x, n, sizeof *x, idx_cmp);
-	while (fgets(line, sizeof line, f)) {
-		unsigned long long id, w, r, bw, br;
-		long long ts;
-		if (sscanf(line, "r\t%llu\t%lld\t%llu\t%llu\t%llu\t%llu", &id, &ts, &w, &r, &bw, &br) !=
-		    6)
-			continue;
-		idx key = {id, 0};
-		idx *hit = bsearch(&key, x, n, sizeof *x, idx_cmp);
-		if (hit) {
-			ri[hit->i].writes += w;
-			ri[hit->i].reads += r;
-			ri[hit->i].bytes_written += bw;
-			ri[hit->i].bytes_read += br;
+	if (x->has_now) {
+		snprintf(nw, sizeof nw, "%.1f", (double)x->now.writes / secs);
+		snprintf(nr, sizeof nr, "%.1f", (double)x->now.reads / secs);
+	}
+	if (g->born_ms)
+		rk_cli__utc(born, sizeof born, g->born_ms, 1);
+	rk__keytext_label(kt, k0, sizeof k0, g->start, g->start_len);
+	rk__keytext_label(kt, k1, sizeof k1, g->end, g->end_len);
+	printf("%-8llu %-16s %6u %12s %14s %12s %20s %17s  %-19s  %s .. %s%s\n", (unsigned long long)g->id,
+	       g->table, g->server, size, w, r, nw, nr, born, g->start_len ? k0 : "(start)",
+	       g->end ? k1 : "(end)", g->live ? "" : "  (retired)");
+}
+
+/* The regions and their load, from the store's record (open, or served:
+ * the metrics file its server rewrites every 5 s). 0 or the store's error. */
+static int list(rk_store *s, const char *db, const char *table, int json, int retired,
+                double window)
+{
+	rk_cli_record R;
+	int rc = rk_cli__record(&R, s, db, table, retired, window);
+	if (rc)
+		return rc;
+	rk__keytext *kt = NULL;
+	if (!json)
+		header();
+	for (size_t i = 0; i < R.n; i++) {
+		if (!i || strcmp(R.r[i].g->table, R.r[i - 1].g->table)) {
+			rk__keytext_free(kt);
+			if (!(kt = rk_cli__keytext(&R, R.r[i].g->table)))
+				break;
 		}
+		(json ? print_json : print_text)(&R.r[i], &R, kt);
 	}
-	fclose(f);
-	free(x);
+	rk__keytext_free(kt);
+	if (!json) {
+		char a[32], b[32];
+		printf("(written, read: cells since each region was born, every run of the store; now: rows "
+		       "per second over the last %.0f s recorded, %s-%s UTC, from the key buckets)\n",
+		       window, rk_cli__utc(a, sizeof a, R.from_ms, 0), rk_cli__utc(b, sizeof b, R.to_ms, 0));
+	}
+	rk_cli__record_free(&R);
+	return 0;
 }
 
-static int list(rk_store *s, const char *table, int json, const char *db)
+/* A backend that records no load (Bigtable): its regions (tablets) only. */
+static int list_plain(rk_store *s, const char *table, int json)
 {
 	rk_region_info *ri;
 	size_t n;
 	if (rk_store_regions(&ri, &n, s, table))
 		return rk_cli_fail(CMD, "listing regions");
-	add_history(ri, n, db);
+	rk__keytext *kt = rk__keytext_new(NULL);
 	if (!json)
-		printf("%-8s %-16s %-20s %-20s %6s %12s %10s %10s\n", "id", "table", "start", "end",
-		       "server", "size", "writes", "reads");
-	for (size_t i = 0; i < n; i++) {
-		const rk_region_info *r = &ri[i];
-		if (json) {
-			printf("{\"id\":%llu,\"table\":\"%s\",\"start\":\"", (unsigned long long)r->id,
-			       r->table);
-			rk_cli__print_json_bytes(stdout, r->start, r->start_len);
-			printf("\",\"end\":");
-			if (r->end) {
-				putchar('"');
-				rk_cli__print_json_bytes(stdout, r->end, r->end_len);
-				putchar('"');
-			} else {
-				printf("null");
-			}
-			printf(",\"server\":%u,\"size\":%llu,\"writes\":%llu,\"reads\":%llu}\n", r->server,
-			       (unsigned long long)r->size_bytes, (unsigned long long)r->writes,
-			       (unsigned long long)r->reads);
-			continue;
-		}
-		char start[64], end[64];
-		FILE *m = fmemopen(start, sizeof start, "w");
-		rk_cli__print_bytes(m, r->start, r->start_len);
-		fclose(m);
-		start[sizeof start - 1] = 0;
-		if (r->end) {
-			m = fmemopen(end, sizeof end, "w");
-			rk_cli__print_bytes(m, r->end, r->end_len);
-			fclose(m);
-			end[sizeof end - 1] = 0;
-		} else {
-			strcpy(end, "(end)");
-		}
-		printf("%-8llu %-16s %-20s %-20s %6u %12llu %10llu %10llu\n", (unsigned long long)r->id,
-		       r->table, r->start_len ? start : "(start)", end, r->server,
-		       (unsigned long long)r->size_bytes, (unsigned long long)r->writes,
-		       (unsigned long long)r->reads);
+		header();
+	for (size_t i = 0; kt && i < n; i++) {
+		rk_metrics_region g = {ri[i].id, ri[i].table, ri[i].server, ri[i].start, ri[i].start_len,
+		                       ri[i].end, ri[i].end_len, 1, 0, NULL};
+		rk_cli_region x = {&g, 1, ri[i].size_bytes, 0, {0}};
+		rk_cli_record R = {0};
+		R.to_ms = 1;
+		(json ? print_json : print_text)(&x, &R, kt);
 	}
+	rk__keytext_free(kt);
 	rk_region_info_free(ri, n);
-	return RK_EXIT_OK;
-}
-
-/* A store held by rowkey serve: its regions and load as of the server's
- * last metrics rewrite (sizes are not recorded there). */
-static int list_served(const char *db, const char *table, int json, long pid,
-                       const char *listen)
-{
-	rk_cli_live_region *r;
-	size_t n;
-	double age;
-	if (rk_cli__live_regions(&r, &n, &age, db, table))
-		return rk_cli_fail(CMD, "reading the served store's metrics");
-	fprintf(stderr,
-	        "rowkey regions: %s is served by rowkey serve (pid %ld) at %s: regions and load "
-	        "from its metrics, written %.0f s ago (sizes are not recorded there)\n",
-	        db, pid, listen, age);
-	if (!json)
-		printf("%-8s %-16s %-20s %-20s %6s %12s %10s %10s\n", "id", "table", "start", "end",
-		       "server", "size", "writes", "reads");
-	for (size_t i = 0; i < n; i++) {
-		if (json) {
-			printf("{\"id\":%llu,\"table\":\"%s\",\"start\":\"", (unsigned long long)r[i].id,
-			       r[i].table);
-			rk_cli__print_json_bytes(stdout, r[i].start, r[i].start_len);
-			printf("\",\"end\":");
-			if (r[i].end) {
-				putchar('"');
-				rk_cli__print_json_bytes(stdout, r[i].end, r[i].end_len);
-				putchar('"');
-			} else {
-				printf("null");
-			}
-			printf(",\"server\":%u,\"size\":null,\"writes\":%llu,\"reads\":%llu}\n",
-			       r[i].server, (unsigned long long)r[i].writes,
-			       (unsigned long long)r[i].reads);
-			continue;
-		}
-		char start[64], end[64];
-		FILE *m = fmemopen(start, sizeof start, "w");
-		rk_cli__print_bytes(m, r[i].start, r[i].start_len);
-		fclose(m);
-		start[sizeof start - 1] = 0;
-		if (r[i].end) {
-			m = fmemopen(end, sizeof end, "w");
-			rk_cli__print_bytes(m, r[i].end, r[i].end_len);
-			fclose(m);
-			end[sizeof end - 1] = 0;
-		} else {
-			strcpy(end, "(end)");
-		}
-		printf("%-8llu %-16s %-20s %-20s %6u %12s %10llu %10llu\n", (unsigned long long)r[i].id,
-		       r[i].table, r[i].start_len ? start : "(start)", end, r[i].server, "-",
-		       (unsigned long long)r[i].writes, (unsigned long long)r[i].reads);
-	}
-	rk_cli__live_regions_free(r, n);
 	return RK_EXIT_OK;
 }
 
@@ -188,12 +167,14 @@ int rk_cli_regions(int argc, char **argv)
 	static const struct option lo[] = {
 		{"db", required_argument, NULL, 'd'},
 		{"json", no_argument, NULL, 'j'},
+		{"retired", no_argument, NULL, 'r'},
+		{"window", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *db = RK_CLI_DEFAULT_DB;
-	int json = 0, c, rc;
-	uint64_t id, v;
+	int json = 0, retired = 0, c, rc;
+	uint64_t id, v, window = 60;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -201,6 +182,13 @@ int rk_cli_regions(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'r':
+			retired = 1;
+			break;
+		case 'w':
+			if (rk_cli__parse_u64(&window, optarg) || window < 1 || window > 86400 * 366)
+				return rk_cli_usage_error(CMD, "--window: '%s' is not 1..31622400 seconds", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -229,8 +217,14 @@ int rk_cli_regions(int argc, char **argv)
 	long pid;
 	char listen[256];
 	if ((!sub || nargs == 1) && !(sub && (!strcmp(sub, "balance"))) &&
-	    rk_cli__served(db, &pid, listen, sizeof listen))
-		return list_served(db, sub, json, pid, listen);
+	    rk_cli__served(db, &pid, listen, sizeof listen)) {
+		fprintf(stderr,
+		        "rowkey regions: %s is served by rowkey serve (pid %ld) at %s: regions and load "
+		        "from the metrics it writes every 5 s (sizes are not recorded there)\n",
+		        db, pid, listen);
+		rc = list(NULL, db, sub, json, retired, (double)window);
+		return rc ? rk_cli_fail(CMD, "reading the served store's metrics") : RK_EXIT_OK;
+	}
 	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
 	if (!s)
 		return RK_EXIT_FAIL;
@@ -259,8 +253,9 @@ int rk_cli_regions(int argc, char **argv)
 			rc = rk_cli_fail(CMD, "balancing");
 		else
 			printf("moved %zu region%s\n", moved, moved == 1 ? "" : "s");
-	} else {
-		rc = list(s, sub, json, db);
+	} else if ((rc = list(s, db, sub, json, retired, (double)window)) != 0) {
+		/* RK_EINVALID: a backend that records no load (Bigtable) */
+		rc = rc == RK_EINVALID ? list_plain(s, sub, json) : rk_cli_fail(CMD, "listing regions");
 	}
 	return rk_cli__close_store(CMD, s, rc);
 }

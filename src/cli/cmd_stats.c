@@ -1,13 +1,17 @@
 /*
  * rowkey stats: a summary of the store: tables, regions per server, sizes,
- * and the load each server and table took over the runs recorded in the
- * metrics file (DIR/metrics.tsv, written whenever the store closes).
+ * and the load each table and server took, as the store recorded it
+ * (rowkey/metrics.h): over every run, and now (the last seconds recorded).
+ * A served store is read from the metrics its server rewrites every 5 s.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "cli/recorded.h"
 #include "cli/served.h"
 #include "cli/store_cli.h"
 
@@ -16,27 +20,249 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rowkey stats [options]\n\n"
-	           "Prints the store's tables and, per region server, its regions, their\n"
-	           "estimated size, and the writes and reads recorded in the metrics file over\n"
-	           "every run of the store.\n\n"
+	           "Prints the store's tables and region servers: regions, estimated sizes, and\n"
+	           "the load the store recorded (DIR/metrics.tsv, over every run of the store):\n"
+	           "per table the rows written and read (key buckets), per server the cells\n"
+	           "and bytes, each also per second over the last seconds recorded (\"now\").\n\n"
 	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
+	           "  --window S   seconds \"now\" covers (default 60)\n"
 	           "  -h, --help   this help\n");
 }
 
+typedef struct view {
+	rk_cli_record R;
+	int have;               /* a record was read */
+	rk_table_info *ti;      /* an open store's tables */
+	size_t nt;
+	rk_server_info *si;
+	size_t ns;
+} view;
+
+/* rows of a table's key buckets: in all, and in the window */
+static void table_rows(const rk_cli_record *R, const char *table, rk_metrics_counts *all,
+                       rk_metrics_counts *now)
+{
+	const rk_keyviz_table *t = rk_metrics_table(R->m, table);
+	memset(all, 0, sizeof *all);
+	memset(now, 0, sizeof *now);
+	for (size_t i = 0; t && i < t->niv; i++)
+		for (size_t c = 0; c < t->iv[i].ncells; c++) {
+			const rk_metrics_counts *x = &t->iv[i].cells[c].c;
+			all->writes += x->writes;
+			all->reads += x->reads;
+		}
+	for (size_t i = 0; i < R->n; i++)
+		if (R->r[i].has_now && !strcmp(R->r[i].g->table, table)) {
+			now->writes += R->r[i].now.writes;
+			now->reads += R->r[i].now.reads;
+		}
+}
+
+static void print_tables(const view *V, double secs)
+{
+	printf("%-20s %8s %10s %14s %14s %12s %20s %17s  %s\n", "table", "regions", "bucket_len",
+	       "size(bytes)", "written(rows)", "read(rows)", "now:written(rows/s)", "now:read(rows/s)",
+	       "families");
+	const char *prev = NULL;
+	for (size_t i = 0; i < V->R.n + V->nt; i++) {
+		const char *name = V->nt ? (i < V->nt ? V->ti[i].name : NULL) : V->R.r[i].g->table;
+		if (!name || (prev && !strcmp(prev, name)))
+			continue;
+		prev = name;
+		size_t nreg = 0;
+		unsigned long long size = 0;
+		int sized = 0;
+		for (size_t k = 0; k < V->R.n; k++)
+			if (!strcmp(V->R.r[k].g->table, name)) {
+				nreg++;
+				size += V->R.r[k].size;
+				sized |= V->R.r[k].has_size;
+			}
+		rk_metrics_counts all, now;
+		table_rows(&V->R, name, &all, &now);
+		char sz[24] = "-", bl[16] = "-", w[24] = "-", r[24] = "-", nw[24] = "-", nr[24] = "-";
+		if (sized)
+			snprintf(sz, sizeof sz, "%llu", size);
+		if (V->have && rk_metrics_table(V->R.m, name) && rk_metrics_table(V->R.m, name)->niv) {
+			snprintf(w, sizeof w, "%llu", (unsigned long long)all.writes);
+			snprintf(r, sizeof r, "%llu", (unsigned long long)all.reads);
+			snprintf(nw, sizeof nw, "%.1f", (double)now.writes / secs);
+			snprintf(nr, sizeof nr, "%.1f", (double)now.reads / secs);
+		}
+		if (V->nt) {
+			nreg = V->ti[i].nregions;
+			snprintf(bl, sizeof bl, "%u", V->ti[i].bucket_prefix_len);
+		}
+		printf("%-20s %8zu %10s %14s %14s %12s %20s %17s  ", name, nreg, bl, sz, w, r, nw, nr);
+		for (size_t f = 0; V->nt && f < V->ti[i].nfamilies; f++)
+			printf("%s%s(%u)", f ? " " : "", V->ti[i].families[f].name, V->ti[i].families[f].max_versions);
+		printf(V->nt ? "\n" : "-\n");
+	}
+}
+
+/* one server's cells: in all, and in the window */
+static void server_cells(const rk_cli_record *R, unsigned id, rk_metrics_counts *all,
+                         rk_metrics_counts *now)
+{
+	memset(all, 0, sizeof *all);
+	memset(now, 0, sizeof *now);
+	for (size_t i = 0; R->m && i < R->m->nserver_load; i++) {
+		const rk_metrics_series *s = &R->m->server_load[i];
+		if (s->id != id)
+			continue;
+		*all = s->total;
+		for (size_t j = 0; j < s->n; j++)
+			if (s->b[j].start_ms >= R->from_ms && s->b[j].start_ms < R->to_ms) {
+				now->writes += s->b[j].c.writes;
+				now->reads += s->b[j].c.reads;
+			}
+	}
+}
+
+static void print_servers(const view *V, unsigned nsrv, double secs)
+{
+	printf("\n%-8s %8s %14s %14s %12s %15s %12s %21s %18s\n", "server", "regions", "size(bytes)",
+	       "written(cells)", "read(cells)", "written(bytes)", "read(bytes)", "now:written(cells/s)",
+	       "now:read(cells/s)");
+	for (unsigned i = 0; i < nsrv; i++) {
+		size_t nr = 0;
+		unsigned long long size = 0;
+		int sized = 0;
+		for (size_t k = 0; k < V->R.n; k++)
+			if (V->R.r[k].g->server == i) {
+				nr++;
+				size += V->R.r[k].size;
+				sized |= V->R.r[k].has_size;
+			}
+		rk_metrics_counts all, now;
+		server_cells(&V->R, i, &all, &now);
+		char sz[24] = "-";
+		if (sized || V->ns)
+			snprintf(sz, sizeof sz, "%llu", size);
+		printf("%-8u %8zu %14s %14llu %12llu %15llu %12llu %21.1f %18.1f\n", i,
+		       V->ns ? V->si[i].nregions : nr,
+		       sz, (unsigned long long)all.writes, (unsigned long long)all.reads,
+		       (unsigned long long)all.bytes_written, (unsigned long long)all.bytes_read,
+		       (double)now.writes / secs, (double)now.reads / secs);
+	}
+}
+
+/* the span the record covers */
+static void print_window(const view *V, double window)
+{
+	int64_t first = INT64_MAX;
+	const rk_metrics *m = V->R.m;
+	for (size_t i = 0; i < m->nserver_load; i++)
+		if (m->server_load[i].n && m->server_load[i].b[0].start_ms < first)
+			first = m->server_load[i].b[0].start_ms;
+	for (size_t i = 0; i < m->ntables; i++)
+		if (m->tables[i].niv && m->tables[i].iv[0].start_ms < first)
+			first = m->tables[i].iv[0].start_ms;
+	char a[32], b[32], c[32];
+	if (first == INT64_MAX) {
+		printf("load recorded: none yet (DIR/metrics.tsv is written when a store closes, and "
+		       "every 5 s while served)\n\n");
+		return;
+	}
+	printf("load recorded from %s to %s UTC over every run of the store; now: the last %.0f s "
+	       "recorded, from %s UTC\n\n",
+	       rk_cli__utc(a, sizeof a, first, 1), rk_cli__utc(b, sizeof b, V->R.to_ms, 1), window,
+	       rk_cli__utc(c, sizeof c, V->R.from_ms, 0));
+}
+
+static int served(const char *db, long pid, const char *listen, double window)
+{
+	view V = {0};
+	char path[4200];
+	struct stat st;
+	if (rk_cli__record(&V.R, NULL, db, NULL, 0, window))
+		return rk_cli_fail(CMD, "reading the served store's metrics");
+	snprintf(path, sizeof path, "%s/metrics.tsv", db);
+	double age = stat(path, &st) == 0 ? difftime(time(NULL), st.st_mtime) : 0;
+	size_t ntab = 0;
+	for (size_t i = 0; i < V.R.n; i++)
+		ntab += !i || strcmp(V.R.r[i].g->table, V.R.r[i - 1].g->table);
+	printf("store %s: served by rowkey serve (pid %ld) at %s; from its metrics, written %.0f s "
+	       "ago: %u region servers, %zu table%s, %zu region%s\n",
+	       db, pid, listen, age, V.R.m->servers, ntab, ntab == 1 ? "" : "s", V.R.n,
+	       V.R.n == 1 ? "" : "s");
+	V.have = 1;
+	print_window(&V, window);
+	print_tables(&V, window);
+	print_servers(&V, V.R.m->servers, window);
+	rk_cli__record_free(&V.R);
+	return RK_EXIT_OK;
+}
+
+static int opened(rk_store *s, const char *db, double window)
+{
+	view V = {0};
+	int rc = rk_cli__record(&V.R, s, db, NULL, 0, window);
+	V.have = rc == 0;
+	if ((rc && rc != RK_EINVALID) || rk_table_list(&V.ti, &V.nt, s) || rk_store_servers(&V.si, &V.ns, s)) {
+		rc = rk_cli_fail(CMD, "reading the store");
+		goto out;
+	}
+	if (!V.have) { /* a backend that records no load: its regions only */
+		rk_region_info *ri;
+		size_t n;
+		if (rk_store_regions(&ri, &n, s, NULL) == 0) {
+			for (size_t i = 0; i < V.nt; i++)
+				V.ti[i].nregions = 0;
+			for (size_t k = 0; k < n; k++)
+				for (size_t i = 0; i < V.nt; i++)
+					V.ti[i].nregions += !strcmp(ri[k].table, V.ti[i].name);
+			rk_region_info_free(ri, n);
+		}
+	}
+	size_t nr = 0;
+	for (size_t i = 0; i < V.nt; i++)
+		nr += V.ti[i].nregions;
+	printf("store %s: %zu region servers, %zu table%s, %zu region%s\n", db, V.ns, V.nt,
+	       V.nt == 1 ? "" : "s", nr, nr == 1 ? "" : "s");
+	if (V.ns && (V.si[0].capacity_ops || V.si[0].capacity_bytes)) {
+		printf("each region server's capacity:");
+		if (V.si[0].capacity_ops)
+			printf(" %llu ops/s", (unsigned long long)V.si[0].capacity_ops);
+		if (V.si[0].capacity_bytes)
+			printf(" %llu bytes/s", (unsigned long long)V.si[0].capacity_bytes);
+		printf("\n");
+	}
+	if (V.have)
+		print_window(&V, window);
+	else
+		printf("(Bigtable keeps no per-server metrics here; see the Cloud console)\n\n");
+	print_tables(&V, window);
+	if (V.have)
+		print_servers(&V, (unsigned)V.ns, window);
+	rc = RK_EXIT_OK;
+out:
+	if (V.have)
+		rk_cli__record_free(&V.R);
+	rk_table_info_free(V.ti, V.nt);
+	free(V.si);
+	return rk_cli__close_store(CMD, s, rc);
+}
 
 int rk_cli_stats(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"db", required_argument, NULL, 'd'},
+		{"window", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *db = RK_CLI_DEFAULT_DB;
+	uint64_t window = 60;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
+			break;
+		case 'w':
+			if (rk_cli__parse_u64(&window, optarg) || window < 1 || window > 86400 * 366)
+				return rk_cli_usage_error(CMD, "--window: '%s' is not 1..31622400 seconds", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -47,141 +273,12 @@ int rk_cli_stats(int argc, char **argv)
 	}
 	if (optind != argc)
 		return rk_cli_usage_error(CMD, "no arguments expected");
-
-	/* the metrics file accumulates every run's buckets (read before this run adds its own) */
-	char path[4200];
-	snprintf(path, sizeof path, "%s/metrics.tsv", db);
-	unsigned long long sw[RK_MAX_SERVERS] = {0}, sr[RK_MAX_SERVERS] = {0};
-	unsigned long long sbw[RK_MAX_SERVERS] = {0}, sbr[RK_MAX_SERVERS] = {0};
-	long long first = -1, last = -1;
-	int have_metrics = 0;
-	unsigned file_servers = 0; /* the header's servers=N */
-	FILE *mf = fopen(path, "r");
-	if (mf) {
-		char line[1024];
-		while (fgets(line, sizeof line, mf)) {
-			unsigned id;
-			if (sscanf(line, "# rowkey metrics v1 bucket_ms=%*u servers=%u", &id) == 1 &&
-			    id <= RK_MAX_SERVERS)
-				file_servers = id;
-			long long t;
-			unsigned long long w, r, bw, br;
-			if (sscanf(line, "s\t%u\t%lld\t%llu\t%llu\t%llu\t%llu", &id, &t, &w, &r, &bw, &br) ==
-			        6 &&
-			    id < RK_MAX_SERVERS) {
-				sw[id] += w;
-				sr[id] += r;
-				sbw[id] += bw;
-				sbr[id] += br;
-				if (first < 0 || t < first)
-					first = t;
-				if (t > last)
-					last = t;
-				have_metrics = 1;
-			}
-		}
-		fclose(mf);
-	}
-
 	long pid;
 	char listen[256];
-	if (rk_cli__served(db, &pid, listen, sizeof listen)) {
-		/* held by rowkey serve: what its metrics say, live */
-		rk_cli_live_region *lr;
-		size_t nl;
-		double age;
-		if (rk_cli__live_regions(&lr, &nl, &age, db, NULL))
-			return rk_cli_fail(CMD, "reading the served store's metrics");
-		unsigned nsrv = file_servers;
-		size_t ntab = 0;
-		for (size_t i = 0; i < nl; i++) {
-			if (lr[i].server + 1 > nsrv)
-				nsrv = lr[i].server + 1;
-			if (!i || strcmp(lr[i].table, lr[i - 1].table))
-				ntab++;
-		}
-		for (unsigned i = 0; i < RK_MAX_SERVERS; i++)
-			if ((sw[i] || sr[i]) && i + 1 > nsrv)
-				nsrv = i + 1;
-		printf("store %s: served by rowkey serve (pid %ld) at %s; from its metrics, written "
-		       "%.0f s ago: %zu table%s, %zu region%s\n\n",
-		       db, pid, listen, age, ntab, ntab == 1 ? "" : "s", nl, nl == 1 ? "" : "s");
-		printf("%-20s %9s\n", "table", "regions");
-		for (size_t i = 0; i < nl;) {
-			size_t j = i;
-			while (j < nl && !strcmp(lr[j].table, lr[i].table))
-				j++;
-			printf("%-20s %9zu\n", lr[i].table, j - i);
-			i = j;
-		}
-		printf("\n%-8s %8s %12s %12s %14s %14s\n", "server", "regions", "writes", "reads",
-		       "bytes_written", "bytes_read");
-		for (unsigned i = 0; i < nsrv && i < RK_MAX_SERVERS; i++) {
-			size_t nr = 0;
-			for (size_t k = 0; k < nl; k++)
-				nr += lr[k].server == i;
-			printf("%-8u %8zu %12llu %12llu %14llu %14llu\n", i, nr, sw[i], sr[i], sbw[i],
-			       sbr[i]);
-		}
-		rk_cli__live_regions_free(lr, nl);
-		return RK_EXIT_OK;
-	}
+	if (rk_cli__served(db, &pid, listen, sizeof listen))
+		return served(db, pid, listen, (double)window);
 	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
 	if (!s)
 		return RK_EXIT_FAIL;
-	int rc = RK_EXIT_OK;
-	rk_table_info *ti = NULL;
-	rk_region_info *ri = NULL;
-	rk_server_info *si = NULL;
-	size_t nt = 0, nr = 0, ns = 0;
-	if (rk_table_list(&ti, &nt, s) || rk_store_regions(&ri, &nr, s, NULL) ||
-	    rk_store_servers(&si, &ns, s)) {
-		rc = rk_cli_fail(CMD, "reading the store");
-		goto out;
-	}
-	printf("store %s: %zu region servers, %zu table%s, %zu region%s\n\n", db, ns, nt,
-	       nt == 1 ? "" : "s", nr, nr == 1 ? "" : "s");
-	if (ns && (si[0].capacity_ops || si[0].capacity_bytes)) {
-		printf("each region server's capacity:");
-		if (si[0].capacity_ops)
-			printf(" %llu ops/s", (unsigned long long)si[0].capacity_ops);
-		if (si[0].capacity_bytes)
-			printf(" %llu bytes/s", (unsigned long long)si[0].capacity_bytes);
-		printf("\n\n");
-	}
-	printf("%-20s %9s %10s %14s  %s\n", "table", "regions", "bucket_len", "size", "families");
-	for (size_t i = 0; i < nt; i++) {
-		unsigned long long size = 0;
-		for (size_t k = 0; k < nr; k++)
-			if (!strcmp(ri[k].table, ti[i].name))
-				size += ri[k].size_bytes;
-		printf("%-20s %9zu %10u %14llu  ", ti[i].name, ti[i].nregions, ti[i].bucket_prefix_len,
-		       size);
-		for (size_t f = 0; f < ti[i].nfamilies; f++)
-			printf("%s%s(%u)", f ? " " : "", ti[i].families[f].name,
-			       ti[i].families[f].max_versions);
-		printf("\n");
-	}
-	printf("\n%-8s %8s %14s %12s %12s %14s %14s\n", "server", "regions", "size", "writes",
-	       "reads", "bytes_written", "bytes_read");
-	for (size_t i = 0; i < ns; i++) {
-		unsigned long long size = 0;
-		for (size_t k = 0; k < nr; k++)
-			if (ri[k].server == si[i].id)
-				size += ri[k].size_bytes;
-		printf("%-8u %8zu %14llu %12llu %12llu %14llu %14llu\n", si[i].id, si[i].nregions, size,
-		       sw[i], sr[i], sbw[i], sbr[i]);
-	}
-	if (have_metrics)
-		printf("\nload from %s over %.1f s of recorded buckets\n", path,
-		       (double)(last - first) / 1000.0 + 1.0);
-	else
-		printf(strncmp(db, "bigtable://", 11) ? "\n(no metrics recorded yet: %s is written when a store closes)\n"
-		                                       : "\n(Bigtable keeps no per-server metrics here; see the Cloud console)%.0s\n",
-		       path);
-out:
-	rk_table_info_free(ti, nt);
-	rk_region_info_free(ri, nr);
-	free(si);
-	return rk_cli__close_store(CMD, s, rc);
+	return opened(s, db, (double)window);
 }

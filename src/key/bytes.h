@@ -51,19 +51,43 @@ static inline int rk__unhex(uint8_t **out, size_t *len, const char *s, size_t n)
 	return 0;
 }
 
-/* Writes p[n] as a JSON string literal: '"', '\\' and control bytes escaped,
- * every other byte as it is (UTF-8 text stays readable). */
+/* The length of a valid UTF-8 sequence at s (n bytes left), or 0. */
+static inline size_t rk__utf8_len(const uint8_t *s, size_t n)
+{
+	size_t l = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (!l || l > n)
+		return 0;
+	for (size_t i = 1; i < l; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((l == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (l == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+	    (l == 4 && s[0] == 0xf0 && s[1] < 0x90) || (l == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+		return 0; /* overlong, surrogate, past U+10FFFF */
+	return l;
+}
+
+/* Writes p[n] as a JSON string literal: '"', '\\' escaped, valid UTF-8 as it
+ * is (text stays readable), control bytes and bytes that are no UTF-8 (a
+ * binary key) as \u00XX, so the output is always valid JSON in UTF-8. */
 static inline void rk__json_str(FILE *out, const uint8_t *p, size_t n)
 {
 	fputc('"', out);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
 		uint8_t c = p[i];
-		if (c == '"' || c == '\\')
+		size_t l;
+		if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
+			i++;
+		} else if (c >= 0x20 && c < 0x7f) {
 			fputc(c, out);
+			i++;
+		} else if (c >= 0x80 && (l = rk__utf8_len(p + i, n - i)) != 0) {
+			fwrite(p + i, 1, l, out);
+			i += l;
+		} else {
+			fprintf(out, "\\u%04x", c);
+			i++;
+		}
 	}
 	fputc('"', out);
 }

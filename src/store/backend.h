@@ -20,6 +20,7 @@ typedef struct rk__family {
 } rk__family;
 
 struct rk_backend_ops;
+struct rk_metrics;
 
 struct rk_store {
 	const struct rk_backend_ops *ops;
@@ -82,6 +83,8 @@ struct rk_backend_ops {
 	int (*family_drop)(rk_store *s, const char *table, const char *family);
 	/* optional (NULL: the backend splits on its own; *out stays 0) */
 	int (*split_due)(size_t *out, rk_store *s);
+	/* optional (NULL: the backend records no load): rk_store_metrics */
+	int (*metrics)(struct rk_metrics **out, rk_store *s);
 };
 
 /* A backend as the registry knows it (src/store/backends.c). */

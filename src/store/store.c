@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "key/error.h"
+#include "rowkey/metrics.h"
 
 int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 {
@@ -27,6 +28,9 @@ int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 		               opts->n_servers, RK_MAX_SERVERS);
 	if (opts->metrics_bucket_ms == 0)
 		return rk__err(RK_EINVALID, "store %s: metrics bucket of 0 ms", dir);
+	if (opts->key_buckets == 1 || opts->key_buckets > 1000)
+		return rk__err(RK_EINVALID, "store %s: %u key buckets (allowed 2..1000, or 0: none)",
+		               dir, opts->key_buckets);
 	return rk_store__backend(dir)->open(out, dir, opts);
 }
 
@@ -541,4 +545,13 @@ int rk_store_check(size_t *out, rk_store *store,
 int rk_store_write_metrics(rk_store *store, const char *path)
 {
 	return store->ops->write_metrics(store, path);
+}
+
+int rk_store_metrics(rk_metrics **out, rk_store *store)
+{
+	*out = NULL;
+	if (!store->ops->metrics)
+		return rk__err(RK_EINVALID, "the %s backend records no load (see its own console)",
+		               store->ops->name);
+	return store->ops->metrics(out, store);
 }

@@ -45,6 +45,7 @@ start_emulator() { # sets EMU_ADDR
 }
 
 start_serve() { # start_serve DB: sets SV_PID, SV_ADDR
+	: >"$T/sv.out" # emptied here: the server's own redirection may come after the first read
 	"$ROWKEY" serve --db "$1" --listen 127.0.0.1:0 --servers 3 >"$T/sv.out" 2>"$T/sv.err" &
 	SV_PID=$!
 	PIDS+=("$SV_PID")
@@ -126,10 +127,10 @@ sleep 5.5
 "$ROWKEY" regions --db "$DB" t >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "rowkey regions on a served store"; }
 has "served by rowkey serve (pid $SV_PID)" "$T/err"
 [ "$(grep -c '^[0-9]' "$T/out")" = 3 ] || { cat "$T/out"; fail "expected the 3 regions of t (splits g, p)"; }
-awk '$2 == "t" && $7 > 0 { w++ } END { exit !(w == 3) }' "$T/out" || { cat "$T/out"; fail "every region of t took writes"; }
+awk '$2 == "t" && $5 > 0 { w++ } END { exit !(w == 3) }' "$T/out" || { cat "$T/out"; fail "every region of t took writes"; }
 "$ROWKEY" stats --db "$DB" >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "rowkey stats on a served store"; }
 has "served by rowkey serve (pid $SV_PID) at $SV_ADDR" "$T/out"
-has "^t  *3$" "$T/out"
+has "^t  *3 " "$T/out"
 
 # what rowkey refuses clearly (the emulator accepts it)
 c "$SV_ADDR" setgcpolicy t cf maxage=1d && fail "a max_age GC rule was accepted"
@@ -177,10 +178,10 @@ kill -TERM "$SV_PID"; wait "$SV_PID" || fail "second SIGTERM stop"
 # spread over the servers within --balance-every
 B="$T/bal"
 "$ROWKEY" create --db "$B" --servers 3 bt -f d --split g --split p >/dev/null || fail "create bt"
-for id in $("$ROWKEY" regions --db "$B" bt | awk 'NR > 1 { print $1 }'); do
+for id in $("$ROWKEY" regions --db "$B" bt | awk '/^[0-9]/ { print $1 }'); do
 	"$ROWKEY" regions --db "$B" move "$id" 0 >/dev/null || fail "move $id"
 done
-[ "$("$ROWKEY" regions --db "$B" bt | awk 'NR > 1 && $5 != 0' | wc -l)" = 0 ] || fail "setup: not all on server 0"
+[ "$("$ROWKEY" regions --db "$B" bt | awk '/^[0-9]/ && $3 != 0' | wc -l)" = 0 ] || fail "setup: not all on server 0"
 # (and with a block cache of its own size; a size that is not one is refused)
 timeout 10 "$ROWKEY" serve --db "$B" --listen 127.0.0.1:0 --block-cache 64K >/dev/null 2>"$T/bc.err"
 [ $? = 2 ] || fail "--block-cache 64K: not refused as a usage error"
@@ -191,6 +192,6 @@ PIDS+=("$BPID")
 for _ in $(seq 200); do grep -q "balancer moved" "$T/bal.err" && break; sleep 0.05; done
 kill -TERM "$BPID"; wait "$BPID" || fail "balancing server did not stop cleanly"
 has "balancer moved 2 regions" "$T/bal.err"
-[ "$("$ROWKEY" regions --db "$B" bt | awk 'NR > 1 { print $5 }' | sort -u | wc -l)" = 3 ] ||
+[ "$("$ROWKEY" regions --db "$B" bt | awk '/^[0-9]/ { print $3 }' | sort -u | wc -l)" = 3 ] ||
 	{ "$ROWKEY" regions --db "$B" bt; fail "the regions of bt are not on 3 servers"; }
 echo "serve_cbt: ok"

@@ -99,8 +99,11 @@ verify() {
 	present=$(wc -l <"$T/present")
 	[ "$N" -le "$present" ] || fail "$N rows reported written, $present there"
 	# bucket (the key's first byte, as \xNN) -> region server
-	"$ROWKEY" regions --db "$db" ev |
-		awk '$2 == "ev" { s = $3 == "(start)" ? "\\x00" : substr($3, 1, 4); print s, $5 }' >"$T/servers"
+	"$ROWKEY" regions --db "$db" --json ev | python3 -c '
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    print("\\x" + (r["start"]["hex"][:2] or "00"), r["server"])' >"$T/servers"
 	[ "$(wc -l <"$T/servers")" = 4 ] || { cat "$T/servers"; fail "4 regions expected"; }
 	head -n "$ROWS" "$T/padkeys" |
 		awk -v n="$N" -v u="${U:-0 0}" -v nothing="${NOTHING:-0}" -v srv="$T/servers" -v have="$T/present" '

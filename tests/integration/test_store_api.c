@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include <rowkey/metrics.h>
+
 #include "integration/store_test_util.h"
 
 static const rk_family_def fams[] = {{"cf", 3}, {"meta", 1}};
@@ -498,34 +500,25 @@ static void test_scans_across_regions(void **state)
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
 
-	/* the metrics file was written on close */
-	char path[600];
-	snprintf(path, sizeof path, "%s/metrics.tsv", dir);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	char line[512];
-	assert_non_null(fgets(line, sizeof line, f));
-	assert_non_null(strstr(line, "# rowkey metrics v1 bucket_ms=1000 servers=3"));
+	/* the metrics file was written on close; its one reader reads it */
+	rk_metrics *m;
+	ST_OK(rk_metrics_read(&m, dir));
+	assert_int_equal(m->version, 2);
+	assert_int_equal(m->bucket_ms, 1000);
+	assert_int_equal(m->servers, 3);
 	/* the file accumulates runs: the first run's writes (10 puts, a row delete
 	 * = 2 family markers, 1 more put) plus the second run's, which only read */
-	unsigned long long w = 0, rd = 0, sw = 0, regions = 0;
-	while (fgets(line, sizeof line, f)) {
-		unsigned long long id, a, b, c, d;
-		long long ts;
-		if (!strncmp(line, "region\t", 7))
-			regions++;
-		else if (sscanf(line, "r\t%llu\t%lld\t%llu\t%llu\t%llu\t%llu", &id, &ts, &a, &b, &c,
-		                &d) == 6) {
-			assert_true(ts % 1000 == 0);
-			w += a;
-			rd += b;
-		} else if (sscanf(line, "s\t%llu\t%lld\t%llu\t%llu\t%llu\t%llu", &id, &ts, &a, &b,
-		                  &c, &d) == 6)
-			sw += a;
-		else
-			fail_msg("unexpected metrics line: %s", line);
+	unsigned long long w = 0, rd = 0, sw = 0;
+	for (size_t i = 0; i < m->nregion_load; i++) {
+		for (size_t j = 0; j < m->region_load[i].n; j++)
+			assert_true(m->region_load[i].b[j].start_ms % 1000 == 0);
+		w += m->region_load[i].total.writes;
+		rd += m->region_load[i].total.reads;
 	}
-	fclose(f);
+	for (size_t i = 0; i < m->nserver_load; i++)
+		sw += m->server_load[i].total.writes;
+	size_t regions = m->nregions;
+	rk_metrics_free(m);
 	assert_true(regions >= 7); /* the second run's 6 regions plus the new table's */
 	assert_int_equal(w, 13);
 	assert_int_equal(sw, 13);

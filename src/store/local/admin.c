@@ -121,6 +121,7 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 		pthread_rwlock_unlock(&s->lock);
 		return rc;
 	}
+	a->born_ms = b->born_ms = rk_metrics__now_ms();
 	uint8_t *buf;
 	size_t len;
 	uint64_t seq;

@@ -73,10 +73,10 @@ typedef struct rk__local {
 	int split_stop, split_busy;
 	_Atomic uint64_t clock;
 	rk__dirlock dirlock; /* DIR/LOCK, held while open */
-	/* records of earlier runs from metrics.tsv, carried into the file this
-	 * run writes (the file accumulates across runs) */
-	char *metrics_base;
-	size_t metrics_base_len;
+	/* what metrics.tsv held of earlier runs (regions, their and the
+	 * servers' buckets), carried into the file this run writes; their key
+	 * buckets live in each table's kv */
+	rk_metrics *mbase;
 } rk__local;
 
 /* Buffered writes: two request sets, so the caller encodes the next batch
@@ -146,9 +146,14 @@ void rk_local__splitter_stop(rk__local *s);
 
 /* ---- metrics_file.c ---- */
 
-/* Loads the records of earlier runs from DIR/metrics.tsv into
- * s->metrics_base; a file that cannot be read is renamed aside. */
+/* Loads the records of earlier runs from DIR/metrics.tsv into s->mbase and
+ * each table's key buckets (made here, rk_local__kv_attach); a file that
+ * cannot be read is renamed aside. */
 void rk_local__metrics_load(rk__local *s);
+/* Gives table t its key-bucket counters (when the store counts them). */
+void rk_local__kv_attach(rk__local *s, rk__tmeta *t);
+/* rk_store_metrics of the local store. */
+int rk_local__metrics(rk_metrics **out, rk_store *st);
 /* Writes the metrics file (path NULL: DIR/metrics.tsv) through a temporary
  * file and a rename. */
 int rk_local__metrics_write(rk__local *s, const char *path);

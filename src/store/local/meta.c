@@ -12,6 +12,7 @@
 
 #include "key/error.h"
 #include "store/cell.h"
+#include "store/local/keyviz.h"
 
 int rk_meta__row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
@@ -164,6 +165,7 @@ void rk_meta__table_free(rk__tmeta *t)
 	if (!t)
 		return;
 	rk_meta__props_free(&t->props);
+	rk_kvt__free(t->kv);
 	free(t->families);
 	free(t->regions);
 	free(t);

@@ -68,6 +68,7 @@ typedef struct rk__region {
 	uint8_t *lo, *hi;
 	size_t lo_len, hi_len;
 	rk__metrics metrics;
+	int64_t born_ms;       /* made (Unix ms): a table's creation or a split; 0: before this run's records */
 	struct rk__region *next_all; /* every region ever made, for cleanup */
 } rk__region;
 
@@ -81,6 +82,7 @@ typedef struct rk__tmeta {
 	size_t nregions;
 	_Atomic int handles;  /* open rk_table handles */
 	rk__props props;      /* table settings (META v2) */
+	struct rk__kvt *kv;   /* its key buckets (keyviz.h), NULL when not counted */
 	struct rk__tmeta *next_dropped;
 } rk__tmeta;
 

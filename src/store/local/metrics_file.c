@@ -1,141 +1,256 @@
 /*
- * DIR/metrics.tsv, the local backend's load record (format: docs/formats.md):
- * read at open, its records of earlier runs kept (old buckets rolled up by
- * rk_metrics__carry), and rewritten whole at close or on demand through a
- * temporary file and a rename: earlier runs' records, the current regions,
- * then each region's and server's buckets (metrics.c).
+ * DIR/metrics.tsv, the local backend's load record (docs/formats.md B.3):
+ * read at open with the one reader (metrics_read.c, lenient: a damaged
+ * line is dropped, a file it cannot read at all is kept aside), its
+ * earlier runs kept (old region and server buckets rolled up, key buckets
+ * handed to their tables' counters), and rewritten whole at close or on
+ * demand: the earlier runs and this run's as one rk_metrics, the snapshot
+ * rk_store_metrics gives, written by metrics_write.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "key/error.h"
+#include "store/local/keyviz.h"
 #include "store/local/local_int.h"
 #include "store/local/metrics.h"
 
-/* Loads the records of earlier runs from DIR/metrics.tsv (the file is ours,
- * but is read as text that may be damaged): what rk_metrics__carry keeps,
- * old buckets rolled up into coarser ones once there are many. */
+void rk_local__kv_attach(rk__local *s, rk__tmeta *t)
+{
+	if (s->opts.key_buckets && !t->kv)
+		t->kv = rk_kvt__new(s->opts.metrics_bucket_ms, s->opts.key_buckets); /* NULL: not counted */
+}
+
+typedef struct born {
+	uint64_t id;
+	int64_t ms;
+} born;
+
+static int born_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const born *)a)->id, y = ((const born *)b)->id;
+	return (x > y) - (x < y);
+}
+
+/* the regions of META were made in earlier runs: their birth from the file */
+static void births(rk__local *s, const rk_metrics *m)
+{
+	born *b = malloc((m->nregions ? m->nregions : 1) * sizeof *b);
+	if (!b)
+		return;
+	for (size_t i = 0; i < m->nregions; i++)
+		b[i] = (born){m->regions[i].id, m->regions[i].born_ms};
+	qsort(b, m->nregions, sizeof *b, born_cmp);
+	for (rk__region *r = s->meta.all_regions; r; r = r->next_all) {
+		born key = {r->id, 0}, *hit = bsearch(&key, b, m->nregions, sizeof *b, born_cmp);
+		if (hit)
+			r->born_ms = hit->ms;
+	}
+	free(b);
+}
+
 void rk_local__metrics_load(rk__local *s)
 {
-	char path[4200];
-	uint8_t *text = NULL;
+	char path[4200], *text = NULL;
 	size_t n = 0;
-	int fd;
-	struct stat st;
 	snprintf(path, sizeof path, "%s/metrics.tsv", s->dir);
-	if ((fd = open(path, O_RDONLY)) < 0)
+	for (size_t i = 0; i < s->meta.ntables; i++)
+		rk_local__kv_attach(s, s->meta.tables[i]);
+	int rc = rk_metrics__slurp(&text, &n, path);
+	if (rc == RK_ENOTFOUND)
 		return;
-	if (!fstat(fd, &st) && (text = malloc((size_t)st.st_size + 1)) != NULL) {
-		while (n < (size_t)st.st_size) {
-			ssize_t r = read(fd, text + n, (size_t)st.st_size - n);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			n += (size_t)r;
-		}
-	}
-	close(fd);
-	if (!text || n != (size_t)st.st_size ||
-	    rk_metrics__carry(&s->metrics_base, &s->metrics_base_len, (const char *)text, n,
-	                      s->opts.metrics_bucket_ms, RK_METRICS_CARRY_MAX)) {
+	if (rc || rk_metrics__parse(&s->mbase, text, n, path, 1)) {
 		/* unread: kept aside whole rather than replaced without it */
 		char old[4300];
 		snprintf(old, sizeof old, "%s.unread", path);
 		rename(path, old);
-		s->metrics_base = NULL;
-		s->metrics_base_len = 0;
+		free(text);
+		return;
 	}
 	free(text);
+	rk_metrics__rollup(s->mbase, RK_METRICS_CARRY_MAX);
+	births(s, s->mbase);
+	/* key buckets go to their tables; a table no longer there takes its own along */
+	for (size_t i = 0; i < s->mbase->ntables; i++) {
+		rk_keyviz_table *kt = &s->mbase->tables[i];
+		rk__tmeta *t = rk_meta__table(&s->meta, kt->name);
+		if (t && t->kv)
+			rk_kvhist__adopt(t->kv, kt); /* best effort, as all counting */
+		rk_kvhist__clear(kt);
+	}
 }
 
-static void hex(FILE *f, const uint8_t *p, size_t n)
+/* ---- this run and the earlier ones as one rk_metrics ---- */
+
+typedef struct recs {
+	rk__mrec *r;
+	size_t n, cap;
+	rk_metrics_bucket *tmp; /* one region's or server's buckets */
+	size_t ntmp, captmp;
+} recs;
+
+static int push(recs *R, char tag, uint64_t id, const rk_metrics_bucket *b)
+{
+	if (R->n == R->cap) {
+		size_t c = R->cap ? 2 * R->cap : 1024;
+		rk__mrec *q = realloc(R->r, c * sizeof *q);
+		if (!q)
+			return RK_ENOMEM;
+		R->r = q;
+		R->cap = c;
+	}
+	R->r[R->n++] = (rk__mrec){tag, id, *b};
+	return 0;
+}
+
+static int push_live(recs *R, char tag, uint64_t id, rk__metrics *m, unsigned bucket_ms)
+{
+	R->ntmp = 0;
+	int rc = rk_metrics__buckets(m, bucket_ms, &R->tmp, &R->ntmp, &R->captmp);
+	for (size_t i = 0; !rc && i < R->ntmp; i++)
+		rc = push(R, tag, id, &R->tmp[i]);
+	return rc;
+}
+
+static int push_base(recs *R, char tag, const rk_metrics_series *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%02x", p[i]);
+		for (size_t j = 0; j < s[i].n; j++)
+			if (push(R, tag, s[i].id, &s[i].b[j]))
+				return RK_ENOMEM;
+	return 0;
 }
 
-static int id_cmp(const void *a, const void *b)
+static int dup_region(rk_metrics_region *o, uint64_t id, const char *table, unsigned server,
+                      const uint8_t *start, size_t sl, const uint8_t *end, size_t el)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	memset(o, 0, sizeof *o);
+	o->id = id;
+	o->server = server;
+	o->start_len = sl;
+	o->end_len = el;
+	if (!(o->table = strdup(table)) || !(o->start = malloc(sl + 1)) || (end && !(o->end = malloc(el + 1))))
+		return RK_ENOMEM;
+	if (sl)
+		memcpy(o->start, start, sl);
+	if (end && el)
+		memcpy(o->end, end, el);
+	return 0;
+}
+
+/* regions: the earlier runs' (retired unless still in META) and this run's */
+static int regions(rk_metrics *m, rk__local *s, recs *R)
+{
+	size_t n = 0, k = 0, nb = s->mbase ? s->mbase->nregions : 0;
+	for (rk__region *r = s->meta.all_regions; r; r = r->next_all)
+		n++;
+	if (!(m->regions = calloc(n + nb + 1, sizeof *m->regions)))
+		return RK_ENOMEM;
+	born *ids = malloc((n + 1) * sizeof *ids);
+	if (!ids)
+		return RK_ENOMEM;
+	for (rk__region *r = s->meta.all_regions; r; r = r->next_all) {
+		rk_metrics_region *o = &m->regions[m->nregions++];
+		ids[k++] = (born){r->id, 0};
+		if (dup_region(o, r->id, r->table->name, r->server, r->start, r->start_len, r->end,
+		               r->end_len) ||
+		    push_live(R, 'r', r->id, &r->metrics, s->opts.metrics_bucket_ms)) {
+			free(ids);
+			return RK_ENOMEM;
+		}
+		o->live = !atomic_load(&r->retired);
+		o->born_ms = r->born_ms;
+	}
+	qsort(ids, k, sizeof *ids, born_cmp);
+	for (size_t i = 0; i < nb; i++) {
+		const rk_metrics_region *g = &s->mbase->regions[i];
+		born key = {g->id, 0};
+		if (bsearch(&key, ids, k, sizeof *ids, born_cmp))
+			continue; /* this run lists it */
+		rk_metrics_region *o = &m->regions[m->nregions++];
+		if (dup_region(o, g->id, g->table, g->server, g->start, g->start_len, g->end, g->end_len)) {
+			free(ids);
+			return RK_ENOMEM;
+		}
+		o->born_ms = g->born_ms; /* live 0: not in META now */
+	}
+	free(ids);
+	return 0;
+}
+
+/* each table's schema and key buckets */
+static int tables(rk_metrics *m, rk__local *s, int64_t now)
+{
+	if (!(m->tables = calloc(s->meta.ntables + 1, sizeof *m->tables)))
+		return RK_ENOMEM;
+	for (size_t i = 0; i < s->meta.ntables; i++) {
+		rk__tmeta *t = s->meta.tables[i];
+		rk_keyviz_table *o = &m->tables[m->ntables++];
+		const uint8_t *v;
+		size_t vl;
+		if (!(o->name = strdup(t->name)))
+			return RK_ENOMEM;
+		if (!rk_meta__prop_get(&t->props, "schema", &v, &vl) && !(o->schema = strndup((const char *)v, vl)))
+			return RK_ENOMEM;
+		if (t->kv && rk_kvhist__snapshot(o, t->kv, now))
+			return RK_ENOMEM;
+	}
+	return 0;
+}
+
+int rk_local__metrics(rk_metrics **out, rk_store *st)
+{
+	rk__local *s = (rk__local *)st;
+	recs R = {0};
+	rk_metrics *m = calloc(1, sizeof *m);
+	int rc = RK_ENOMEM;
+	*out = NULL;
+	if (!m)
+		goto out;
+	m->version = 2;
+	m->bucket_ms = s->opts.metrics_bucket_ms;
+	m->servers = s->nservers;
+	if (s->mbase && (push_base(&R, 'r', s->mbase->region_load, s->mbase->nregion_load) ||
+	                 push_base(&R, 's', s->mbase->server_load, s->mbase->nserver_load)))
+		goto out;
+	pthread_rwlock_rdlock(&s->lock);
+	rc = regions(m, s, &R);
+	for (unsigned i = 0; i < s->nservers && !rc; i++)
+		rc = push_live(&R, 's', i, &s->servers[i].metrics, s->opts.metrics_bucket_ms);
+	if (!rc)
+		rc = tables(m, s, rk_metrics__now_ms());
+	pthread_rwlock_unlock(&s->lock);
+	if (!rc)
+		rc = rk_metrics__index(m, R.r, R.n);
+out:
+	free(R.r);
+	free(R.tmp);
+	if (rc) {
+		rk_metrics_free(m);
+		return rc == RK_ENOMEM ? rk__err(RK_ENOMEM, "store %s: out of memory reading its load", s->dir)
+		                       : rc;
+	}
+	*out = m;
+	return 0;
 }
 
 int rk_local__metrics_write(rk__local *s, const char *path)
 {
-	char def[4200], tmp[4300];
-	uint64_t *ids = NULL;
-	size_t nids = 0, capids = 0;
+	char def[4200];
+	rk_metrics *m;
 	if (!path) {
 		snprintf(def, sizeof def, "%s/metrics.tsv", s->dir);
 		path = def;
 	}
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return rk__err(RK_EIO, "metrics file %s: %s", tmp, strerror(errno));
-	int rc = 0;
-	pthread_rwlock_rdlock(&s->lock);
-	fprintf(f, "# rowkey metrics v1 bucket_ms=%u servers=%u\n", s->opts.metrics_bucket_ms,
-	        s->nservers);
-	for (rk__region *r = s->meta.all_regions; r; r = r->next_all) {
-		if (nids == capids) {
-			size_t c = capids ? capids * 2 : 64;
-			uint64_t *q = realloc(ids, c * sizeof *q);
-			if (!q) {
-				rc = rk__err(RK_ENOMEM, "out of memory writing metrics");
-				goto out;
-			}
-			ids = q;
-			capids = c;
-		}
-		ids[nids++] = r->id;
-	}
-	if (nids)
-		qsort(ids, nids, sizeof *ids, id_cmp);
-	/* earlier runs: their buckets, and the region lines this run does not supersede */
-	for (const char *p = s->metrics_base, *e = p ? p + s->metrics_base_len : NULL; p && p < e;) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(e - p);
-		int keep = 1;
-		if (!strncmp(p, "region\t", 7)) {
-			uint64_t id = strtoull(p + 7, NULL, 10);
-			keep = !nids || !bsearch(&id, ids, nids, sizeof *ids, id_cmp);
-		}
-		if (keep)
-			fwrite(p, 1, n, f);
-		p += n;
-	}
-	for (rk__region *r = s->meta.all_regions; r; r = r->next_all) {
-		fprintf(f, "region\t%" PRIu64 "\t%s\t%u\t", r->id, r->table->name, r->server);
-		hex(f, r->start, r->start_len);
-		fputc('\t', f);
-		if (r->end)
-			hex(f, r->end, r->end_len);
-		else
-			fputc('-', f);
-		fputc('\n', f);
-	}
-	for (rk__region *r = s->meta.all_regions; r && !rc; r = r->next_all)
-		rc = rk_metrics__dump(&r->metrics, f, "r", r->id);
-	for (unsigned i = 0; i < s->nservers && !rc; i++)
-		rc = rk_metrics__dump(&s->servers[i].metrics, f, "s", i);
-out:
-	pthread_rwlock_unlock(&s->lock);
-	free(ids);
-	if (fclose(f) && !rc)
-		rc = rk__err(RK_EIO, "metrics file %s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = rk__err(RK_EIO, "metrics file %s: %s", path, strerror(errno));
+	int rc = rk_local__metrics(&m, &s->base);
 	if (rc)
-		unlink(tmp);
+		return rc;
+	rc = rk_metrics__write_file(m, path);
+	rk_metrics_free(m);
 	return rc;
 }
 

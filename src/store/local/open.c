@@ -129,7 +129,7 @@ static void local_free(rk__local *s)
 	pthread_mutex_destroy(&s->split_mu);
 	pthread_cond_destroy(&s->split_cv);
 	rk_dirlock__release(&s->dirlock); /* after the engines closed */
-	free(s->metrics_base);
+	rk_metrics_free(s->mbase);
 	free(s->dir);
 	free(s);
 }
@@ -452,4 +452,5 @@ static const struct rk_backend_ops local_ops = {
 	.family_set = rk_local__family_set,
 	.family_drop = rk_local__family_drop,
 	.split_due = rk_local__split_due,
+	.metrics = rk_local__metrics,
 };

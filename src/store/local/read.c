@@ -146,8 +146,10 @@ int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	size_t nc = rk_rowasm__finish(a);
 	int64_t now = rk_metrics__now_ms();
 	uint64_t bytes = rk_rowbuf__bytes(&g->rb);
-	rk_metrics__add(&r->metrics, now, s->opts.metrics_bucket_ms, 0, nc, 0, bytes);
-	rk_metrics__add(&s->servers[srv].metrics, now, s->opts.metrics_bucket_ms, 0, nc, 0, bytes);
+	rk_metrics__add(&r->metrics, now, s->opts.metrics_bucket_ms, srv, 0, nc, 0, bytes);
+	rk_metrics__add(&s->servers[srv].metrics, now, s->opts.metrics_bucket_ms, srv, 0, nc, 0, bytes);
+	if (nc && lt->tm->kv)
+		rk_kvt__count(lt->tm->kv, now, row, len, &(rk_metrics_counts){0, 1, 0, bytes});
 	rk_server__admit_read(&s->servers[srv], 1, bytes);
 	if (nc == 0)
 		rc = rk__err(RK_ENOTFOUND, "table %s: row '%s' not found", tb->name,

@@ -45,6 +45,7 @@ typedef struct rk__lscan {
 	uint8_t fam_part[RK_MAX_FAMILY_LEN + 2]; /* escaped family + 00 01 of the last cell */
 	size_t fam_part_len;                     /* 0: none yet */
 	uint64_t m_cells, m_bytes, m_rows; /* read counters not yet added to metrics */
+	rk__kvacc kv;                      /* rows read by key bucket, not yet counted */
 	rk__rowbuf buf;
 	rk__rowasm a;
 } rk__lscan;
@@ -90,10 +91,11 @@ static void flush_scan_metrics(rk__lscan *sc)
 		return;
 	int64_t now = rk_metrics__now_ms();
 	unsigned b = sc->st->opts.metrics_bucket_ms;
-	rk_metrics__add(&sc->region->metrics, now, b, 0, sc->m_cells, 0, sc->m_bytes);
-	rk_metrics__add(&sc->st->servers[sc->server].metrics, now, b, 0, sc->m_cells, 0,
+	rk_metrics__add(&sc->region->metrics, now, b, sc->server, 0, sc->m_cells, 0, sc->m_bytes);
+	rk_metrics__add(&sc->st->servers[sc->server].metrics, now, b, sc->server, 0, sc->m_cells, 0,
 	                sc->m_bytes);
 	rk_server__admit_read(&sc->st->servers[sc->server], 0, sc->m_bytes);
+	rk_kvacc__commit(&sc->kv, now);
 	sc->m_cells = sc->m_bytes = sc->m_rows = 0;
 }
 
@@ -103,6 +105,7 @@ void rk_local__scan_close(rk_scan *base)
 	if (sc->region)
 		flush_scan_metrics(sc);
 	rk_eiter__free(sc->it);
+	rk_kvacc__fini(&sc->kv);
 	for (size_t i = 0; sc->cols && i < sc->ro.ncolumns; i++) {
 		free((char *)sc->cols[i].family);
 		free((uint8_t *)sc->cols[i].qualifier);
@@ -405,7 +408,11 @@ int rk_local__scan_next(const rk_row **out, rk_scan *base)
 		if (nc == 0)
 			continue;
 		sc->m_cells += nc;
-		sc->m_bytes += rk_rowbuf__bytes(&sc->buf);
+		uint64_t rb = rk_rowbuf__bytes(&sc->buf);
+		sc->m_bytes += rb;
+		if (sc->lt->tm->kv)
+			rk_kvacc__row(&sc->kv, sc->lt->tm->kv, sc->buf.row.key, sc->buf.row.key_len,
+			              &(rk_metrics_counts){0, 1, 0, rb}, 0);
 		if (++sc->m_rows >= 4096)
 			flush_scan_metrics(sc);
 		sc->returned++;

@@ -113,7 +113,7 @@ static void apply_group(rk__server *s, rk__wreq *list)
 		for (size_t i = 0; i < q->nacct; i++) {
 			rk__racct *a = &q->acct[i];
 			atomic_fetch_add(&a->region->size, a->bytes);
-			rk_metrics__add(&a->region->metrics, now, s->bucket_ms, a->cells, 0, a->bytes, 0);
+			rk_metrics__add(&a->region->metrics, now, s->bucket_ms, s->id, a->cells, 0, a->bytes, 0);
 			cells += a->cells;
 			bytes += a->bytes;
 			if (s->grew)
@@ -121,7 +121,13 @@ static void apply_group(rk__server *s, rk__wreq *list)
 		}
 	}
 	if (cells)
-		rk_metrics__add(&s->metrics, now, s->bucket_ms, cells, 0, bytes, 0);
+		rk_metrics__add(&s->metrics, now, s->bucket_ms, s->id, cells, 0, bytes, 0);
+	for (rk__wreq *q = list; q; q = q->next) { /* key buckets: what was applied */
+		if (!status)
+			rk_kvacc__commit(&q->kv, now);
+		else
+			rk_kvacc__discard(&q->kv);
+	}
 	while (list) {
 		rk__wreq *q = list;
 		list = q->next;

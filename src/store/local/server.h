@@ -20,6 +20,7 @@
 #include "store/local/capacity.h"
 #include "store/local/engine.h"
 #include "store/local/meta.h"
+#include "store/local/keyviz.h"
 #include "store/local/metrics.h"
 
 /* A completion shared by the requests of one client call. */
@@ -40,6 +41,7 @@ typedef struct rk__wreq {
 	int sync;
 	rk__racct *acct;
 	size_t nacct, cap_acct;
+	rk__kvacc kv;      /* the batch's rows by key bucket, counted once applied */
 	int status;        /* set by the writer before it signals done */
 	rk__wdone *done;
 	struct rk__wreq *next;

@@ -74,6 +74,10 @@ int rk_local__table_create(rk_store *st, const rk_table_def *def)
 		                             rk_meta__regions_on_server(t, t->regions[i]->server)));
 	if ((rc = rk_meta__table_add(&s->meta, t)) != 0)
 		goto fail;
+	rk_local__kv_attach(s, t);
+	int64_t now = rk_metrics__now_ms();
+	for (size_t i = 0; i < t->nregions; i++)
+		t->regions[i]->born_ms = now;
 	s->meta.next_table_id++;
 	s->meta.next_region_id += t->nregions;
 	if ((rc = rk_local__meta_snapshot(s, &buf, &len, &seq)) != 0 ||
@@ -432,6 +436,7 @@ void rk_local__table_close(rk_table *tb)
 			for (unsigned k = 0; k < lt->st->nservers; k++) {
 				rk_ebatch__free(lt->aset[i].reqs[k].batch);
 				free(lt->aset[i].reqs[k].acct);
+				rk_kvacc__fini(&lt->aset[i].reqs[k].kv);
 			}
 			free(lt->aset[i].reqs);
 			rk_wdone__fini(&lt->aset[i].done);
@@ -441,6 +446,7 @@ void rk_local__table_close(rk_table *tb)
 	for (unsigned k = 0; lt->reqs && k < lt->st->nservers; k++) {
 		rk_ebatch__free(lt->reqs[k].batch);
 		free(lt->reqs[k].acct);
+		rk_kvacc__fini(&lt->reqs[k].kv);
 	}
 	free(lt->reqs);
 	free(lt->server_of);

@@ -53,6 +53,7 @@ retry:
 				if (reqs[k].batch)
 					rk_ebatch__clear(reqs[k].batch);
 				reqs[k].nacct = 0;
+				rk_kvacc__discard(&reqs[k].kv);
 			}
 			goto retry;
 		}
@@ -91,6 +92,13 @@ retry:
 			pthread_rwlock_unlock(&s->lock);
 			goto fail;
 		}
+		if (t->kv) { /* more cells of the row before: the same row, not another */
+			const rk_mutation *p = i ? &muts[i - 1] : NULL;
+			int same = p && p->row_len == m->row_len &&
+			           (p->row == m->row || !memcmp(p->row, m->row, m->row_len));
+			rk_metrics_counts c = {!same, 0, bytes, 0};
+			rk_kvacc__row(&q->kv, t->kv, m->row, m->row_len, &c, same);
+		}
 	}
 	int sync = s->opts.durability == RK_DURABILITY_SYNC;
 	for (unsigned k = 0; k < ns; k++)
@@ -106,8 +114,10 @@ retry:
 	pthread_rwlock_unlock(&s->lock);
 	return 0;
 fail:
-	for (unsigned k = 0; k < ns; k++)
+	for (unsigned k = 0; k < ns; k++) {
 		reqs[k].nacct = 0;
+		rk_kvacc__discard(&reqs[k].kv);
+	}
 	return rc;
 }
 
