@@ -4,7 +4,8 @@
  * read and write a persistent store cut into regions on region servers.
  * Writes DIR/SERVING (docs/formats.md B.4) while it runs and DIR/metrics.tsv
  * every 5 seconds, so `rowkey stats`, `regions` and `heatmap` show the load
- * of a live server. SIGTERM / SIGINT: stop accepting, finish the calls in
+ * of a live server; with --http, the live Key Visualizer page too
+ * (src/serve/http). SIGTERM / SIGINT: stop accepting, finish the calls in
  * flight, close the store, exit 0.
  */
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "cli/store_cli.h"
 #include "key/error.h"
 #include "rowkey/store.h"
+#include "serve/http/http.h"
 
 #define CMD "serve"
 
@@ -47,6 +49,8 @@ static void usage(FILE *f)
 	        "                      chore does (default 60; 0: never)\n"
 	        "  --block-cache MIB   MiB of table blocks kept in memory, one cache for all\n"
 	        "                      region servers (default 64; 0: 8 MiB a server)\n"
+	        "  --http [HOST:]PORT  also serve the live Key Visualizer page there (read-only;\n"
+	        "                      HOST defaults to 127.0.0.1; port 0 picks one)\n"
 	        "  -h, --help          this help\n");
 }
 
@@ -77,11 +81,12 @@ int rk_cli_serve(int argc, char **argv)
 		{"servers", required_argument, NULL, 's'},
 		{"balance-every", required_argument, NULL, 'b'},
 		{"block-cache", required_argument, NULL, 'c'},
+		{"http", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *db = RK_CLI_DEFAULT_DB, *listen = "127.0.0.1:8086";
-	const char *project = NULL, *instance = NULL;
+	const char *project = NULL, *instance = NULL, *http = NULL;
 	unsigned servers = 4;
 	unsigned long balance_every = 60;
 	rk_store_options o = RK_STORE_OPTIONS_INIT;
@@ -111,6 +116,7 @@ int rk_cli_serve(int argc, char **argv)
 				                          optarg);
 			o.block_cache_size = (size_t)v << 20;
 			break;
+		case 'H': http = optarg; break;
 		case 'h': usage(stdout); return RK_EXIT_OK;
 		default: return rk_cli_usage_error(CMD, "unknown option");
 		}
@@ -126,6 +132,9 @@ int rk_cli_serve(int argc, char **argv)
 	if (!port || port == listen || rk_cli__parse_u64(&pv, port + 1) || pv > 65535)
 		return rk_cli_usage_error(CMD, "--listen: '%s' is not HOST:PORT with a port of 0..65535",
 		                          listen);
+	if (http && !rk_http_listen_ok(http))
+		return rk_cli_usage_error(CMD, "--http: '%s' is not [HOST:]PORT with HOST an IPv4 address",
+		                          http);
 
 	/* every thread started from here on leaves these signals to sigtimedwait */
 	sigset_t sigs;
@@ -147,10 +156,20 @@ int rk_cli_serve(int argc, char **argv)
 		rk_cli_fail(CMD, "starting the server");
 		return rk_cli__close_store(CMD, store, RK_EXIT_FAIL);
 	}
+	rk_http *page = NULL;
+	char page_at[256];
+	rk_http_source src = {store, NULL, db};
+	if (http && rk_http_start(&page, &src, http, page_at, sizeof page_at)) {
+		rk_cli_fail(CMD, "starting the live page");
+		rk_sv_server_stop(srv, 0);
+		return rk_cli__close_store(CMD, store, RK_EXIT_FAIL);
+	}
 	if (write_serving(db, bound))
 		fprintf(stderr, "rowkey serve: warning: cannot write %s/SERVING: %s\n", db,
 		        strerror(errno));
 	printf("rowkey serve: listening on %s (store %s)\n", bound, db);
+	if (page)
+		printf("rowkey serve: Key Visualizer on http://%s/\n", page_at);
 	/* whoever started the server reads the address here: unwritten, stop */
 	int sig = 0;
 	if (fflush(stdout) != 0) {
@@ -184,6 +203,7 @@ int rk_cli_serve(int argc, char **argv)
 		fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
 		        sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	rk_sv_server_stop(srv, 30000);
+	rk_http_stop(page);
 	char serving[4200];
 	snprintf(serving, sizeof serving, "%s/SERVING", db);
 	unlink(serving);

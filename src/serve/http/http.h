@@ -1,0 +1,73 @@
+/*
+ * The live Key Visualizer page (docs/serve.md, "The live page"): an HTTP
+ * server (Debian's libmicrohttpd) that serves one page, its script and
+ * style (built into the binary: no network at run time) and the JSON the
+ * page reads (http_api.c): a store's key buckets as a keymap, its regions
+ * and servers, the hottest key ranges. Read-only (GET and HEAD only),
+ * loopback unless told otherwise. `rowkey serve --http` runs it beside the
+ * Bigtable API over the open store; `rowkey keyviz` over a store directory
+ * (its metrics file, which a running server rewrites every 5 s).
+ */
+#ifndef RK_SERVE_HTTP_H
+#define RK_SERVE_HTTP_H
+
+#include <stddef.h>
+
+#include <rowkey/metrics.h>
+#include <rowkey/store.h>
+
+typedef struct rk_http rk_http;
+
+/* Where the page's data comes from: an open store (its record as it is
+ * now, rk_store_metrics), or else the metrics file of directory `dir`
+ * (re-read when it changes). `title` names the store on the page. */
+typedef struct rk_http_source {
+	rk_store *store;
+	const char *dir;
+	const char *title;
+} rk_http_source;
+
+/* Starts serving on `listen`: "[HOST:]PORT", HOST an IPv4 address (default
+ * 127.0.0.1), PORT 0 picks one. The address bound goes to bound[cap]. The
+ * source (and the store in it) must outlive the server. *out is owned by
+ * the caller: rk_http_stop ends it. RK_EINVALID for a bad address, RK_EIO
+ * naming it when it cannot listen. */
+int rk_http_start(rk_http **out, const rk_http_source *src, const char *listen, char *bound,
+                  size_t cap);
+
+/* 1 when `listen` is a [HOST:]PORT rk_http_start takes. */
+int rk_http_listen_ok(const char *listen);
+
+/* Stops accepting, finishes the requests in flight, frees the server. */
+void rk_http_stop(rk_http *h);
+
+/* ---- inside (http.c, http_api.c, the generated keyviz_assets.c) ---- */
+
+/* A file of the page, built into the binary; the table ends with path NULL. */
+typedef struct rk_http_asset {
+	const char *path, *type;
+	const unsigned char *data;
+	size_t len;
+} rk_http_asset;
+extern const rk_http_asset rk_http__assets[];
+
+/* The record the page shows now: *m, borrowed until *own is freed
+ * (rk_metrics_free; NULL when it is the file source's cached record).
+ * *live: 1 when it is an open store's (its times reach now). */
+int rk_http__record(rk_http *h, const rk_metrics **m, rk_metrics **own, int *live);
+
+/* A request's query argument (NULL when absent). */
+typedef const char *(*rk_http_arg)(void *req, const char *name);
+
+/* The JSON answers: *body malloc'd (the caller frees it), *len its bytes;
+ * the HTTP status. A bad argument is 400 with {"error": "..."}. */
+int rk_http__api_tables(char **body, size_t *len, rk_http *h);
+int rk_http__api_heatmap(char **body, size_t *len, rk_http *h, rk_http_arg arg, void *req);
+/* /api/heatmap of record m (live: an open store's, its times reaching now). */
+int rk_http__heatmap(char **body, size_t *len, const rk_metrics *m, int live, rk_http_arg arg,
+                     void *req);
+
+/* A JSON error body {"error": msg}. */
+int rk_http__error(char **body, size_t *len, int status, const char *msg);
+
+#endif
