@@ -301,11 +301,17 @@ int rk_analysis_write_html(const char *path, const char *title, const rk_analysi
 	rk__sb_printf(&b, "</title>\n<style>%s</style></head>\n<body>\n<h1>", page_css);
 	html_text(&b, title);
 	rk__sb_put(&b, "</h1>\n", 6);
-	if (n)
+	if (n && runs[0]->rep.capacity > 0)
 		rk__sb_printf(&b, "<p>Workload <b>%s</b> on %u region servers of %.0f ops/s each. x = time, "
 		              "y = key space (lowest keys at the top), colour = operations (log scale). "
 		              "Hover a cell for details, drag to zoom.</p>\n",
 		              runs[0]->rep.workload, runs[0]->rep.servers, runs[0]->rep.capacity);
+	else if (n) /* a store's record: no capacity was set, the units are the record's */
+		rk__sb_printf(&b, "<p>Load %s, %u region servers. x = wall-clock time, y = key space "
+		              "(lowest keys at the top), colour = the load per key range and time column "
+		              "(log scale); the servers map in cells. Hover a cell for details, drag to "
+		              "zoom.</p>\n",
+		              runs[0]->rep.workload, runs[0]->rep.servers);
 	{
 		const char *hdr = "<table id=\"summary\"><tr><th>design</th><th>engine</th><th>hottest "
 		                  "server</th><th>at a time</th><th>effective servers</th><th>max/mean</th>"

@@ -37,6 +37,8 @@ grep -q 'src="http\|href="http' "$T/a.html" && fail "the page loads something fr
 has '"t0":1[0-9]\{12\}' a.html   # wall-clock time axis (Unix ms)
 has '"b":"' a.html               # bytes per cell for the metric switch
 has 'value="bytes"' a.html
+has '<p>Load recorded by the store over [0-9]* s from' a.html   # what, over which window, in which unit
+grep -q 'ops/s each' "$T/a.html" && fail "a store page speaks of a capacity no one set"
 
 # errors: no metrics file, an unknown table (the message lists the tables), a damaged line
 mkdir "$T/empty"
