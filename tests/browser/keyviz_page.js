@@ -26,11 +26,19 @@ const browser = spawn(CHROMIUM, [
   '--remote-debugging-pipe', '--window-size=1120,1180', 'about:blank',
 ], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
 
+let ending = false;
 function done(code, msg) {
+  if (ending) return;
+  ending = true;
   if (msg) (code ? console.error : console.log)(msg);
-  try { browser.kill('SIGKILL'); } catch (e) { /* gone */ }
-  fs.rmSync(profile, { recursive: true, force: true });
-  process.exit(code);
+  const bye = () => {
+    try { fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); } catch (e) { /* left in tmp */ }
+    process.exit(code);
+  };
+  if (browser.exitCode !== null || browser.signalCode !== null) return bye();
+  browser.removeAllListeners('exit');
+  browser.on('exit', bye); // its files are written until it is gone
+  browser.kill('SIGKILL');
 }
 setTimeout(() => done(1, 'FAIL: the browser check took over 120 s'), 120000).unref();
 browser.on('exit', (c) => done(1, `FAIL: chromium exited (${c}) before the check ended`));

@@ -18,6 +18,11 @@
 #include "store/local/keyviz.h"
 #include "store/local/metrics.h"
 
+/* Times of the simulated intervals: whole seconds ahead of the clock, as a
+ * batch's layout is taken at the real time, and a clock that seems to go
+ * back keeps the open interval. */
+static int64_t T0;
+
 /* an 8-byte big-endian key */
 static void key8(uint8_t k[8], uint64_t v)
 {
@@ -79,9 +84,9 @@ static void test_sequential_cut(void **state)
 	rk__kvt *t = rk_kvt__new(1000, 1000);
 	assert_non_null(t);
 	for (int s = 0; s < 5; s++)
-		write_seq(t, (uint64_t)s * 20000, (uint64_t)(s + 1) * 20000, 1, 1000000 + s * 1000 + 500, 128);
+		write_seq(t, (uint64_t)s * 20000, (uint64_t)(s + 1) * 20000, 1, T0 + s * 1000 + 500, 128);
 	pthread_mutex_lock(&t->mu);
-	rk_kvt__roll(t, 1000000 + 5 * 1000 + 500);
+	rk_kvt__roll(t, T0 + 5 * 1000 + 500);
 	pthread_mutex_unlock(&t->mu);
 	const rk_keyviz_table *h = &t->hist;
 	assert_int_equal(h->niv, 5);
@@ -114,9 +119,9 @@ static void test_steady_layout_shared(void **state)
 	rk__kvt *t = rk_kvt__new(1000, 1000);
 	for (int s = 0; s < 6; s++) /* the same 50,000 keys every second, shuffled by stride */
 		for (uint64_t j = 0; j < 50000; j += 5000)
-			write_seq(t, j, j + 5000, 7919, 1000000 + s * 1000 + 10, 256);
+			write_seq(t, j, j + 5000, 7919, T0 + s * 1000 + 10, 256);
 	pthread_mutex_lock(&t->mu);
-	rk_kvt__roll(t, 1000000 + 6 * 1000 + 10);
+	rk_kvt__roll(t, T0 + 6 * 1000 + 10);
 	pthread_mutex_unlock(&t->mu);
 	const rk_keyviz_table *h = &t->hist;
 	assert_int_equal(h->niv, 6);
@@ -155,10 +160,10 @@ static void test_history_bound(void **state)
 	rk__kvt *t = rk_kvt__new(1000, 1000);
 	uint64_t rows = 0;
 	for (int s = 0; s < 300; s++) {
-		write_seq(t, (uint64_t)s * 3000, (uint64_t)(s + 1) * 3000, 3, 2000000 + s * 1000, 500);
+		write_seq(t, (uint64_t)s * 3000, (uint64_t)(s + 1) * 3000, 3, T0 + s * 1000, 500);
 		rows += 3000;
 		pthread_mutex_lock(&t->mu);
-		rk_kvt__roll(t, 2000000 + (s + 1) * 1000);
+		rk_kvt__roll(t, T0 + (s + 1) * 1000);
 		pthread_mutex_unlock(&t->mu);
 		assert_true(t->hist_cells <= RK_KV_HISTORY_CELLS);
 	}
@@ -178,10 +183,10 @@ static void test_keymap_diagonal(void **state)
 	(void)state;
 	rk__kvt *t = rk_kvt__new(1000, 1000);
 	for (int s = 0; s < 10; s++)
-		write_seq(t, (uint64_t)s * 10000, (uint64_t)(s + 1) * 10000, 1, 5000000 + s * 1000 + 1, 100);
+		write_seq(t, (uint64_t)s * 10000, (uint64_t)(s + 1) * 10000, 1, T0 + s * 1000 + 1, 100);
 	rk_metrics m = {.version = 2, .bucket_ms = 1000, .servers = 1};
 	rk_keyviz_table kt = {.name = "t"};
-	assert_int_equal(rk_kvhist__snapshot(&kt, t, 5000000 + 10 * 1000 + 1), 0);
+	assert_int_equal(rk_kvhist__snapshot(&kt, t, T0 + 10 * 1000 + 1), 0);
 	m.tables = &kt;
 	m.ntables = 1;
 	rk_keymap *k;
@@ -287,6 +292,7 @@ static void test_file_errors(void **state)
 
 int main(void)
 {
+	T0 = (rk_metrics__now_ms() / 1000 + 100) * 1000;
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_layout_find),       cmocka_unit_test(test_sequential_cut),
 	    cmocka_unit_test(test_steady_layout_shared), cmocka_unit_test(test_reduce),

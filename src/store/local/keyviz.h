@@ -13,11 +13,14 @@
  * older half of the history is merged pairwise in time.
  *
  * Counting is cheap on the write path: a batch's rows are grouped into runs
- * per bucket in the writing thread (a binary search per row, a compare
- * when the row falls where the previous one did), and the runs are added to
- * the table's counters under its mutex once per batch, by the region
+ * per bucket in the writing thread (a short binary search per row, narrowed
+ * by the key's first byte and the bucket that byte led to last, or a compare
+ * when the row falls where the previous one did), and the runs' counts are
+ * added to the table's under its mutex once per batch, by the region
  * server's writer once the batch is applied (so a failed write is not
- * counted, and time is when the write happened, as for regions).
+ * counted, and time is when the write happened, as for regions). Keys are
+ * copied only for the samples (one row in N): a bucket is trimmed to the
+ * smallest and largest key sampled in it.
  *
  *   keyviz_layout.c  layouts (immutable, shared by reference count)
  *   keyviz_count.c   the counters of the open interval; runs; samples
@@ -34,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "key/bytes.h"
 #include "rowkey/metrics.h"
 
 #define RK_KV_BUCKETS 1000u        /* most buckets of a layout the store makes */
@@ -47,6 +51,9 @@
 typedef struct rk__kvlayout {
 	rk_keyviz_layout pub; /* first: &pub converts back to the layout */
 	_Atomic unsigned refs;
+	/* by a key's first byte v, its bucket is in [first[v], first[v + 1]]:
+	 * the write path's search starts a few buckets wide, not 1,000 */
+	uint16_t first[257];
 } rk__kvlayout;
 
 /* A layout of n buckets (1..RK_KV_LAYOUT_MAX) starting at keys[i]
@@ -61,6 +68,21 @@ rk__kvlayout *rk_kvlayout__ref(rk__kvlayout *l);
 void rk_kvlayout__unref(rk__kvlayout *l);
 /* The bucket holding key k. */
 size_t rk_kvlayout__find(const rk_keyviz_layout *l, const uint8_t *k, size_t len);
+/* The same, narrowed by the first byte (the write path's). */
+static inline size_t rk_kvlayout__find_fast(const rk__kvlayout *l, const uint8_t *k, size_t len)
+{
+	if (!len)
+		return 0;
+	size_t lo = l->first[k[0]], hi = (size_t)l->first[k[0] + 1] + 1; /* start[lo] <= k < start[hi] */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rk__bytes_cmp(l->pub.start[mid], l->pub.start_len[mid], k, len) <= 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 /* 1 when two layouts cut at the same keys. */
 int rk_kvlayout__same(const rk_keyviz_layout *a, const rk_keyviz_layout *b);
 
@@ -81,19 +103,13 @@ static inline void rk_kv__counts_add(rk_metrics_counts *a, const rk_metrics_coun
 
 /* ---- a table's key buckets (keyviz_count.c, keyviz_hist.c) ---- */
 
-typedef struct rk__kvbucket {
-	rk_metrics_counts c;
-	uint16_t min_len, max_len; /* the smallest and largest key seen (cut to RK_KV_KEY_MAX) */
-	uint8_t min[RK_KV_KEY_MAX], max[RK_KV_KEY_MAX];
-} rk__kvbucket;
-
 typedef struct rk__kvt {
 	pthread_mutex_t mu;
 	unsigned width_ms;      /* an interval's width */
 	unsigned budget;        /* most buckets of a layout (<= RK_KV_BUCKETS) */
 	rk__kvlayout *layout;   /* the open interval's */
 	int64_t cur_start;      /* the open interval's start; -1: none */
-	rk__kvbucket *b;        /* nb = layout->pub.nbuckets, NULL until the first count */
+	rk_metrics_counts *b;   /* nb = layout->pub.nbuckets, NULL until the first count */
 	size_t nb;
 	int any;                /* the open interval has counts */
 	/* keys sampled in the open interval (one row in `stride`) */
@@ -124,25 +140,25 @@ void rk_kvt__roll(rk__kvt *t, int64_t now_ms);
 /* ---- runs: a batch's (or a scan's) rows grouped by bucket ---- */
 
 typedef struct rk__kvrun {
-	uint32_t bucket;
+	size_t bucket;
 	rk_metrics_counts c;
-	uint32_t min_off, max_off; /* in the accumulator's arena */
-	uint16_t min_len, max_len, min_cap, max_cap;
 } rk__kvrun;
 
 typedef struct rk__kvacc {
 	rk__kvt *t;             /* NULL: nothing counted since the last commit */
 	rk__kvlayout *layout;   /* held while runs refer to its buckets */
+	int64_t until;          /* when the interval it began in ends (Unix ms) */
 	rk__kvrun *runs;
 	size_t nruns, cap_runs, last; /* last: the run of the previous row */
 	int32_t *slot;          /* run of each bucket, -1: none (layout's nbuckets) */
 	size_t cap_slot;
-	uint8_t *arena;
-	size_t alen, acap;
-	uint32_t *sample_off;   /* sampled keys, in the arena */
-	uint16_t *sample_len;
+	uint8_t *skeys;         /* sampled keys: slots of RK_KV_KEY_MAX bytes */
+	uint16_t *slen;
 	size_t nsamples, cap_samples;
 	uint32_t countdown;     /* rows until the next sample */
+	int streak;             /* the last two rows fell in one bucket (a sequential key) */
+	uint16_t hint[256];     /* by first byte, the bucket such a row fell in last, + 1 (a
+	                           salted key's rows go back to their salt's bucket) */
 	int failed;             /* out of memory: the runs are dropped, not half counted */
 } rk__kvacc;
 
@@ -152,6 +168,28 @@ typedef struct rk__kvacc {
  * to that row's run, without a second row). */
 void rk_kvacc__row(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
                    const rk_metrics_counts *c, int continues);
+/* rk_kvacc__row's common case inline: more cells of the previous row, or a
+ * row in the previous row's bucket (a sequential key), not to be sampled. */
+static inline void rk_kvacc__add(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
+                                 const rk_metrics_counts *c, int continues)
+{
+	if (a->nruns && !a->failed && (continues || (a->streak && a->countdown > 1))) {
+		rk__kvrun *r = &a->runs[a->last];
+		const rk_keyviz_layout *l = &a->layout->pub;
+		if (continues || (rk__bytes_cmp(l->start[r->bucket], l->start_len[r->bucket], row, len) <= 0 &&
+		                  (r->bucket + 1 == l->nbuckets ||
+		                   rk__bytes_cmp(row, len, l->start[r->bucket + 1], l->start_len[r->bucket + 1]) < 0))) {
+			a->countdown -= !continues;
+			r->c.writes += c->writes;
+			r->c.reads += c->reads;
+			r->c.bytes_written += c->bytes_written;
+			r->c.bytes_read += c->bytes_read;
+			return;
+		}
+	}
+	rk_kvacc__row(a, t, row, len, c, continues);
+}
+
 /* Adds the runs to their table as of now_ms, and empties the accumulator. */
 void rk_kvacc__commit(rk__kvacc *a, int64_t now_ms);
 /* Empties the accumulator without counting (a write that failed). */

@@ -3,13 +3,11 @@
  * and the runs that carry a batch's rows to them.
  *
  * A writing thread groups its batch's rows into runs, one per bucket of the
- * layout it took when the batch began (a row that falls where the previous
- * one did costs two compares, another a binary search), each run with the
- * smallest and largest key it saw, and samples one row in `stride`. The
- * runs reach the table once per batch, under its mutex: the region
- * server's writer adds them after the engine applied the batch. When the
- * open interval changed its layout meanwhile, a run goes to the bucket its
- * smallest key falls in now.
+ * layout it took when the batch began, and copies one row in `stride` as a
+ * sample. The runs reach the table once per batch, under its mutex: the
+ * region server's writer adds them after the engine applied the batch. When
+ * the open interval changed its layout meanwhile, a run goes to the bucket
+ * of the first key its batch put there, or of the layout's bucket start.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +16,7 @@
 #include "key/bytes.h"
 #include "key/error.h"
 #include "store/local/keyviz.h"
+#include "store/local/metrics.h"
 
 /* ---- the table's counters ---- */
 
@@ -59,7 +58,7 @@ static int buckets(rk__kvt *t)
 {
 	if (t->b && t->nb == t->layout->pub.nbuckets)
 		return 0;
-	rk__kvbucket *b = calloc(t->layout->pub.nbuckets, sizeof *b);
+	rk_metrics_counts *b = calloc(t->layout->pub.nbuckets, sizeof *b);
 	if (!b)
 		return -1;
 	free(t->b);
@@ -74,28 +73,19 @@ static inline size_t cut_len(size_t len)
 	return len > RK_KV_KEY_MAX ? RK_KV_KEY_MAX : len;
 }
 
-/* widens bucket b's key range to [k0, k1] */
-static void widen(rk__kvbucket *b, int first, const uint8_t *k0, size_t l0, const uint8_t *k1,
-                  size_t l1)
+/* plain sums: 2^64 rows or bytes are not reached */
+static inline void add4(rk_metrics_counts *a, const rk_metrics_counts *b)
 {
-	if (first || rk__bytes_cmp(k0, l0, b->min, b->min_len) < 0) {
-		memcpy(b->min, k0, l0);
-		b->min_len = (uint16_t)l0;
-	}
-	if (first || rk__bytes_cmp(k1, l1, b->max, b->max_len) > 0) {
-		memcpy(b->max, k1, l1);
-		b->max_len = (uint16_t)l1;
-	}
+	a->writes += b->writes;
+	a->reads += b->reads;
+	a->bytes_written += b->bytes_written;
+	a->bytes_read += b->bytes_read;
 }
 
-static void add_to_bucket(rk__kvt *t, size_t i, const rk_metrics_counts *c, const uint8_t *k0,
-                          size_t l0, const uint8_t *k1, size_t l1)
+static void add_to_bucket(rk__kvt *t, size_t i, const rk_metrics_counts *c)
 {
-	rk__kvbucket *b = &t->b[i];
-	int first = b->max_len == 0; /* rows are never empty */
-	rk_kv__counts_add(&b->c, c);
-	widen(b, first, k0, l0, k1, l1);
-	t->rows = rk_kv__add_sat(t->rows, c->writes + c->reads);
+	add4(&t->b[i], c);
+	t->rows += c->writes + c->reads;
 	t->any = 1;
 }
 
@@ -155,7 +145,9 @@ void rk_kvt__roll(rk__kvt *t, int64_t now_ms)
 		memset(t->b, 0, t->nb * sizeof *t->b);
 	else
 		buckets(t);
-	uint64_t stride = t->rows / (RK_KV_SAMPLES / 2);
+	/* the next interval samples about twice the keys a cut needs at this
+	 * rate (a fall in rate leaves enough; a rise is halved by sample()) */
+	uint64_t stride = t->rows / RK_KV_SAMPLES;
 	atomic_store(&t->stride, stride < 1 ? 1 : stride > UINT32_MAX ? UINT32_MAX : (uint32_t)stride);
 	t->countdown = 1;
 	t->any = 0;
@@ -167,13 +159,12 @@ void rk_kvt__roll(rk__kvt *t, int64_t now_ms)
 void rk_kvt__count(rk__kvt *t, int64_t now_ms, const uint8_t *row, size_t len,
                    const rk_metrics_counts *c)
 {
-	size_t cl = cut_len(len);
 	pthread_mutex_lock(&t->mu);
 	rk_kvt__roll(t, now_ms);
 	if (buckets(t) == 0) {
-		add_to_bucket(t, rk_kvlayout__find(&t->layout->pub, row, len), c, row, cl, row, cl);
+		add_to_bucket(t, rk_kvlayout__find_fast(t->layout, row, len), c);
 		if (--t->countdown == 0) {
-			sample(t, row, cl);
+			sample(t, row, cut_len(len));
 			t->countdown = atomic_load(&t->stride);
 		}
 	}
@@ -194,48 +185,17 @@ static uint32_t rnd(void)
 	return (uint32_t)(x >> 32);
 }
 
-static uint32_t put(rk__kvacc *a, const uint8_t *k, size_t len)
-{
-	if (a->alen + len > a->acap) {
-		size_t c = a->acap ? a->acap * 2 : 4096;
-		while (c < a->alen + len)
-			c *= 2;
-		uint8_t *q = realloc(a->arena, c);
-		if (!q) {
-			a->failed = 1;
-			return 0;
-		}
-		a->arena = q;
-		a->acap = c;
-	}
-	uint32_t off = (uint32_t)a->alen;
-	if (len)
-		memcpy(a->arena + off, k, len);
-	a->alen += len;
-	return off;
-}
-
-/* sets a run's min or max key (slot grown when the key is longer) */
-static void set_key(rk__kvacc *a, uint32_t *off, uint16_t *len, uint16_t *cap, const uint8_t *k,
-                    size_t kl)
-{
-	if (kl > *cap) {
-		*off = put(a, k, kl);
-		*cap = (uint16_t)kl;
-	} else if (kl) {
-		memcpy(a->arena + *off, k, kl);
-	}
-	*len = (uint16_t)kl;
-}
-
 static int begin(rk__kvacc *a, rk__kvt *t)
 {
 	pthread_mutex_lock(&t->mu);
+	rk_kvt__roll(t, rk_metrics__now_ms()); /* its buckets are the current interval's */
 	a->layout = rk_kvlayout__ref(t->layout);
+	a->until = t->cur_start + (int64_t)t->width_ms;
 	uint32_t stride = atomic_load(&t->stride);
 	pthread_mutex_unlock(&t->mu);
 	a->t = t;
 	a->countdown = 1 + rnd() % stride;
+	memset(a->hint, 0, sizeof a->hint); /* bucket numbers of this layout only */
 	size_t n = a->layout->pub.nbuckets;
 	if (n > a->cap_slot) {
 		int32_t *s = realloc(a->slot, n * sizeof *s);
@@ -249,31 +209,24 @@ static int begin(rk__kvacc *a, rk__kvt *t)
 	return 0;
 }
 
-/* the run of bucket b, made when missing; NULL when out of memory */
-static rk__kvrun *run_of(rk__kvacc *a, size_t b, const uint8_t *k, size_t kl)
+static void take_sample(rk__kvacc *a, const uint8_t *row, size_t len)
 {
-	if (a->slot[b] >= 0)
-		return &a->runs[a->slot[b]];
-	if (a->nruns == a->cap_runs) {
-		size_t c = a->cap_runs ? a->cap_runs * 2 : 16;
-		rk__kvrun *q = realloc(a->runs, c * sizeof *q);
+	a->countdown = atomic_load(&a->t->stride);
+	if (a->nsamples == a->cap_samples) {
+		size_t n = a->cap_samples ? 2 * a->cap_samples : 16;
+		uint8_t *k = realloc(a->skeys, n * RK_KV_KEY_MAX);
+		uint16_t *q = k ? realloc(a->slen, n * sizeof *q) : NULL;
+		if (k)
+			a->skeys = k;
 		if (!q) {
 			a->failed = 1;
-			return NULL;
+			return;
 		}
-		a->runs = q;
-		a->cap_runs = c;
+		a->slen = q;
+		a->cap_samples = n;
 	}
-	rk__kvrun *r = &a->runs[a->nruns];
-	memset(r, 0, sizeof *r);
-	r->bucket = (uint32_t)b;
-	r->min_off = put(a, k, kl);
-	r->max_off = put(a, k, kl);
-	r->min_len = r->max_len = r->min_cap = r->max_cap = (uint16_t)kl;
-	if (a->failed)
-		return NULL;
-	a->slot[b] = (int32_t)a->nruns++;
-	return r;
+	memcpy(a->skeys + a->nsamples * RK_KV_KEY_MAX, row, cut_len(len));
+	a->slen[a->nsamples++] = (uint16_t)cut_len(len);
 }
 
 void rk_kvacc__row(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
@@ -282,45 +235,37 @@ void rk_kvacc__row(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
 	if (a->failed || (!a->t && begin(a, t)))
 		return;
 	if (continues && a->nruns) { /* the previous row's cells: same run */
-		rk_kv__counts_add(&a->runs[a->last].c, c);
+		add4(&a->runs[a->last].c, c);
 		return;
 	}
+	/* the bucket the last row with this first byte fell in, or a search */
 	const rk_keyviz_layout *l = &a->layout->pub;
-	size_t kl = cut_len(len), b;
-	rk__kvrun *r = a->nruns ? &a->runs[a->last] : NULL;
-	if (r && rk__bytes_cmp(l->start[r->bucket], l->start_len[r->bucket], row, len) <= 0 &&
-	    (r->bucket + 1 == l->nbuckets ||
-	     rk__bytes_cmp(row, len, l->start[r->bucket + 1], l->start_len[r->bucket + 1]) < 0)) {
-		b = r->bucket;
-	} else {
-		b = rk_kvlayout__find(l, row, len);
-		if (!(r = run_of(a, b, row, kl)))
-			return;
+	size_t b = len ? a->hint[row[0]] : 0;
+	if (!b-- || rk__bytes_cmp(l->start[b], l->start_len[b], row, len) > 0 ||
+	    (b + 1 < l->nbuckets && rk__bytes_cmp(row, len, l->start[b + 1], l->start_len[b + 1]) >= 0)) {
+		b = rk_kvlayout__find_fast(a->layout, row, len);
+		if (len)
+			a->hint[row[0]] = (uint16_t)(b + 1);
 	}
-	a->last = (size_t)a->slot[b];
-	rk_kv__counts_add(&r->c, c);
-	if (rk__bytes_cmp(row, kl, a->arena + r->min_off, r->min_len) < 0)
-		set_key(a, &r->min_off, &r->min_len, &r->min_cap, row, kl);
-	else if (rk__bytes_cmp(row, kl, a->arena + r->max_off, r->max_len) > 0)
-		set_key(a, &r->max_off, &r->max_len, &r->max_cap, row, kl);
-	if (--a->countdown == 0) {
-		a->countdown = atomic_load(&a->t->stride);
-		if (a->nsamples == a->cap_samples) {
-			size_t n = a->cap_samples ? 2 * a->cap_samples : 16;
-			uint32_t *o = realloc(a->sample_off, n * sizeof *o);
-			uint16_t *q = o ? realloc(a->sample_len, n * sizeof *q) : NULL;
-			if (o)
-				a->sample_off = o;
+	if (a->slot[b] < 0) {
+		if (a->nruns == a->cap_runs) {
+			size_t n = a->cap_runs ? a->cap_runs * 2 : 16;
+			rk__kvrun *q = realloc(a->runs, n * sizeof *q);
 			if (!q) {
 				a->failed = 1;
 				return;
 			}
-			a->sample_len = q;
-			a->cap_samples = n;
+			a->runs = q;
+			a->cap_runs = n;
 		}
-		a->sample_off[a->nsamples] = put(a, row, kl);
-		a->sample_len[a->nsamples++] = (uint16_t)kl;
+		a->runs[a->nruns] = (rk__kvrun){b, {0}};
+		a->slot[b] = (int32_t)a->nruns++;
 	}
+	a->streak = a->nruns > 1 && a->runs[a->last].bucket == b;
+	a->last = (size_t)a->slot[b];
+	add4(&a->runs[a->last].c, c);
+	if (--a->countdown == 0)
+		take_sample(a, row, len);
 }
 
 void rk_kvacc__discard(rk__kvacc *a)
@@ -330,8 +275,23 @@ void rk_kvacc__discard(rk__kvacc *a)
 	rk_kvlayout__unref(a->layout);
 	a->layout = NULL;
 	a->t = NULL;
-	a->nruns = a->alen = a->nsamples = 0;
-	a->failed = 0;
+	a->nruns = a->nsamples = 0;
+	a->failed = a->streak = 0;
+}
+
+/* Bucket b of layout old in layout now (an interval closed while the batch
+ * was in flight): the last bucket of now reaching into b's range, where
+ * new rows go when keys grow (a sequential key's, each salt's), and
+ * anywhere in b when the cut did not change there. */
+static size_t remap(const rk__kvlayout *now, const rk_keyviz_layout *old, size_t b)
+{
+	const rk_keyviz_layout *l = &now->pub;
+	if (b + 1 >= old->nbuckets)
+		return l->nbuckets - 1;
+	size_t j = rk_kvlayout__find_fast(now, old->start[b + 1], old->start_len[b + 1]);
+	if (j && !rk__bytes_cmp(l->start[j], l->start_len[j], old->start[b + 1], old->start_len[b + 1]))
+		j--;
+	return j;
 }
 
 void rk_kvacc__commit(rk__kvacc *a, int64_t now_ms)
@@ -344,15 +304,14 @@ void rk_kvacc__commit(rk__kvacc *a, int64_t now_ms)
 	pthread_mutex_lock(&t->mu);
 	rk_kvt__roll(t, now_ms);
 	if (buckets(t) == 0) {
-		int same = a->layout == t->layout;
 		for (size_t i = 0; i < a->nruns; i++) {
-			const rk__kvrun *r = &a->runs[i];
-			const uint8_t *k0 = a->arena + r->min_off, *k1 = a->arena + r->max_off;
-			size_t b = same ? r->bucket : rk_kvlayout__find(&t->layout->pub, k0, r->min_len);
-			add_to_bucket(t, b, &r->c, k0, r->min_len, k1, r->max_len);
+			size_t b = a->runs[i].bucket;
+			if (a->layout != t->layout)
+				b = remap(t->layout, &a->layout->pub, b);
+			add_to_bucket(t, b, &a->runs[i].c);
 		}
 		for (size_t i = 0; i < a->nsamples; i++)
-			sample(t, a->arena + a->sample_off[i], a->sample_len[i]);
+			sample(t, a->skeys + i * RK_KV_KEY_MAX, a->slen[i]);
 	}
 	pthread_mutex_unlock(&t->mu);
 	rk_kvacc__discard(a);
@@ -363,8 +322,7 @@ void rk_kvacc__fini(rk__kvacc *a)
 	rk_kvlayout__unref(a->layout);
 	free(a->runs);
 	free(a->slot);
-	free(a->arena);
-	free(a->sample_off);
-	free(a->sample_len);
+	free(a->skeys);
+	free(a->slen);
 	memset(a, 0, sizeof *a);
 }

@@ -3,11 +3,11 @@
  * interval is kept with, and the next one is counted in.
  *
  * A bucket that took more than HEAVY times its share of the interval's rows
- * (and at least HEAVY_MIN rows) is cut: first to the keys it really saw
- * (a zero bucket below its smallest key, one from just after its largest),
- * then at keys sampled from it, into about as many pieces as its share of
- * the bucket budget; its counts go to the pieces in proportion to the
- * samples in each. So a sequential key's bucket, which took every write of
+ * (and at least HEAVY_MIN rows) is cut at the keys sampled from it: first
+ * to the keys it saw (a zero bucket below its smallest sample, one from just
+ * after its largest), then into about as many pieces as its share of the
+ * bucket budget; its counts go to the pieces in proportion to the samples
+ * in each. So a sequential key's bucket, which took every write of
  * the interval in a sliver of its range, becomes about a thousand pieces
  * along that sliver: the diagonal. The other buckets keep their bounds,
  * so a steady load keeps its layout (and the history shares it). When
@@ -88,13 +88,18 @@ static size_t succ(uint8_t *out, const uint8_t *k, size_t len)
 	return len;
 }
 
-/* bucket j cut at its samples s[0..m) (sorted, inside its keys) into k pieces */
+/* Bucket j cut at its samples s[0..m) (sorted, m >= 1) into about k
+ * pieces: trimmed to [first sample, just after the last), a zero piece
+ * below and above when that leaves keys out, cut at samples in between;
+ * its counts shared in proportion to the samples in each piece (the rows
+ * below the first or above the last sample, a sample's stride at most,
+ * count in the pieces next to them). */
 static int cut_bucket(cutter *C, size_t j, const skey *s, size_t m, size_t k)
 {
-	const rk__kvbucket *b = &C->t->b[j];
+	const rk_metrics_counts *b = &C->t->b[j];
 	const rk_keyviz_layout *l = &C->t->layout->pub;
-	const uint8_t *lo = b->min;
-	size_t lo_len = b->min_len, ncut = 0;
+	const uint8_t *lo = s[0].k;
+	size_t lo_len = s[0].len, ncut = 0;
 	if (rk__bytes_cmp(lo, lo_len, l->start[j], l->start_len[j]) <= 0) {
 		lo = l->start[j];
 		lo_len = l->start_len[j];
@@ -118,21 +123,18 @@ static int cut_bucket(cutter *C, size_t j, const skey *s, size_t m, size_t k)
 			p++;
 		cnt[p]++;
 	}
-	if (!m)
-		cnt[0] = 1; /* no sample: all of it in the one piece */
 	rk_metrics_counts part[RK_KV_BUCKETS + 1];
 	memset(part, 0, (ncut + 1) * sizeof *part);
-	rk_kvmap__share(part, &b->c, cnt, ncut + 1, m ? m : 1);
+	rk_kvmap__share(part, b, cnt, ncut + 1, m);
 	for (size_t i = 0; i <= ncut; i++) {
-		rk_metrics_counts c = part[i];
 		const uint8_t *key = i ? s[cutat[i - 1]].k : lo;
 		size_t kl = i ? s[cutat[i - 1]].len : lo_len;
-		if (push(C, key, kl, &c))
+		if (push(C, key, kl, &part[i]))
 			return RK_ENOMEM;
 	}
-	/* the idle rest of the bucket, from just after its largest key */
+	/* the idle rest of the bucket, from just after its largest sample */
 	uint8_t *sk = C->succ + j * (RK_KV_KEY_MAX + 1);
-	size_t sl = succ(sk, b->max, b->max_len);
+	size_t sl = succ(sk, s[m - 1].k, s[m - 1].len);
 	if (sl && rk__bytes_cmp(sk, sl, C->p[C->n - 1].k, C->p[C->n - 1].len) > 0 &&
 	    (j + 1 == l->nbuckets || rk__bytes_cmp(sk, sl, l->start[j + 1], l->start_len[j + 1]) < 0))
 		return push(C, sk, sl, NULL);
@@ -143,37 +145,32 @@ static int build_pieces(cutter *C)
 {
 	const rk__kvt *t = C->t;
 	const rk_keyviz_layout *l = &t->layout->pub;
+	const skey *o = C->order;
 	uint64_t total = 0;
 	for (size_t j = 0; j < l->nbuckets; j++)
-		total += t->b[j].c.writes + t->b[j].c.reads;
+		total += t->b[j].writes + t->b[j].reads;
 	double target = (double)(total ? total : 1) / t->budget;
-	for (size_t j = 0, si = 0; j < l->nbuckets; j++) {
-		const rk__kvbucket *b = &t->b[j];
-		/* the samples inside the keys it saw (a run counted after the layout
-		 * changed may have reached past the bucket's end: not beyond it) */
-		const skey *o = C->order;
-		size_t s0 = si, s1;
-		int last = j + 1 == l->nbuckets;
-		while (s0 < t->nsamples && rk__bytes_cmp(o[s0].k, o[s0].len, b->min, b->min_len) < 0)
-			s0++;
-		for (s1 = s0; s1 < t->nsamples && rk__bytes_cmp(o[s1].k, o[s1].len, b->max, b->max_len) <= 0 &&
-		              (last || rk__bytes_cmp(o[s1].k, o[s1].len, l->start[j + 1], l->start_len[j + 1]) < 0);)
+	for (size_t j = 0, s0 = 0; j < l->nbuckets; j++) {
+		const rk_metrics_counts *b = &t->b[j];
+		/* the samples of this bucket: below the next bucket's start */
+		size_t s1 = s0;
+		while (s1 < t->nsamples && (j + 1 == l->nbuckets ||
+		                            rk__bytes_cmp(o[s1].k, o[s1].len, l->start[j + 1], l->start_len[j + 1]) < 0))
 			s1++;
-		if (b->max_len)
-			si = s1;
-		uint64_t w = b->c.writes + b->c.reads;
-		int rc;
-		if (!b->max_len || w < HEAVY_MIN || (double)w <= HEAVY * target) {
-			rc = push(C, l->start[j], l->start_len[j], b->max_len ? &b->c : NULL);
+		uint64_t w = b->writes + b->reads;
+		int any = w || b->bytes_written || b->bytes_read, rc;
+		if (!any || w < HEAVY_MIN || (double)w <= HEAVY * target || s1 == s0) {
+			rc = push(C, l->start[j], l->start_len[j], any ? b : NULL);
 		} else {
 			size_t k = (size_t)((double)w / target + 0.5);
 			if (k > s1 - s0 + 1)
 				k = s1 - s0 + 1;
 			C->split = 1;
-			rc = cut_bucket(C, j, C->order + s0, s1 - s0, k ? k : 1);
+			rc = cut_bucket(C, j, o + s0, s1 - s0, k ? k : 1);
 		}
 		if (rc)
 			return rc;
+		s0 = s1;
 	}
 	return 0;
 }

@@ -37,6 +37,11 @@ rk__kvlayout *rk_kvlayout__new(size_t n, const uint8_t *const *keys, const size_
 		p += lens[i];
 	}
 	atomic_init(&l->refs, 1);
+	for (unsigned v = 0; v < 256; v++) {
+		uint8_t b = (uint8_t)v;
+		l->first[v] = (uint16_t)rk_kvlayout__find(&l->pub, &b, 1);
+	}
+	l->first[256] = (uint16_t)(n - 1);
 	return l;
 }
 

@@ -411,9 +411,11 @@ int rk_local__scan_next(const rk_row **out, rk_scan *base)
 		uint64_t rb = rk_rowbuf__bytes(&sc->buf);
 		sc->m_bytes += rb;
 		if (sc->lt->tm->kv)
-			rk_kvacc__row(&sc->kv, sc->lt->tm->kv, sc->buf.row.key, sc->buf.row.key_len,
+			rk_kvacc__add(&sc->kv, sc->lt->tm->kv, sc->buf.row.key, sc->buf.row.key_len,
 			              &(rk_metrics_counts){0, 1, 0, rb}, 0);
-		if (++sc->m_rows >= 4096)
+		/* counted every 4096 rows, and when a key-bucket interval ends */
+		if (++sc->m_rows >= 4096 ||
+		    (!(sc->m_rows & 255) && sc->kv.t && rk_metrics__now_ms() >= sc->kv.until))
 			flush_scan_metrics(sc);
 		sc->returned++;
 		*out = &sc->buf.row;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key/bytes.h"
 #include "key/error.h"
 #include "store/cell.h"
 #include "store/local/local_int.h"
@@ -95,9 +96,9 @@ retry:
 		if (t->kv) { /* more cells of the row before: the same row, not another */
 			const rk_mutation *p = i ? &muts[i - 1] : NULL;
 			int same = p && p->row_len == m->row_len &&
-			           (p->row == m->row || !memcmp(p->row, m->row, m->row_len));
+			           (p->row == m->row || !rk__bytes_cmp(p->row, p->row_len, m->row, m->row_len));
 			rk_metrics_counts c = {!same, 0, bytes, 0};
-			rk_kvacc__row(&q->kv, t->kv, m->row, m->row_len, &c, same);
+			rk_kvacc__add(&q->kv, t->kv, m->row, m->row_len, &c, same);
 		}
 	}
 	int sync = s->opts.durability == RK_DURABILITY_SYNC;
