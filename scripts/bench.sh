@@ -30,12 +30,14 @@ if [ "$quick" = 1 ]; then
   run query    "$build/bench/bench_query" 20000 --json "$out/query.json" --dir "$tmp/query"
   run analyze  "$build/bench/bench_analyze" 1e6 64
   run store    "$build/bench/bench_store" "$tmp/store" 20000
+  run keyviz   "$build/bench/bench_keyviz" 20000 1
   run capacity "$build/bench/bench_capacity" designs 2000 1000
 else
   run keys     "$build/bench/bench_keys" 10000000 --json "$out/keys.json"
   run query    "$build/bench/bench_query" 1000000 --json "$out/query.json" --dir "$tmp/query"
   run analyze  "$build/bench/bench_analyze"
   run store    "$build/bench/bench_store" "$tmp/store" 1000000
+  run keyviz   "$build/bench/bench_keyviz" 500000 7
   run capacity "$build/bench/bench_capacity" designs 20000 1000
   run heatmap  bench/bench_heatmap.sh "$build"
   # needs Google's emulator; it says so and stops when it is missing

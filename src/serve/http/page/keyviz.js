@@ -255,7 +255,7 @@
       for (const x of t.tables) {
         const o = document.createElement('option');
         o.value = x.name;
-        o.textContent = `${x.name} (${x.regions} regions)`;
+        o.textContent = `${x.name} (${x.regions} region${x.regions === 1 ? '' : 's'})`;
         sel.appendChild(o);
         if (x.key_buckets && (!best || x.rows_written + x.rows_read > best.rows_written + best.rows_read)) best = x;
       }
@@ -280,7 +280,7 @@
         if (z.hi) q.set('hi', z.hi);
       } else if (span) {
         const x = t.tables.find((e) => e.name === table), end = t.live ? t.now_ms : (x ? x.to_ms : t.now_ms);
-        const first = !t.live && x && x.key_buckets ? x.from_ms : 0; // a file: no emptier than what it holds
+        const first = x && x.key_buckets ? x.from_ms : 0; // no wider than what was recorded
         q.set('from', Math.max(first, end - span)); q.set('to', end + (t.live ? 1000 : 0));
       }
       const d = await getJSON('/api/heatmap?' + q);
