@@ -6,7 +6,8 @@
  * records none; a version 1 metrics file left by an older store is read
  * and carried into the version 2 file; split halves are born with the
  * split, their parent retired; runs of the store inside one interval
- * join it.
+ * join it; writers on several threads while others take snapshots count
+ * every row once (RK_TEST_LABEL_CONCURRENCY: TSan).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include <cmocka.h>
 
@@ -335,12 +339,94 @@ static void test_runs_in_one_interval(void **state)
 	free(dir);
 }
 
+typedef struct job {
+	rk_store *s;
+	int id, rows;
+	_Atomic int *stop;
+} job;
+
+static void *writer(void *arg)
+{
+	job *j = arg;
+	rk_table *t;
+	ST_OK(rk_table_open(&t, j->s, "t"));
+	for (int i = 0; i < j->rows; i += 50) {
+		rk_mutation m[50];
+		char keys[50][16];
+		for (int k = 0; k < 50; k++) {
+			snprintf(keys[k], sizeof keys[k], "%c%07d", 'a' + j->id, i + k);
+			m[k] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[k], 8, "d", (const uint8_t *)"q", 1,
+			                     0, (const uint8_t *)"v", 1};
+		}
+		ST_OK(rk_table_apply_async(t, m, 50));
+	}
+	ST_OK(rk_table_flush(t));
+	rk_table_close(t);
+	return NULL;
+}
+
+static void *watcher(void *arg)
+{
+	job *j = arg;
+	while (!atomic_load(j->stop)) {
+		rk_metrics *m;
+		rk_keymap *k;
+		ST_OK(rk_store_metrics(&m, j->s));
+		int rc = rk_metrics_keymap(&k, m, "t", NULL);
+		assert_true(rc == 0 || rc == RK_ENOTFOUND);
+		if (!rc)
+			rk_keymap_free(k);
+		rk_metrics_free(m);
+	}
+	return NULL;
+}
+
+static void test_concurrent_writers_and_snapshots(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("kvconc");
+	rk_store_options o = RK_STORE_OPTIONS_INIT;
+	rk_store *s;
+	o.n_servers = 4;
+	o.metrics_bucket_ms = 20; /* many intervals close while batches are in flight */
+	o.durability = RK_DURABILITY_ASYNC;
+	ST_OK(rk_store_open(&s, dir, &o));
+	rk_family_def f = {"d", 1};
+	rk_bytes splits[3] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"c", 1}, {(const uint8_t *)"d", 1}};
+	rk_table_def def = {"t", &f, 1, splits, 3, 0};
+	ST_OK(rk_table_create(s, &def));
+	_Atomic int stop = 0;
+	pthread_t w[4], r[2];
+	job jw[4], jr[2];
+	for (int i = 0; i < 4; i++) {
+		jw[i] = (job){s, i, 3000, &stop};
+		assert_int_equal(pthread_create(&w[i], NULL, writer, &jw[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		jr[i] = (job){s, i, 0, &stop};
+		assert_int_equal(pthread_create(&r[i], NULL, watcher, &jr[i]), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(w[i], NULL);
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(r[i], NULL);
+	uint64_t total;
+	rk_keymap *k = writes_map(s, &total);
+	assert_int_equal(total, 4 * 3000);
+	rk_keymap_free(k);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_diagonal_and_restart), cmocka_unit_test(test_reads_counted_where_read),
 	    cmocka_unit_test(test_off),                  cmocka_unit_test(test_version1_carried),
 	    cmocka_unit_test(test_split_halves_born),    cmocka_unit_test(test_runs_in_one_interval),
+	    cmocka_unit_test(test_concurrent_writers_and_snapshots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
