@@ -291,103 +291,115 @@ static void run_json(rk__sb *b, const rk_analysis *a)
 	rk__sb_put(b, "}", 1);
 }
 
-int rk_analysis_write_html(const char *path, const char *title, const rk_analysis *const *runs,
-                           size_t n)
+/* the page's opening: title, what the maps show, the table of the runs */
+static void page_head(rk__sb *b, const char *title, const rk_analysis *const *runs, size_t n)
 {
-	rk__sb b = {0};
-	title = title ? title : "rowkey: where the writes land";
-	rk__sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
-	html_text(&b, title);
-	rk__sb_printf(&b, "</title>\n<style>%s</style></head>\n<body>\n<h1>", page_css);
-	html_text(&b, title);
-	rk__sb_put(&b, "</h1>\n", 6);
+	rk__sb_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
+	html_text(b, title);
+	rk__sb_printf(b, "</title>\n<style>%s</style></head>\n<body>\n<h1>", page_css);
+	html_text(b, title);
+	rk__sb_put(b, "</h1>\n", 6);
 	if (n && runs[0]->rep.capacity > 0)
-		rk__sb_printf(&b, "<p>Workload <b>%s</b> on %u region servers of %.0f ops/s each. x = time, "
+		rk__sb_printf(b, "<p>Workload <b>%s</b> on %u region servers of %.0f ops/s each. x = time, "
 		              "y = key space (lowest keys at the top), colour = operations (log scale). "
 		              "Hover a cell for details, drag to zoom.</p>\n",
 		              runs[0]->rep.workload, runs[0]->rep.servers, runs[0]->rep.capacity);
 	else if (n) /* a store's record: no capacity was set, the units are the record's */
-		rk__sb_printf(&b, "<p>Load %s, %u region servers. x = wall-clock time, y = key space "
+		rk__sb_printf(b, "<p>Load %s, %u region servers. x = wall-clock time, y = key space "
 		              "(lowest keys at the top), colour = the load per key range and time column "
 		              "(log scale); the servers map in cells. Hover a cell for details, drag to "
 		              "zoom.</p>\n",
 		              runs[0]->rep.workload, runs[0]->rep.servers);
-	{
-		const char *hdr = "<table id=\"summary\"><tr><th>design</th><th>engine</th><th>hottest "
-		                  "server</th><th>at a time</th><th>effective servers</th><th>max/mean</th>"
-		                  "<th>throughput (ops/s)</th><th>regions</th><th>key bytes</th></tr>\n";
-		rk__sb_put(&b, hdr, strlen(hdr));
-	}
+	const char *hdr = "<table id=\"summary\"><tr><th>design</th><th>engine</th><th>hottest "
+	                  "server</th><th>at a time</th><th>effective servers</th><th>max/mean</th>"
+	                  "<th>throughput (ops/s)</th><th>regions</th><th>key bytes</th></tr>\n";
+	rk__sb_put(b, hdr, strlen(hdr));
 	for (size_t i = 0; i < n; i++) {
 		const rk_report *r = &runs[i]->rep;
-		rk__sb_put(&b, "<tr><td>", 8);
-		html_text(&b, r->design);
-		rk__sb_printf(&b, "</td><td>%s</td><td>%.1f%%</td><td>", r->engine, r->hottest_share * 100);
+		rk__sb_put(b, "<tr><td>", 8);
+		html_text(b, r->design);
+		rk__sb_printf(b, "</td><td>%s</td><td>%.1f%%</td><td>", r->engine, r->hottest_share * 100);
 		if (runs[i]->sw)
-			rk__sb_printf(&b, "%.1f%%", r->peak_share * 100);
+			rk__sb_printf(b, "%.1f%%", r->peak_share * 100);
 		else
-			rk__sb_put(&b, "-", 1);
-		rk__sb_printf(&b, "</td><td>%.2f</td><td>%.2f</td><td>%.0f</td><td>%zu</td><td>%.1f</td></tr>\n",
+			rk__sb_put(b, "-", 1);
+		rk__sb_printf(b, "</td><td>%.2f</td><td>%.2f</td><td>%.0f</td><td>%zu</td><td>%.1f</td></tr>\n",
 		              r->effective_servers, r->max_mean, r->throughput, r->regions, r->key_mean);
 	}
-	rk__sb_put(&b, "</table>\n", 9);
+	rk__sb_put(b, "</table>\n", 9);
+}
+
+/* the designs side by side on one colour scale (when more than one has a map) */
+static void side_by_side(rk__sb *b, const rk_analysis *const *runs, size_t n)
+{
 	size_t maps = 0;
 	for (size_t i = 0; i < n; i++)
 		maps += runs[i]->hw != NULL;
-	if (maps > 1) { /* the designs side by side on one colour scale */
-		rk__sb_printf(&b, "<div class=\"run\" id=\"side\"><h2>Side by side, one colour scale</h2>"
-		                  "<div class=\"axis\">metric: <select id=\"metric-side\"><option "
-		                  "value=\"writes\">writes</option><option value=\"reads\">reads (region "
-		                  "visits)</option><option value=\"all\">writes + reads</option></select> "
-		                  "&nbsp; <label><input type=\"checkbox\" id=\"shared-scale\"> the maps "
-		                  "below on this scale too</label></div><div class=\"sidebox\">\n");
-		for (size_t i = 0; i < n; i++) {
-			if (!runs[i]->hw)
-				continue;
-			rk__sb_printf(&b, "<div class=\"map\"><div class=\"cap\">");
-			html_text(&b, runs[i]->rep.design);
-			rk__sb_printf(&b, " <small>(%s)</small></div><canvas id=\"side-%zu\"></canvas><div "
-			                  "class=\"tip\" id=\"tip-side-%zu\"></div></div>\n",
-			              runs[i]->rep.engine, i, i);
-		}
-		rk__sb_put(&b, "</div></div>\n", 13);
-	}
+	if (maps < 2)
+		return;
+	rk__sb_printf(b, "<div class=\"run\" id=\"side\"><h2>Side by side, one colour scale</h2>"
+	                 "<div class=\"axis\">metric: <select id=\"metric-side\"><option "
+	                 "value=\"writes\">writes</option><option value=\"reads\">reads (region "
+	                 "visits)</option><option value=\"all\">writes + reads</option></select> "
+	                 "&nbsp; <label><input type=\"checkbox\" id=\"shared-scale\"> the maps "
+	                 "below on this scale too</label></div><div class=\"sidebox\">\n");
 	for (size_t i = 0; i < n; i++) {
-		const rk_analysis *a = runs[i];
-		char *text = NULL;
-		rk__sb_printf(&b, "<div class=\"run\" id=\"run-%zu\"><h2>", i);
-		html_text(&b, a->rep.design);
-		rk__sb_printf(&b, " <small>(%s)</small></h2>\n<p class=\"verdict\">", a->rep.engine);
-		html_text(&b, a->rep.verdict ? a->rep.verdict : "");
-		rk__sb_put(&b, "</p>\n", 5);
-		if (a->schema_text) {
-			rk__sb_put(&b, "<p>schema: <code>", 17);
-			html_text(&b, a->schema_text);
-			rk__sb_put(&b, "</code></p>\n", 12);
-		}
-		if (rk_analysis_text(&text, a) == 0) {
-			rk__sb_put(&b, "<pre class=\"report\">", 20);
-			html_text(&b, text);
-			rk__sb_put(&b, "</pre>\n", 7);
-			free(text);
-		}
-		if (a->hw) {
-			rk__sb_printf(&b, "<div class=\"axis\">metric: <select id=\"metric-%zu\"><option "
-			              "value=\"writes\">writes</option><option value=\"reads\">reads (region "
-			              "visits)</option><option value=\"all\">writes + reads</option>",
-			              i);
-			if (a->hb)
-				rk__sb_printf(&b, "<option value=\"bytes\">bytes written</option>");
-			rk__sb_printf(&b, "</select> <button id=\"reset-%zu\" disabled>reset zoom</button> "
-			              "&nbsp; drag over the map to zoom into a time window and key range; "
-			              "%.1f s per column</div><div class=\"map\"><canvas id=\"map-%zu\"></canvas>"
-			              "<div class=\"tip\" id=\"tip-%zu\"></div></div>\n",
-			              i, a->col_s, i, i);
-		}
-		rk__sb_put(&b, "</div>\n", 7);
+		if (!runs[i]->hw)
+			continue;
+		rk__sb_printf(b, "<div class=\"map\"><div class=\"cap\">");
+		html_text(b, runs[i]->rep.design);
+		rk__sb_printf(b, " <small>(%s)</small></div><canvas id=\"side-%zu\"></canvas><div "
+		                 "class=\"tip\" id=\"tip-side-%zu\"></div></div>\n",
+		              runs[i]->rep.engine, i, i);
 	}
-	/* the data */
-	rk__sb_put(&b, "<script>\nconst RUNS=[", 21);
+	rk__sb_put(b, "</div></div>\n", 13);
+}
+
+/* one run's section: its verdict, schema, report and map */
+static void run_section(rk__sb *b, const rk_analysis *a, size_t i)
+{
+	char *text = NULL;
+	rk__sb_printf(b, "<div class=\"run\" id=\"run-%zu\"><h2>", i);
+	html_text(b, a->rep.design);
+	rk__sb_printf(b, " <small>(%s)</small></h2>\n<p class=\"verdict\">", a->rep.engine);
+	html_text(b, a->rep.verdict ? a->rep.verdict : "");
+	rk__sb_put(b, "</p>\n", 5);
+	if (a->schema_text) {
+		rk__sb_put(b, "<p>schema: <code>", 17);
+		html_text(b, a->schema_text);
+		rk__sb_put(b, "</code></p>\n", 12);
+	}
+	if (rk_analysis_text(&text, a) == 0) {
+		rk__sb_put(b, "<pre class=\"report\">", 20);
+		html_text(b, text);
+		rk__sb_put(b, "</pre>\n", 7);
+		free(text);
+	}
+	if (a->hw) {
+		rk__sb_printf(b, "<div class=\"axis\">metric: <select id=\"metric-%zu\"><option "
+		              "value=\"writes\">writes</option><option value=\"reads\">reads (region "
+		              "visits)</option><option value=\"all\">writes + reads</option>",
+		              i);
+		if (a->hb)
+			rk__sb_printf(b, "<option value=\"bytes\">bytes written</option>");
+		rk__sb_printf(b, "</select> <button id=\"reset-%zu\" disabled>reset zoom</button> "
+		              "&nbsp; drag over the map to zoom into a time window and key range; "
+		              "%.1f s per column</div><div class=\"map\"><canvas id=\"map-%zu\"></canvas>"
+		              "<div class=\"tip\" id=\"tip-%zu\"></div></div>\n",
+		              i, a->col_s, i, i);
+	}
+	rk__sb_put(b, "</div>\n", 7);
+}
+
+int rk_analysis_write_html(const char *path, const char *title, const rk_analysis *const *runs,
+                           size_t n)
+{
+	rk__sb b = {0};
+	page_head(&b, title ? title : "rowkey: where the writes land", runs, n);
+	side_by_side(&b, runs, n);
+	for (size_t i = 0; i < n; i++)
+		run_section(&b, runs[i], i);
+	rk__sb_put(&b, "<script>\nconst RUNS=[", 21); /* the data */
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			rk__sb_put(&b, ",\n", 2);

@@ -7,13 +7,5 @@
 
 size_t rk__heat_row_of(const rk_analysis *a, const uint8_t *k, size_t kl)
 {
-	size_t lo = 0, hi = a->rows;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rk__bytes_cmp(a->row_key[mid], a->row_key_len[mid], k, kl) <= 0)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rk__bytes_floor((const uint8_t *const *)a->row_key, a->row_key_len, 0, a->rows, k, kl);
 }

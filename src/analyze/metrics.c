@@ -136,19 +136,6 @@ static int kref_cmp(const void *x, const void *y)
 	return rk__bytes_cmp(a->k, a->n, b->k, b->n);
 }
 
-static size_t row_at(const kref *b, size_t nb, const uint8_t *k, size_t kl)
-{
-	size_t lo = 0, hi = nb;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rk__bytes_cmp(b[mid].k, b[mid].n, k, kl) <= 0)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* the time columns of the table's region records: at most MAX_COLS */
 static void columns(rk_analysis *a, const rk_metrics *m, const char *table)
 {
@@ -201,8 +188,8 @@ static int rows_from_regions(rk_analysis *a, const rk_metrics *m, const char *ta
 		const rk_metrics_region *g = &m->regions[i];
 		if (strcmp(g->table, table) || !g->load)
 			continue;
-		size_t r0 = row_at(b, rows, g->start, g->start_len);
-		size_t r1 = g->end ? row_at(b, rows, g->end, g->end_len) : rows;
+		size_t r0 = rk__heat_row_of(a, g->start, g->start_len);
+		size_t r1 = g->end ? rk__heat_row_of(a, g->end, g->end_len) : rows;
 		if (r1 <= r0)
 			r1 = r0 + 1;
 		uint64_t k = r1 - r0;

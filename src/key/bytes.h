@@ -39,6 +39,22 @@ static inline int rk__bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, s
 	return (an > bn) - (an < bn);
 }
 
+/* In keys k[lo..hi) (kl their lengths), sorted, k[lo] <= key: the last one
+ * that is <= key, the start of the range holding key when keys cut a key
+ * space into ranges. */
+static inline size_t rk__bytes_floor(const uint8_t *const *k, const size_t *kl, size_t lo, size_t hi,
+                                     const uint8_t *key, size_t len)
+{
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rk__bytes_cmp(k[mid], kl[mid], key, len) <= 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* s[n] (hex digits, either case, n even) as bytes: *out malloc'd (owned by
  * the caller, free()), *len = n / 2. -1 on a bad digit, odd length or no
  * memory (then *out is untouched). */

@@ -225,15 +225,8 @@ static int levels(FILE *f, const rk_keymap *k, rk__keytext *kt)
 /* the row holding key k */
 static size_t row_of(const rk_keymap *km, const uint8_t *k, size_t len)
 {
-	size_t lo = 0, hi = km->rows;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rk__bytes_cmp(km->row_start[mid], km->row_start_len[mid], k, len) <= 0)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rk__bytes_floor((const uint8_t *const *)km->row_start, km->row_start_len, 0, km->rows, k,
+	                       len);
 }
 
 /* the live regions of the table that reach into the key window */

@@ -73,15 +73,8 @@ static inline size_t rk_kvlayout__find_fast(const rk__kvlayout *l, const uint8_t
 {
 	if (!len)
 		return 0;
-	size_t lo = l->first[k[0]], hi = (size_t)l->first[k[0] + 1] + 1; /* start[lo] <= k < start[hi] */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rk__bytes_cmp(l->pub.start[mid], l->pub.start_len[mid], k, len) <= 0)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rk__bytes_floor((const uint8_t *const *)l->pub.start, l->pub.start_len, l->first[k[0]],
+	                       (size_t)l->first[k[0] + 1] + 1, k, len);
 }
 /* 1 when two layouts cut at the same keys. */
 int rk_kvlayout__same(const rk_keyviz_layout *a, const rk_keyviz_layout *b);

@@ -60,15 +60,7 @@ void rk_kvlayout__unref(rk__kvlayout *l)
 
 size_t rk_kvlayout__find(const rk_keyviz_layout *l, const uint8_t *k, size_t len)
 {
-	size_t lo = 0, hi = l->nbuckets; /* start[lo] <= k < start[hi] */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rk__bytes_cmp(l->start[mid], l->start_len[mid], k, len) <= 0)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rk__bytes_floor((const uint8_t *const *)l->start, l->start_len, 0, l->nbuckets, k, len);
 }
 
 int rk_kvlayout__same(const rk_keyviz_layout *a, const rk_keyviz_layout *b)
