@@ -5,6 +5,7 @@
  * it closes), so it runs beside a server without taking the store's lock.
  * SIGTERM / SIGINT stop it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -69,7 +70,14 @@ int rk_cli_keyviz(int argc, char **argv)
 	if (rk_http_start(&h, &src, http, at, sizeof at))
 		return rk_cli_fail(CMD, "starting the page's server");
 	printf("rowkey keyviz: Key Visualizer of %s on http://%s/\n", db, at);
-	fflush(stdout);
+	/* whoever started the page reads its address here: unwritten, stop */
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "rowkey keyviz: writing the address to standard output failed: %s\n",
+		        strerror(errno));
+		clearerr(stdout); /* said here */
+		rk_http_stop(h);
+		return RK_EXIT_FAIL;
+	}
 	int sig;
 	sigwait(&sigs, &sig);
 	rk_http_stop(h);

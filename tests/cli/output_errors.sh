@@ -61,6 +61,8 @@ if "$ROWKEY" serve --help >/dev/null 2>&1; then
 	# the address line is how a caller finds the server: unwritten, it stops
 	full serve --db "$T/served" --listen 127.0.0.1:0
 fi
+# the page's address line likewise
+full keyviz --db "$DB" --http 127.0.0.1:0
 
 # writing nothing to standard output is no failure
 "$ROWKEY" put --db "$DB" ev row1 d:x 1 >/dev/full 2>"$T/err" || { cat "$T/err"; fail "put >/dev/full"; }
