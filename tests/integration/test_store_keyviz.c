@@ -54,21 +54,27 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* rows "k00000".. of a sequential key, `per` rows an interval, n intervals */
+/* rows "k00000".. of a sequential key, `per` rows an interval (one batch:
+ * one interval takes them all, however loaded the machine), n intervals */
 static void write_seq(rk_store *s, int from, int per, int n)
 {
 	rk_table *t;
+	rk_mutation *m = calloc((size_t)per, sizeof *m);
+	char(*keys)[8] = calloc((size_t)per, sizeof *keys);
+	assert_true(m && keys);
 	ST_OK(rk_table_open(&t, s, "t"));
 	for (int i = 0; i < n; i++) {
 		for (int j = 0; j < per; j++) {
-			char k[16];
-			snprintf(k, sizeof k, "k%05d", from + i * per + j);
-			ST_OK(rk_table_put(t, (const uint8_t *)k, 6, "d", (const uint8_t *)"q", 1, 0,
-			                   (const uint8_t *)"v", 1));
+			snprintf(keys[j], sizeof keys[j], "k%05d", from + i * per + j);
+			m[j] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[j], 6, "d", (const uint8_t *)"q", 1,
+			                     0, (const uint8_t *)"v", 1};
 		}
+		ST_OK(rk_table_apply(t, m, (size_t)per, NULL));
 		sleep_ms(WIDTH_MS + 20);
 	}
 	rk_table_close(t);
+	free(m);
+	free(keys);
 }
 
 /* the keymap of t's writes; the hottest row of each column with load */
