@@ -136,13 +136,15 @@ int rk_metrics__index(rk_metrics *m, rk__mrec *recs, size_t n)
 	size_t nr = 0;
 	if (fill_servers(m, recs, n))
 		return rk__err(RK_ENOMEM, "out of memory reading the metrics");
-	qsort(recs, n, sizeof *recs, rec_cmp);
+	if (n) /* recs may be NULL then */
+		qsort(recs, n, sizeof *recs, rec_cmp);
 	while (nr < n && recs[nr].tag == 'r')
 		nr++;
 	if (file_series(&m->region_load, &m->nregion_load, recs, nr) ||
 	    file_series(&m->server_load, &m->nserver_load, recs + nr, n - nr))
 		return rk__err(RK_ENOMEM, "out of memory reading the metrics");
-	qsort(m->regions, m->nregions, sizeof *m->regions, region_cmp);
+	if (m->nregions)
+		qsort(m->regions, m->nregions, sizeof *m->regions, region_cmp);
 	mark_chains(m);
 	for (size_t i = 0; i < m->nregions; i++) {
 		rk_metrics_region *g = &m->regions[i];
