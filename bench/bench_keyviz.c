@@ -20,12 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rowkey/key.h>
 #include <rowkey/store.h>
+
+#include "bench_util.h"
 
 #define BATCH 1000
 #define VLEN 100
@@ -51,14 +52,6 @@ static double wall(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu(void)
-{
-	struct rusage u;
-	getrusage(RUSAGE_SELF, &u);
-	return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec / 1e6 + (double)u.ru_stime.tv_sec +
-	       (double)u.ru_stime.tv_usec / 1e6;
 }
 
 /* the keys of a design, encoded once (the load times routing, counting and the engine) */
@@ -102,7 +95,7 @@ static void load(double *rps, double *cpu_per_row, const uint8_t *keys, uint64_t
 	if (rk_store_open(&s, dir, &o) || rk_table_create(s, &d) || rk_table_open(&t, s, "t"))
 		die("store");
 	rk_mutation m[BATCH];
-	double w0 = wall(), c0 = cpu();
+	double w0 = wall(), c0 = rk_bench_cpu_s();
 	for (uint64_t i = 0; i < n; i += BATCH) {
 		size_t k = 0;
 		for (uint64_t j = i; j < i + BATCH && j < n; j++, k++)
@@ -112,7 +105,7 @@ static void load(double *rps, double *cpu_per_row, const uint8_t *keys, uint64_t
 	}
 	if (rk_table_flush(t))
 		die("flush");
-	double w = wall() - w0, c = cpu() - c0;
+	double w = wall() - w0, c = rk_bench_cpu_s() - c0;
 	rk_table_close(t);
 	if (rk_store_close(s))
 		die("close");
@@ -121,18 +114,6 @@ static void load(double *rps, double *cpu_per_row, const uint8_t *keys, uint64_t
 		fprintf(stderr, "bench_keyviz: could not remove %s\n", dir);
 	*rps = (double)n / w;
 	*cpu_per_row = c / (double)n;
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, dbl_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
@@ -171,8 +152,8 @@ int main(int argc, char **argv)
 				load(&r[which][i], &c[which][i], keys, n, which ? 1000 : 0);
 			}
 		for (int on = 0; on < 2; on++) {
-			rps[d][on] = median(r[on], rounds);
-			cpr[d][on] = median(c[on], rounds) * 1e6;
+			rps[d][on] = rk_bench_median(r[on], rounds);
+			cpr[d][on] = rk_bench_median(c[on], rounds) * 1e6;
 		}
 		printf("%-11s %14.0f %14.0f %+7.1f%% %16.3f %16.3f %+7.1f%%\n", designs[d].name, rps[d][1],
 		       rps[d][0], 100 * (rps[d][1] / rps[d][0] - 1), cpr[d][1], cpr[d][0],

@@ -32,6 +32,7 @@
 #include <rowkey/key.h>
 #include <rowkey/store.h>
 
+#include "bench_util.h"
 #include "store/cell.h"
 
 #define BATCH 1000
@@ -317,28 +318,6 @@ static double store_load_n(rk_store *s, const char *table, const char *schema, i
 	return now() - t0;
 }
 
-/* CPU seconds this process (every thread: clients, writers, LevelDB's
- * background thread) has used so far. */
-static double cpu_now(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, dbl_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static double store_load(rk_store *s, const char *table, const char *schema, int threads)
 {
 	return store_load_n(s, table, schema, threads, nrows);
@@ -572,11 +551,11 @@ int main(int argc, char **argv)
 		s = store_open(path, 2);
 		rk_bytes sp2[1] = {{(const uint8_t *)"\x01", 1}};
 		table_create(s, "t", sp2, 1, 1);
-		double c0 = cpu_now(), dt = store_load(s, "t", SCHEMA_SALTED, 2);
+		double c0 = rk_bench_cpu_s(), dt = store_load(s, "t", SCHEMA_SALTED, 2);
 		double salted_dt = dt;
 		v = r / dt;
 		if (v > salted)
-			salted = v, salted_cores = (cpu_now() - c0) / dt;
+			salted = v, salted_cores = (rk_bench_cpu_s() - c0) / dt;
 		if (rk_store_servers(&si, &ns, s))
 			die("servers");
 		salted_w0 = si[0].writes, salted_w1 = si[1].writes;
@@ -586,10 +565,10 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof path, "%s/seq2", base);
 		s = store_open(path, 2);
 		table_create(s, "t", NULL, 0, 0);
-		c0 = cpu_now(), dt = store_load(s, "t", SCHEMA_SEQ, 2);
+		c0 = rk_bench_cpu_s(), dt = store_load(s, "t", SCHEMA_SEQ, 2);
 		v = r / dt;
 		if (v > seq2)
-			seq2 = v, seq_cores = (cpu_now() - c0) / dt;
+			seq2 = v, seq_cores = (rk_bench_cpu_s() - c0) / dt;
 		q_salt[round] = (r / salted_dt) / v;
 		if (rk_store_servers(&si, &ns, s))
 			die("servers");
@@ -617,9 +596,9 @@ int main(int argc, char **argv)
 		durability = RK_DURABILITY_ASYNC;
 	}
 
-	double m_load = median(q_load, rounds), m_scan = median(q_scan, rounds);
-	double m_get = median(q_get, rounds), m_salt = median(q_salt, rounds);
-	double m_getb = median(q_getb, rounds);
+	double m_load = rk_bench_median(q_load, rounds), m_scan = rk_bench_median(q_scan, rounds);
+	double m_get = rk_bench_median(q_get, rounds), m_salt = rk_bench_median(q_salt, rounds);
+	double m_getb = rk_bench_median(q_getb, rounds);
 	printf("rows %llu, 16-byte keys, 100-byte values, async durability, batches of %d through\n"
 	       "rk_table_apply_async (buffered) unless said, %d rounds\n",
 	       (unsigned long long)nrows, BATCH, rounds);
