@@ -534,6 +534,9 @@ int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *
 	st->msg[0] = 0;
 #define CALL(NAME, type, fn)                                                                   \
 	if (strcmp(method, NAME) == 0) {                                                       \
+		int wrc_ = rk_sv__wire_check(&rkbt__##fn##__descriptor, req, len, st);          \
+		if (wrc_)                                                                          \
+			return wrc_;                                                               \
 		Rkbt__##type *r = rkbt__##fn##__unpack(NULL, len, req);                         \
 		if (!r)                                                                            \
 			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_ECORRUPT,                 \

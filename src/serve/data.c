@@ -1119,6 +1119,9 @@ int rk_sv__data_call(const rk_sv_env *env, rk_sv_locks *locks, const char *metho
 	}
 #define CALL(NAME, type, fn, ...)                                                              \
 	if (strcmp(method, NAME) == 0) {                                                       \
+		int wrc_ = rk_sv__wire_check(&rkbt__##fn##__descriptor, req, len, st);          \
+		if (wrc_)                                                                          \
+			return wrc_;                                                               \
 		Rkbt__##type *r = rkbt__##fn##__unpack(NULL, len, req);                         \
 		if (!r)                                                                            \
 			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_ECORRUPT,                 \

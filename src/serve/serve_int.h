@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <protobuf-c/protobuf-c.h>
+
 #include "rowkey/store.h"
 
 /* gRPC status codes used in answers (grpc/status.h values). */
@@ -97,6 +99,22 @@ int rk_sv__id_ok(const char *s, size_t n, size_t max);
  * malformed, NOT_FOUND for another instance). */
 int rk_sv__instance_name(const rk_sv_env *env, const char *name, const char *field,
                          rk_sv_status *st);
+
+/* ---- a request's shape, before decoding (wire.c) ---- */
+
+/* Messages inside messages (protobuf's default recursion limit, which
+ * Bigtable's servers keep), RowFilters and GcRules in one request. */
+#define RK_SV_MAX_NESTING 100u
+#define RK_SV_MAX_FILTERS 10000u
+#define RK_SV_MAX_GC_RULES 1000u
+
+/* Checks the request bytes b[len] against the limits above and the message
+ * descriptor d without decoding them (the decoder recurses per level):
+ * INVALID_ARGUMENT naming the path for too deep or too many, UNIMPLEMENTED
+ * naming a field d does not define, INVALID_ARGUMENT with the byte offset
+ * for bytes that do not parse. 0 when the request may be unpacked. */
+int rk_sv__wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *b, size_t len,
+                      rk_sv_status *st);
 
 /* Bigtable's own limits, which the server enforces before the store's. */
 #define RK_SV_MAX_ROW_KEY 4096u

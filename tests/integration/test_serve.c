@@ -126,6 +126,51 @@ static int call_raw(const char *method, const void *bytes, size_t n)
 	return code;
 }
 
+/* ---- raw request bytes ---- */
+
+/* Writes v as a varint ending just before *p (building a message from its
+ * end towards its start); returns the new start. */
+static uint8_t *put_varint_before(uint8_t *p, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+	do {
+		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	p -= n;
+	memcpy(p, tmp, n);
+	return p;
+}
+
+/* A ReadRowsRequest for TBL whose filter is a chain nested `depth` deep
+ * around a pass_all_filter, as wire bytes built inside out (protobuf-c's own
+ * packer recurses as deep as the message). *len: its length; free() it. */
+static uint8_t *deep_chain_request(size_t depth, size_t *len)
+{
+	size_t cap = 64 + depth * 12;
+	uint8_t *buf = malloc(cap), *end = buf + cap, *p = end;
+	*--p = 0x01; /* pass_all_filter = true (field 17, varint) */
+	*--p = 0x01;
+	*--p = 0x88;
+	for (size_t i = 0; i < depth; i++) {
+		p = put_varint_before(p, (uint64_t)(end - p)); /* Chain.filters[0] */
+		*--p = 0x0a;
+		p = put_varint_before(p, (uint64_t)(end - p)); /* RowFilter.chain */
+		*--p = 0x0a;
+	}
+	p = put_varint_before(p, (uint64_t)(end - p)); /* ReadRowsRequest.filter */
+	*--p = 0x1a;
+	size_t tl = strlen(TBL);
+	p -= tl;
+	memcpy(p, TBL, tl);
+	p = put_varint_before(p, tl);
+	*--p = 0x0a; /* table_name */
+	*len = (size_t)(end - p);
+	memmove(buf, p, *len);
+	return buf;
+}
+
 /* ---- request builders ---- */
 
 static Rkbt__Mutation *set_cell(const char *fam, const char *q, int64_t ts, const char *v)
@@ -772,11 +817,31 @@ static void test_damaged_block_is_data_loss(void **state)
 	free(d2);
 }
 
+/* A filter nested far deeper than any limit: refused before the request is
+ * decoded (the decoder recurses once per level), and the server serves the
+ * next call. */
+static void test_deep_filter_refused(void **state)
+{
+	(void)state;
+	create_table();
+	assert_int_equal(put("keep", "cf", "x", "v"), GRPC_STATUS_OK);
+	size_t depths[] = {60, 5000, 200000};
+	for (size_t i = 0; i < 3; i++) {
+		size_t len;
+		uint8_t *req = deep_chain_request(depths[i], &len);
+		assert_int_equal(call_raw(DATA "ReadRows", req, len), GRPC_STATUS_INVALID_ARGUMENT);
+		free(req);
+	}
+	assert_int_equal(count_rows(), 1);
+	drop_table();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_deep_filter_refused),
 		cmocka_unit_test(test_concurrent_increments),
 		cmocka_unit_test(test_cancel_midstream),
 		cmocka_unit_test(test_damaged_block_is_data_loss),
