@@ -122,12 +122,17 @@ void rk_sv__table_release(rk_sv_tables *t, rk_table *table)
 		e->free[e->nfree++] = table;
 		table = NULL;
 	}
+	if (table) {
+		/* closed before it stops counting as in use: a blocker that sees
+		 * none in use must find the store with no handle open */
+		pthread_mutex_unlock(&t->mu);
+		rk_table_close(table);
+		pthread_mutex_lock(&t->mu);
+	}
 	if (e)
 		e->inuse--;
 	pthread_cond_broadcast(&t->cv);
 	pthread_mutex_unlock(&t->mu);
-	if (table)
-		rk_table_close(table);
 }
 
 void rk_sv__table_block(rk_sv_tables *t, const char *id)

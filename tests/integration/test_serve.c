@@ -9,6 +9,7 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -836,6 +837,87 @@ static void test_deep_filter_refused(void **state)
 	drop_table();
 }
 
+static atomic_int writers_stop;
+
+static void *write_loop(void *arg)
+{
+	(void)arg;
+	Rkbt__Mutation *m = set_cell("cf", "x", -1, "v");
+	enum { N = 50 };
+	Rkbt__MutateRowsRequest__Entry e[N], *ep[N];
+	char rows[N][32];
+	long n = 0;
+	while (!atomic_load(&writers_stop)) {
+		for (int i = 0; i < N; i++) {
+			rkbt__mutate_rows_request__entry__init(&e[i]);
+			snprintf(rows[i], sizeof rows[i], "w%ld", n++ % 5000);
+			e[i].row_key = (ProtobufCBinaryData){strlen(rows[i]), (uint8_t *)rows[i]};
+			e[i].n_mutations = 1;
+			e[i].mutations = &m;
+			ep[i] = &e[i];
+		}
+		Rkbt__MutateRowsRequest mr = RKBT__MUTATE_ROWS_REQUEST__INIT;
+		mr.table_name = TBL;
+		mr.n_entries = N;
+		mr.entries = ep;
+		if (callm(NULL, DATA "MutateRows", &mr.base) != GRPC_STATUS_OK)
+			break;
+	}
+	mut_free(m);
+	return (void *)n;
+}
+
+static int modify_family(const char *fam, int create, int versions)
+{
+	Rkbt__GcRule gc = RKBT__GC_RULE__INIT;
+	gc.rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
+	gc.max_num_versions = versions;
+	Rkbt__ColumnFamily cf = RKBT__COLUMN_FAMILY__INIT;
+	cf.gc_rule = &gc;
+	Rkbt__ModifyColumnFamiliesRequest__Modification mo =
+	        RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__INIT;
+	Rkbt__ModifyColumnFamiliesRequest__Modification *mop = &mo;
+	mo.id = (char *)fam;
+	if (create) {
+		mo.mod_case = RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_CREATE;
+		mo.create = &cf;
+	} else {
+		mo.mod_case = RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_UPDATE;
+		mo.update = &cf;
+	}
+	Rkbt__ModifyColumnFamiliesRequest mf = RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__INIT;
+	mf.name = TBL;
+	mf.n_modifications = 1;
+	mf.modifications = &mop;
+	return callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base);
+}
+
+/* An admin change that answered OK is seen by the next call, whatever the
+ * write load: a family created is there to update and to write into. */
+static void test_admin_seen_under_load(void **state)
+{
+	(void)state;
+	create_table();
+	atomic_store(&writers_stop, 0);
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, write_loop, NULL), 0);
+	for (int k = 0; k < 40; k++) {
+		char fam[16];
+		snprintf(fam, sizeof fam, "f%d", k);
+		assert_int_equal(modify_family(fam, 1, 1), GRPC_STATUS_OK);
+		assert_int_equal(modify_family(fam, 0, 2), GRPC_STATUS_OK);
+		assert_int_equal(put("seen", fam, "q", "v"), GRPC_STATUS_OK);
+	}
+	atomic_store(&writers_stop, 1);
+	for (int i = 0; i < 4; i++) {
+		void *n;
+		pthread_join(th[i], &n);
+		assert_true((long)n > 0);
+	}
+	drop_table();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -843,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_deep_filter_refused),
 		cmocka_unit_test(test_concurrent_increments),
+		cmocka_unit_test(test_admin_seen_under_load),
 		cmocka_unit_test(test_cancel_midstream),
 		cmocka_unit_test(test_damaged_block_is_data_loss),
 	};
