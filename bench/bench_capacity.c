@@ -74,7 +74,7 @@ static int write_load(uint64_t rows, int on)
 				keys[n][8 + j] = (uint8_t)(i >> (56 - 8 * j));
 			}
 			m[n] = (rk_mutation){RK_MUT_PUT, keys[n], 16, "f", (const uint8_t *)"q", 1, 0,
-			                     val, sizeof val};
+			                     val, sizeof val, 0};
 		}
 		if (rk_table_apply_async(t, m, n))
 			die("write");

@@ -70,7 +70,7 @@ static void load(rk_store *st, design *d, long n)
 			size_t kl;
 			if (rk_key_encode(keys[j], sizeof keys[j], &kl, e, v))
 				die("encode");
-			m[j] = (rk_mutation){RK_MUT_PUT, keys[j], kl, "d", (const uint8_t *)"v", 1, 1, val, sizeof val};
+			m[j] = (rk_mutation){RK_MUT_PUT, keys[j], kl, "d", (const uint8_t *)"v", 1, 1, val, sizeof val, 0};
 		}
 		if (rk_table_apply(t, m, (size_t)k, NULL))
 			die("apply");

@@ -289,7 +289,7 @@ static void *store_load_job(void *arg)
 		size_t n = 0;
 		for (uint64_t k = i; k < i + BATCH && k < j->to; k++, n++) {
 			key_of(&g, k, keys[n]);
-			m[n] = (rk_mutation){RK_MUT_PUT, keys[n], KLEN, "f", NULL, 0, 0, value, VLEN};
+			m[n] = (rk_mutation){RK_MUT_PUT, keys[n], KLEN, "f", NULL, 0, 0, value, VLEN, 0};
 		}
 		if (buffered ? rk_table_apply_async(t, m, n) : rk_table_apply(t, m, n, NULL))
 			die("apply");

@@ -20,6 +20,12 @@
  * mutation means "assign one": the store hands out a strictly increasing
  * clock (at least the wall clock), one value per rk_table_apply call, so a
  * later call always supersedes an earlier one.
+ *
+ * Deletes are ordered by when they are applied, not by timestamp (as in
+ * Bigtable, and HBase with NEW_VERSION_BEHAVIOR): a delete removes the
+ * versions in its time range that exist when it applies (written by earlier
+ * calls, or earlier in the same batch); a write applied after it stays,
+ * whatever its timestamp.
  */
 #ifndef ROWKEY_STORE_H
 #define ROWKEY_STORE_H
@@ -190,12 +196,17 @@ void rk_table_close(rk_table *table);
 
 /* ---- writes ---- */
 
+/* The largest timestamp: a delete up to it removes every version. */
+#define RK_TS_MAX ((uint64_t)INT64_MAX)
+
+/* Deletes remove the versions with ts_from <= timestamp <= ts that exist
+ * when they apply (see the top of this file). */
 typedef enum rk_mutation_type {
 	RK_MUT_PUT = 1,           /* set family:qualifier at ts to value */
 	RK_MUT_DELETE_CELL = 2,   /* delete the version at exactly ts (ts != 0) */
-	RK_MUT_DELETE_COLUMN = 3, /* delete every version with timestamp <= ts */
-	RK_MUT_DELETE_FAMILY = 4, /* delete the family's columns, versions <= ts */
-	RK_MUT_DELETE_ROW = 5     /* delete every family of the row, versions <= ts */
+	RK_MUT_DELETE_COLUMN = 3, /* delete the column's versions in [ts_from, ts] */
+	RK_MUT_DELETE_FAMILY = 4, /* delete the family's versions in [ts_from, ts] */
+	RK_MUT_DELETE_ROW = 5     /* delete the row's versions in [ts_from, ts] */
 } rk_mutation_type;
 
 typedef struct rk_mutation {
@@ -205,9 +216,12 @@ typedef struct rk_mutation {
 	const char *family; /* NUL-terminated; unused for DELETE_ROW */
 	const uint8_t *qualifier;
 	size_t qualifier_len;
-	uint64_t ts;        /* microseconds; 0: assigned by the store */
+	uint64_t ts;        /* microseconds; 0: assigned by the store (for a
+	                       delete: now); RK_TS_MAX: a delete of every version */
 	const uint8_t *value;
 	size_t value_len;
+	uint64_t ts_from;   /* deletes of a column, family or row: the oldest
+	                       version deleted (0: from the first); <= ts */
 } rk_mutation;
 
 /* Applies n mutations. All are validated first: if any is bad (unknown
@@ -250,7 +264,7 @@ int rk_table_put(rk_table *table, const uint8_t *row, size_t row_len, const char
                  const uint8_t *value, size_t value_len);
 
 /* One delete: family NULL deletes the row; qualifier NULL the family;
- * otherwise the column (all versions <= ts; ts 0: now). */
+ * otherwise the column (the versions <= ts that exist; ts 0: now). */
 int rk_table_delete(rk_table *table, const uint8_t *row, size_t row_len, const char *family,
                     const uint8_t *qualifier, size_t qualifier_len, uint64_t ts);
 

@@ -1,6 +1,6 @@
 /*
  * rowkey delete: delete a row, a family or a column (every version up to
- * --ts, default now) as delete markers.
+ * --ts, default now, that exists: a later put shows whatever its timestamp).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rowkey delete [options] TABLE ROW [FAMILY[:QUALIFIER]]\n\n"
 	           "Deletes the whole row, one family of it, or one column (all versions up to\n"
-	           "--ts). Deletes are markers: reads stop seeing the cells at once.\n\n"
+	           "--ts) that exist now; a put made later shows, whatever its timestamp.\n\n"
 	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
 	           "  --ts N       delete versions up to this timestamp (microseconds; default now)\n"
 	           "  -h, --help   this help\n");

@@ -238,7 +238,7 @@ static int add_cells(loader *L, size_t klen, long line)
 		p->val_off[p->n] = (size_t)voff;
 		p->rec[p->n] = (size_t)p->sp.nrows;
 		p->m[p->n] = (rk_mutation){RK_MUT_PUT, NULL, klen, L->family, (const uint8_t *)qual,
-		                           strlen(qual), 0, NULL, need - 1};
+		                           strlen(qual), 0, NULL, need - 1, 0};
 		p->n++;
 	}
 	p->line[p->sp.nrows] = line;

@@ -90,7 +90,7 @@ int rk_cli_put(int argc, char **argv)
 			goto out;
 		}
 		bufs[2 * i + 1] = v;
-		m[i] = (rk_mutation){RK_MUT_PUT, row, row_len, col.family, q, ql, ts, v, vl};
+		m[i] = (rk_mutation){RK_MUT_PUT, row, row_len, col.family, q, ql, ts, v, vl, 0};
 	}
 	rc = RK_EXIT_FAIL;
 	if (!(s = rk_cli__open_store(CMD, db, 0, &so)))

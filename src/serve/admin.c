@@ -491,7 +491,7 @@ static int drop_row_range(const rk_sv_env *env, const Rkbt__DropRowRangeRequest 
 			}
 			memcpy(keys[nm], row->key, row->key_len);
 			muts[nm] = (rk_mutation){RK_MUT_DELETE_ROW, keys[nm], row->key_len, NULL, NULL,
-			                         0, 0, NULL, 0};
+			                         0, 0, NULL, 0, 0};
 			nm++;
 		} else if (rc != RK_EITEROVER) {
 			rk_sv__from_store(st, rc, "DropRowRange");

@@ -5,9 +5,8 @@
  * fuzz target collect them).
  *
  * Timestamps: a SetCell timestamp of -1 (server time) or 0 is assigned by
- * the store (its clock, microseconds); others are kept as given. Deletes are
- * markers at the store's clock: a later write with an older timestamp stays
- * hidden behind one (Bigtable removes the cells instead).
+ * the store (its clock, microseconds); others are kept as given. A delete
+ * removes the cells that exist when it applies, as Bigtable's do.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -127,9 +126,9 @@ static int family_known(rk_table *t, const char *fam)
 	return rk_store__family(t, fam, strlen(fam)) != NULL;
 }
 
-/* Appends the store mutations for the Bigtable mutations of one row.
- * DeleteFromColumn over a time range that does not start at 0 becomes one
- * single-version delete per version found in the range (read here). */
+/* Appends the store mutations for the Bigtable mutations of one row, in
+ * order: a delete removes what exists when it applies (the store orders
+ * deletes as Bigtable does), every version unless a time range says. */
 static int convert(mvec *out, rk_table *t, const ProtobufCBinaryData *row,
                    Rkbt__Mutation *const *muts, size_t n, const char *field, rk_sv_status *st)
 {
@@ -138,7 +137,7 @@ static int convert(mvec *out, rk_table *t, const ProtobufCBinaryData *row,
 		                   "%s: no mutations", field);
 	for (size_t i = 0; i < n; i++) {
 		const Rkbt__Mutation *m = muts[i];
-		rk_mutation x = {0, row->data, row->len, NULL, NULL, 0, 0, NULL, 0};
+		rk_mutation x = {0, row->data, row->len, NULL, NULL, 0, 0, NULL, 0, 0};
 		const char *fam = NULL;
 		switch (m->mutation_case) {
 		case RKBT__MUTATION__MUTATION_SET_CELL: {
@@ -177,42 +176,18 @@ static int convert(mvec *out, rk_table *t, const ProtobufCBinaryData *row,
 				                   "%s[%zu].delete_from_column.time_range: [%lld, %lld) is "
 				                   "not a valid range",
 				                   field, i, (long long)a, (long long)b);
-			if (a > 0) {
-				if (!*fam || !family_known(t, fam))
-					break; /* reported below */
-				rk_column col = {fam, x.qualifier, x.qualifier_len};
-				rk_read_options ro = RK_READ_OPTIONS_INIT;
-				ro.columns = &col;
-				ro.ncolumns = 1;
-				ro.max_versions = UINT32_MAX;
-				ro.min_ts = (uint64_t)a;
-				ro.max_ts = (uint64_t)b;
-				rk_row *r;
-				int rc = rk_table_get(&r, t, row->data, row->len, &ro);
-				if (rc == RK_ENOTFOUND)
-					continue;
-				if (rc)
-					return rk_sv__from_store(st, rc, "reading the versions to delete");
-				for (size_t k = 0; k < r->ncells && !rc; k++) {
-					rk_mutation d = x;
-					d.type = RK_MUT_DELETE_CELL;
-					d.ts = r->cells[k].ts;
-					rc = mvec_push(out, &d);
-				}
-				rk_row_free(r);
-				if (rc)
-					return rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, rc, "out of memory");
-				continue;
-			}
-			x.ts = b ? (uint64_t)b - 1 : 0;
+			x.ts_from = (uint64_t)a;
+			x.ts = b ? (uint64_t)b - 1 : RK_TS_MAX;
 			break;
 		}
 		case RKBT__MUTATION__MUTATION_DELETE_FROM_FAMILY:
 			fam = m->delete_from_family->family_name;
 			x.type = RK_MUT_DELETE_FAMILY;
+			x.ts = RK_TS_MAX;
 			break;
 		case RKBT__MUTATION__MUTATION_DELETE_FROM_ROW:
 			x.type = RK_MUT_DELETE_ROW;
+			x.ts = RK_TS_MAX;
 			break;
 		default:
 			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
@@ -1088,7 +1063,7 @@ static int read_modify_write(const rk_sv_env *env, rk_sv_locks *lk,
 		for (size_t k = 0; k < nn; k++)
 			muts[k] = (rk_mutation){RK_MUT_PUT, r->row_key.data, r->row_key.len,
 			                        nc[k].family, nc[k].qual, nc[k].qlen, nc[k].ts,
-			                        nc[k].val, nc[k].vlen};
+			                        nc[k].val, nc[k].vlen, 0};
 		int arc = rk_table_apply(t, muts, nn, NULL);
 		if (arc)
 			rc = rk_sv__from_store(st, arc, "writing the new values");

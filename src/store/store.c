@@ -239,9 +239,16 @@ static int check_mutation(const rk_table *t, const rk_mutation *m, size_t i, con
 		return rk__err(RK_ETOOLONG, "table %s: mutation %zu: row key '%s' is %zu bytes (max %u)",
 		               t->name, i, rk__err_bytes(buf, sizeof buf, m->row, m->row_len), m->row_len,
 		               RK_MAX_ROW_LEN);
-	if (m->ts > (uint64_t)INT64_MAX)
+	if (m->ts > RK_TS_MAX)
 		return rk__err(RK_EINVALID, "table %s: mutation %zu: timestamp %llu out of range",
 		               t->name, i, (unsigned long long)m->ts);
+	if (m->ts_from && (m->type == RK_MUT_PUT || m->type == RK_MUT_DELETE_CELL))
+		return rk__err(RK_EINVALID, "table %s: mutation %zu: ts_from is for deletes of a "
+		               "column, family or row", t->name, i);
+	if (m->ts_from && m->ts && m->ts_from > m->ts)
+		return rk__err(RK_EINVALID, "table %s: mutation %zu: empty time range [%llu, %llu]",
+		               t->name, i, (unsigned long long)m->ts_from,
+		               (unsigned long long)m->ts);
 	if (m->type == RK_MUT_DELETE_ROW)
 		return 0;
 	if (!m->family ||
@@ -354,7 +361,7 @@ int rk_table_put(rk_table *table, const uint8_t *row, size_t row_len, const char
                  const uint8_t *value, size_t value_len)
 {
 	rk_mutation m = {RK_MUT_PUT, row, row_len, family, qualifier, qualifier_len, ts, value,
-	                 value_len};
+	                 value_len, 0};
 	return rk_table_apply(table, &m, 1, NULL);
 }
 
@@ -362,7 +369,7 @@ int rk_table_delete(rk_table *table, const uint8_t *row, size_t row_len, const c
                     const uint8_t *qualifier, size_t qualifier_len, uint64_t ts)
 {
 	rk_mutation m = {RK_MUT_DELETE_COLUMN, row, row_len, family, qualifier, qualifier_len, ts,
-	                 NULL, 0};
+	                 NULL, 0, 0};
 	if (!family)
 		m.type = RK_MUT_DELETE_ROW;
 	else if (!qualifier)

@@ -54,7 +54,7 @@ static void loader(const char *dir, uint64_t next, int fd)
 			row_name(rows[k], next + (uint64_t)k);
 			value_of(vals[k], next + (uint64_t)k);
 			m[k] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)rows[k], 17, "f", NULL, 0, 0,
-			                     (const uint8_t *)vals[k], 100};
+			                     (const uint8_t *)vals[k], 100, 0};
 		}
 		if (rk_table_apply(t, m, BATCH, NULL))
 			_exit(4);

@@ -121,7 +121,7 @@ static size_t load(rk_table *t, const design *d, rk_schema *s, stored_key *keys)
 			continue;
 		keys[n] = k;
 		m[n] = (rk_mutation){RK_MUT_PUT, keys[n].key, keys[n].len, "d", (const uint8_t *)"v", 1, 1,
-		                     (const uint8_t *)"x", 1};
+		                     (const uint8_t *)"x", 1, 0};
 		n++;
 	}
 	assert_int_equal(rk_table_apply(t, m, n, NULL), 0);

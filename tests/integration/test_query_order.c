@@ -330,7 +330,7 @@ static size_t load(rk_table *t, rk_schema *s, const design *d, row *rows)
 		if (dup)
 			continue;
 		rows[n] = r;
-		m = (rk_mutation){RK_MUT_PUT, rows[n].key, r.klen, "d", (const uint8_t *)"v", 1, 1, (const uint8_t *)"x", 1};
+		m = (rk_mutation){RK_MUT_PUT, rows[n].key, r.klen, "d", (const uint8_t *)"v", 1, 1, (const uint8_t *)"x", 1, 0};
 		ST_OK(rk_table_apply(t, &m, 1, NULL));
 		n++;
 	}

@@ -220,7 +220,7 @@ static void test_put_get_versions_deletes(void **state)
 
 	/* delete one version */
 	rk_mutation m = {RK_MUT_DELETE_CELL, (const uint8_t *)"r1", 2, "cf", (const uint8_t *)"a", 1,
-	                 40 * MS, NULL, 0};
+	                 40 * MS, NULL, 0, 0};
 	ST_OK(rk_table_apply(t, &m, 1, NULL));
 	want_value(t, "r1", "cf", "a", "v30");
 	/* delete column up to 30 */
@@ -265,9 +265,9 @@ static void test_bad_input_writes_nothing(void **state)
 	ST_OK(rk_table_open(&t, s, "t"));
 	static uint8_t big[RK_MAX_ROW_LEN + 1];
 	rk_mutation m[3] = {
-		{RK_MUT_PUT, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, (const uint8_t *)"v", 1},
-		{RK_MUT_PUT, (const uint8_t *)"x", 1, "nofam", NULL, 0, 0, (const uint8_t *)"v", 1},
-		{RK_MUT_PUT, big, sizeof big, "cf", NULL, 0, 0, (const uint8_t *)"v", 1},
+		{RK_MUT_PUT, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
+		{RK_MUT_PUT, (const uint8_t *)"x", 1, "nofam", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
+		{RK_MUT_PUT, big, sizeof big, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
 	};
 	int res[3];
 	assert_int_equal(rk_table_apply(t, m, 3, res), RK_EINVALID);
@@ -281,9 +281,9 @@ static void test_bad_input_writes_nothing(void **state)
 
 	/* Bigtable's own limits, checked before anything is sent: keys over
 	 * 4 KiB, timestamps off the millisecond grid */
-	m[1] = (rk_mutation){RK_MUT_PUT, big, 4097, "cf", NULL, 0, 0, (const uint8_t *)"v", 1};
+	m[1] = (rk_mutation){RK_MUT_PUT, big, 4097, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0};
 	m[2] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"y", 1, "cf", NULL, 0, 1500,
-	                     (const uint8_t *)"v", 1};
+	                     (const uint8_t *)"v", 1, 0};
 	assert_int_equal(rk_table_apply(t, m, 3, res), RK_ETOOLONG);
 	assert_non_null(strstr(rk_error_last(), "4096"));
 	assert_int_equal(res[0], 0);
@@ -298,10 +298,10 @@ static void test_bad_input_writes_nothing(void **state)
 	int *mres = calloc(100002, sizeof *mres);
 	assert_true(many && mres);
 	many[0] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0,
-	                        (const uint8_t *)"v", 1};
+	                        (const uint8_t *)"v", 1, 0};
 	for (size_t i = 1; i < 100002; i++)
 		many[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"hot", 3, "cf", NULL, 0, 0,
-		                        (const uint8_t *)"v", 1};
+		                        (const uint8_t *)"v", 1, 0};
 	assert_int_equal(rk_table_apply(t, many, 100002, mres), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "100001 mutations of row 'hot'"));
 	assert_int_equal(mres[0], 0);
@@ -310,9 +310,9 @@ static void test_bad_input_writes_nothing(void **state)
 	free(many);
 	free(mres);
 
-	rk_mutation dc = {RK_MUT_DELETE_CELL, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, NULL, 0};
+	rk_mutation dc = {RK_MUT_DELETE_CELL, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, NULL, 0, 0};
 	assert_int_equal(rk_table_apply(t, &dc, 1, NULL), RK_EINVALID);
-	rk_mutation empty = {RK_MUT_PUT, (const uint8_t *)"", 0, "cf", NULL, 0, 0, NULL, 0};
+	rk_mutation empty = {RK_MUT_PUT, (const uint8_t *)"", 0, "cf", NULL, 0, 0, NULL, 0, 0};
 	assert_int_equal(rk_table_apply(t, &empty, 1, NULL), RK_EINVALID);
 
 	/* tables */
@@ -486,7 +486,7 @@ static void test_auto_split_salted(void **state)
 			rows[i][0] = (char)('0' + b);
 			snprintf(rows[i] + 1, 7, "%05d", i);
 			m[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)rows[i], 6, "cf", NULL, 0, 0,
-			                     (const uint8_t *)val, sizeof val};
+			                     (const uint8_t *)val, sizeof val, 0};
 		}
 		ST_OK(rk_table_apply(t, m, 100, NULL));
 	}
@@ -522,8 +522,8 @@ static void test_delete_with_old_timestamp(void **state)
 	ST_OK(rk_table_open(&t, s, "t"));
 	put(t, "r", "cf", "a", 10 * MS, "old");
 	rk_mutation m[2] = {
-		{RK_MUT_PUT, (const uint8_t *)"p", 1, "cf", NULL, 0, 0, (const uint8_t *)"v", 1},
-		{RK_MUT_DELETE_FAMILY, (const uint8_t *)"r", 1, "cf", NULL, 0, 5 * MS, NULL, 0},
+		{RK_MUT_PUT, (const uint8_t *)"p", 1, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
+		{RK_MUT_DELETE_FAMILY, (const uint8_t *)"r", 1, "cf", NULL, 0, 5 * MS, NULL, 0, 0},
 	};
 	int res[2];
 	assert_int_equal(rk_table_apply(t, m, 2, res), RK_EINVALID);
@@ -557,15 +557,15 @@ static void test_rows_spread_over_a_batch(void **state)
 	for (int i = 0; i < N; i++) {
 		snprintf(keys[i], sizeof keys[i], "k%05d", (i * 7919) % N);
 		m[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[i], 6, "cf",
-		                     (const uint8_t *)"q", 1, 0, (const uint8_t *)"first", 5};
+		                     (const uint8_t *)"q", 1, 0, (const uint8_t *)"first", 5, 0};
 	}
 	/* the same row again, later in the batch: a column delete, then a put */
 	m[N] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"k00000", 6, "cf", (const uint8_t *)"q", 1,
-	                     0, (const uint8_t *)"second", 6};
+	                     0, (const uint8_t *)"second", 6, 0};
 	m[N + 1] = (rk_mutation){RK_MUT_DELETE_COLUMN, (const uint8_t *)"k00001", 6, "cf",
-	                         (const uint8_t *)"q", 1, 0, NULL, 0};
+	                         (const uint8_t *)"q", 1, 0, NULL, 0, 0};
 	m[N + 2] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"k00001", 6, "cf",
-	                         (const uint8_t *)"q", 1, 0, (const uint8_t *)"third", 5};
+	                         (const uint8_t *)"q", 1, 0, (const uint8_t *)"third", 5, 0};
 	static int res[N + 3];
 	memset(res, 0x55, sizeof res);
 	ST_OK(rk_table_apply(t, m, N + 3, res));
@@ -606,7 +606,7 @@ static void *writer_main(void *p)
 		for (int i = 0; i < PER_APPLY; i++) {
 			snprintf(keys[i], sizeof keys[i], "w%d-%02d-%03d", a->id, k, i);
 			m[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[i], strlen(keys[i]), "cf",
-			                     NULL, 0, 0, (const uint8_t *)"v", 1};
+			                     NULL, 0, 0, (const uint8_t *)"v", 1, 0};
 		}
 		a->rc = rk_table_apply(t, m, PER_APPLY, NULL);
 	}
@@ -680,7 +680,7 @@ static void test_emulator_stopped_mid_write(void **state)
 	for (int i = 0; i < N; i++) {
 		snprintf(keys[i], sizeof keys[i], "a%05d", i);
 		m[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[i], 6, "cf", NULL, 0, 0,
-		                     (const uint8_t *)"v", 1};
+		                     (const uint8_t *)"v", 1, 0};
 	}
 	ST_OK(rk_table_apply(t, m, N, res));
 	emulator_stop(&e2);
@@ -741,7 +741,7 @@ static void test_emulator_stopped_inside_an_apply(void **state)
 	for (int i = 0; i < N; i++) {
 		snprintf(keys[i], sizeof keys[i], "r%05d", i);
 		m[i] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[i], 6, "cf", NULL, 0, 0,
-		                     (const uint8_t *)val, sizeof val};
+		                     (const uint8_t *)val, sizeof val, 0};
 	}
 	big_apply a = {t, m, res, N, 0, ""};
 	pthread_t th;

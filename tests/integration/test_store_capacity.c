@@ -68,7 +68,7 @@ static double load(rk_store *s, uint64_t first, uint64_t n, unsigned buckets, si
 			for (int j = 0; j < 8; j++)
 				rows[k][1 + j] = (uint8_t)(id >> (56 - 8 * j));
 			m[k] = (rk_mutation){RK_MUT_PUT, rows[k], 9, "f", (const uint8_t *)"q", 1, 0,
-			                     val, vlen};
+			                     val, vlen, 0};
 		}
 		ST_OK(rk_table_apply_async(t, m, k));
 	}
@@ -123,7 +123,7 @@ static void test_reads_wait(void **state)
 		memset(wrow[i], 0, 9);
 		wrow[i][1] = 1;
 		wrow[i][8] = (uint8_t)i;
-		m[i] = (rk_mutation){RK_MUT_PUT, wrow[i], 9, "f", (const uint8_t *)"q", 1, 0, val, 10};
+		m[i] = (rk_mutation){RK_MUT_PUT, wrow[i], 9, "f", (const uint8_t *)"q", 1, 0, val, 10, 0};
 	}
 	int n = C / 2;
 	double t0 = now_s();

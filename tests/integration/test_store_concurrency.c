@@ -73,7 +73,7 @@ static void *writer(void *arg)
 			int i = w * ROWS_PER_WRITER + base + k;
 			atomic_store(&state[i], ST_PUT_ISSUED);
 			m[k] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)rownames[i], 14, "f", NULL, 0, 0,
-			                     (const uint8_t *)val[k], sizeof val[k]};
+			                     (const uint8_t *)val[k], sizeof val[k], 0};
 			memcpy(val[k], rownames[i], 14);
 		}
 		int res[BATCH];

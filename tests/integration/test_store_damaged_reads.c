@@ -218,7 +218,7 @@ static char *damaged_query_store(const char *tag, const char *schema, unsigned b
 		size_t kl;
 		ST_OK(rk_key_encode(key, sizeof key, &kl, e, v));
 		it_value(val, VLEN, i);
-		rk_mutation m = {RK_MUT_PUT, key, kl, "d", (const uint8_t *)"v", 1, 1, val, VLEN};
+		rk_mutation m = {RK_MUT_PUT, key, kl, "d", (const uint8_t *)"v", 1, 1, val, VLEN, 0};
 		ST_OK(rk_table_apply(t, &m, 1, NULL));
 	}
 	rk_encoder_free(e);

@@ -85,7 +85,7 @@ static int writer(const char *dir, int fd, int buffered)
 			row_name(rows[k], i);
 			value_of(vals[k], i);
 			m[k] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)rows[k], 8, "f", NULL, 0, 0,
-			                     (const uint8_t *)vals[k], VAL_LEN};
+			                     (const uint8_t *)vals[k], VAL_LEN, 0};
 		}
 		if (buffered) {
 			r.rc = rk_table_apply_async(t, m, BATCH);

@@ -104,6 +104,27 @@ async function main() {
   await table.row('c').delete();
   await table.mutate({key: 'h', method: 'delete', data: ['meta']});
   out.after_deletes = await read(table, {end: 'i'});
+  // deletes are ordered by when they apply, not by timestamp: inside one
+  // MutateRow [SetCell a, DeleteFromRow, SetCell b] leaves b; a write after
+  // a delete shows whatever its timestamp; a column's time range [20, 30) ms
+  const raw = (method, reqOpts) => new Promise((resolve, reject) =>
+    bt.request({client: 'BigtableClient', method, reqOpts}, (e, r) => (e ? reject(e) : resolve(r))));
+  const set = (q, ms, v) => ({setCell: {familyName: 'cf', columnQualifier: Buffer.from(q),
+                                        timestampMicros: ms * 1000, value: Buffer.from(v)}});
+  await raw('mutateRow', {tableName: table.name, rowKey: Buffer.from('ord'),
+                          mutations: [set('x', 10, 'a'), {deleteFromRow: {}}, set('x', 5, 'b')]});
+  out.order_in_request = await read(table, {keys: ['ord']});
+  await raw('mutateRow', {tableName: table.name, rowKey: Buffer.from('ord2'), mutations: [set('x', 100, 'new')]});
+  await table.row('ord2').delete();
+  await raw('mutateRow', {tableName: table.name, rowKey: Buffer.from('ord2'), mutations: [set('x', 50, 'older')]});
+  out.order_across = await read(table, {keys: ['ord2']});
+  await raw('mutateRow', {tableName: table.name, rowKey: Buffer.from('tr'),
+                          mutations: [set('x', 10, 'v10'), set('x', 20, 'v20'), set('x', 30, 'v30')]});
+  await table.row('tr').deleteCells([{column: 'cf:x', time: {start: new Date(20), end: new Date(30)}}]);
+  out.time_range_delete = await read(table, {keys: ['tr']});
+  const [cmTr] = await table.row('tr').filter([{column: 'x'}], {onMatch: [
+    {method: 'delete', data: [{column: 'cf:x', time: {start: new Date(25), end: new Date(35)}}]}]});
+  out.time_range_delete_in_check = [cmTr, await read(table, {keys: ['tr']})];
   // MutateRows with a bad entry: the good ones apply
   try {
     await table.insert([{key: 'n1', data: {cf: {x: '1'}}}, {key: 'n2', data: {nofam: {x: '1'}}}, {key: 'n3', data: {cf: {x: '3'}}}]);

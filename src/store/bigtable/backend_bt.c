@@ -18,12 +18,12 @@
  *   out whole milliseconds (in microseconds); an explicit put timestamp that
  *   is not a multiple of 1000 is RK_EINVALID. Deletes and read ranges are
  *   mapped exactly onto millisecond cells (see the write section).
- * - deletes: Bigtable has no delete markers and no time bound on family or
- *   row deletes. "Delete the family / row, versions <= ts" is therefore only
- *   accepted when ts is "now" (the timestamp the store assigned to the call,
- *   or one at or after the wall clock); an older bound is RK_EINVALID. A
- *   delete removes cells at once: a later put with an older timestamp shows
- *   (the local store's markers would hide it).
+ * - deletes: Bigtable has no time bound on family or row deletes. "Delete
+ *   the family / row, versions <= ts" is therefore only accepted when ts is
+ *   "now" (the timestamp the store assigned to the call, or one at or after
+ *   the wall clock) and ts_from is 0; otherwise RK_EINVALID. A delete
+ *   removes the cells that exist, as store.h says: a later put with an older
+ *   timestamp shows.
  * - reads: ReadRows with a row set (the key, or the scan's range), a row
  *   limit and filters for columns, time range and versions. GC is lazy on
  *   Bigtable, so each family's version limit is applied here, before the
@@ -511,15 +511,30 @@ static int map_mutation(rk_bt_mutation *out, int *skip, const bt_table *t, const
 		out->ts_micros = ts;
 		out->ts_end_micros = ts + 1000;
 		return 0;
-	case RK_MUT_DELETE_COLUMN:
-		/* versions <= ts: the cells in [0, the next millisecond after ts) */
+	case RK_MUT_DELETE_COLUMN: {
+		/* versions in [ts_from, ts]: the millisecond cells in [ts_from rounded
+		 * up, the next millisecond after ts) */
+		int64_t from = (int64_t)m->ts_from;
 		out->kind = RK_BT_DELETE_COLUMN;
+		out->ts_micros = from % 1000 ? from - from % 1000 + 1000 : from;
 		if (ts <= INT64_MAX - 1000)
 			out->ts_end_micros = ts - ts % 1000 + 1000;
+		if (out->ts_end_micros && out->ts_micros >= out->ts_end_micros)
+			*skip = 1; /* no millisecond cell in the range */
 		return 0;
+	}
 	case RK_MUT_DELETE_FAMILY:
 	case RK_MUT_DELETE_ROW: {
 		int is_now = (last_clock.s == t->s && m->ts == last_clock.ts) || m->ts >= now_us;
+		if (m->ts_from)
+			return rk__err(RK_EINVALID,
+			               "table %s: mutation %zu (row '%s'): deleting a %s from timestamp "
+			               "%llu is not supported by Bigtable: it deletes every version of a "
+			               "%s",
+			               t->base.name, i, rk__err_bytes(kb, sizeof kb, m->row, m->row_len),
+			               m->type == RK_MUT_DELETE_ROW ? "row" : "family",
+			               (unsigned long long)m->ts_from,
+			               m->type == RK_MUT_DELETE_ROW ? "row" : "family");
 		if (!is_now)
 			return rk__err(RK_EINVALID,
 			               "table %s: mutation %zu (row '%s'): deleting a %s up to timestamp "

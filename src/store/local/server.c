@@ -80,37 +80,17 @@ static void admit_group(rk__server *s, const rk__wreq *list)
 		rk_cap__take(&s->cap, cells, bytes);
 }
 
-static void apply_group(rk__server *s, rk__wreq *list)
+/* Counts what the requests [from, to) wrote (when they did) and records
+ * their status. Counting comes before acknowledging: a client that sees its
+ * write done also sees it in every counter. */
+static void settle(rk__server *s, rk__wreq *from, rk__wreq *to, int status)
 {
-	int sync = 0, n = 0;
-	rk__ebatch *one = NULL;
-	for (rk__wreq *q = list; q; q = q->next) {
-		if (!q->batch)
-			continue;
-		sync |= q->sync;
-		if (n++ == 0)
-			one = q->batch;
-	}
-	if (s->cap.on)
-		admit_group(s, list);
-	int status = 0;
-	if (n == 1) {
-		status = rk_engine__write(s->engine, one, sync);
-	} else if (n > 1) {
-		rk_ebatch__clear(s->group);
-		for (rk__wreq *q = list; q; q = q->next)
-			if (q->batch)
-				rk_ebatch__append(s->group, q->batch);
-		status = rk_engine__write(s->engine, s->group, sync);
-	}
-	if (n)
-		atomic_fetch_add(&s->batches, 1);
 	int64_t now = rk_metrics__now_ms();
 	uint64_t cells = 0, bytes = 0;
-	/* count first, acknowledge after: a client that sees its write done
-	 * also sees it in every counter */
-	for (rk__wreq *q = list; q && !status; q = q->next) {
-		for (size_t i = 0; i < q->nacct; i++) {
+	for (rk__wreq *q = from; q != to; q = q->next) {
+		if (!q->status)
+			q->status = status;
+		for (size_t i = 0; i < q->nacct && !q->status; i++) {
 			rk__racct *a = &q->acct[i];
 			atomic_fetch_add(&a->region->size, a->bytes);
 			rk_metrics__add(&a->region->metrics, now, s->bucket_ms, s->id, a->cells, 0, a->bytes, 0);
@@ -122,16 +102,65 @@ static void apply_group(rk__server *s, rk__wreq *list)
 	}
 	if (cells)
 		rk_metrics__add(&s->metrics, now, s->bucket_ms, s->id, cells, 0, bytes, 0);
-	for (rk__wreq *q = list; q; q = q->next) { /* key buckets: what was applied */
-		if (!status)
+	for (rk__wreq *q = from; q != to; q = q->next) { /* key buckets: what was applied */
+		if (!q->status)
 			rk_kvacc__commit(&q->kv, now);
 		else
 			rk_kvacc__discard(&q->kv);
 	}
+}
+
+/* Writes the group [from, to): its one batch, or the n > 1 gathered in
+ * s->group, and settles its requests. */
+static void write_group(rk__server *s, rk__wreq *from, rk__wreq *to, rk__ebatch *first, int n,
+                        int sync)
+{
+	int status = 0;
+	if (n)
+		status = rk_engine__write(s->engine, n == 1 ? first : s->group, sync);
+	if (n)
+		atomic_fetch_add(&s->batches, 1);
+	settle(s, from, to, status);
+}
+
+static void apply_group(rk__server *s, rk__wreq *list)
+{
+	if (s->cap.on)
+		admit_group(s, list);
+	rk__wreq *from = list;
+	rk__ebatch *first = NULL;
+	int sync = 0, n = 0;
+	for (rk__wreq *q = list; q; q = q->next) {
+		rk__ebatch *b = q->batch;
+		q->status = 0;
+		if (q->ops.n) {
+			/* write what came before, so that the resolution reads it */
+			write_group(s, from, q, first, n, sync);
+			n = sync = 0;
+			from = q;
+			rk_ebatch__clear(s->resolved);
+			if ((q->status = rk_rowop__resolve(s->engine, q, s->resolved)) != 0)
+				continue; /* nothing of this request is written */
+			if (b)
+				rk_ebatch__append(s->resolved, b);
+			b = s->resolved;
+		}
+		if (!b)
+			continue;
+		sync |= q->sync;
+		if (n == 1) {
+			rk_ebatch__clear(s->group);
+			rk_ebatch__append(s->group, first);
+		}
+		if (n++)
+			rk_ebatch__append(s->group, b);
+		else
+			first = b;
+	}
+	write_group(s, from, NULL, first, n, sync);
 	while (list) {
 		rk__wreq *q = list;
 		list = q->next;
-		q->status = status;
 		wdone_signal(q->done); /* q may be freed by its owner from here on */
 	}
 }
@@ -164,6 +193,7 @@ int rk_server__start(rk__server *s)
 	atomic_init(&s->batches, 0);
 	atomic_init(&s->queue_max, 0);
 	s->group = rk_ebatch__new();
+	s->resolved = rk_ebatch__new();
 	s->head = s->tail = NULL;
 	s->stop = 0;
 	rk_cap__init(&s->cap, s->cap_ops, s->cap_bytes);
@@ -215,7 +245,8 @@ void rk_server__stop(rk__server *s)
 	pthread_join(s->thread, NULL);
 	s->started = 0;
 	rk_ebatch__free(s->group);
-	s->group = NULL;
+	rk_ebatch__free(s->resolved);
+	s->group = s->resolved = NULL;
 	rk_cap__fini(&s->cap);
 	s->cap.on = 0;
 	pthread_mutex_destroy(&s->mu);

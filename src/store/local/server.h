@@ -3,8 +3,11 @@
  * request queue. Clients encode their cells into an engine batch, queue it
  * and wait; the writer takes everything queued, applies it as one engine
  * write (group commit: one log append, one fsync in sync mode), then
- * acknowledges each request and updates the per-region counters. Reads do
- * not go through the queue: they open engine iterators directly.
+ * acknowledges each request and updates the per-region counters. A request
+ * with row operations (rowop.h: range deletes, check-and-mutate, ...) is
+ * resolved against the engine when its turn comes: what was grouped before
+ * it is written first, so it reads every earlier request. Reads do not go
+ * through the queue: they open engine iterators directly.
  *
  * A server may have a capacity (capacity.h): the writer takes each group's
  * cells and bytes from the server's token bucket before applying it, and a
@@ -22,6 +25,7 @@
 #include "store/local/meta.h"
 #include "store/local/keyviz.h"
 #include "store/local/metrics.h"
+#include "store/local/rowop.h"
 
 /* A completion shared by the requests of one client call. */
 typedef struct rk__wdone {
@@ -38,6 +42,8 @@ typedef struct rk__racct {
 
 typedef struct rk__wreq {
 	rk__ebatch *batch; /* owned by the client; NULL for a barrier */
+	rk__wops ops;      /* row operations resolved before the batch (rowop.h);
+	                      owned by the client, n 0: none */
 	int sync;
 	rk__racct *acct;
 	size_t nacct, cap_acct;
@@ -57,7 +63,8 @@ typedef struct rk__server {
 	rk__wreq *head, *tail;
 	size_t qlen;
 	int stop;
-	rk__ebatch *group;
+	rk__ebatch *group, *resolved; /* the writer's: a group's batch, one
+	                                 request's resolved operations */
 	rk__metrics metrics;
 	_Atomic uint64_t batches, queue_max;
 	unsigned bucket_ms;

@@ -435,6 +435,7 @@ void rk_local__table_close(rk_table *tb)
 		for (int i = 0; i < 2; i++) {
 			for (unsigned k = 0; k < lt->st->nservers; k++) {
 				rk_ebatch__free(lt->aset[i].reqs[k].batch);
+				rk_wops__fini(&lt->aset[i].reqs[k].ops);
 				free(lt->aset[i].reqs[k].acct);
 				rk_kvacc__fini(&lt->aset[i].reqs[k].kv);
 			}
@@ -445,6 +446,7 @@ void rk_local__table_close(rk_table *tb)
 	}
 	for (unsigned k = 0; lt->reqs && k < lt->st->nservers; k++) {
 		rk_ebatch__free(lt->reqs[k].batch);
+		rk_wops__fini(&lt->reqs[k].ops);
 		free(lt->reqs[k].acct);
 		rk_kvacc__fini(&lt->reqs[k].kv);
 	}

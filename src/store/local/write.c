@@ -25,23 +25,66 @@ static void wait_not_moving(rk__local *s, rk__region *r)
 	pthread_mutex_unlock(&s->move_mu);
 }
 
+/* Clears the requests reqs[0..ns) for a new batch. */
+static void reqs_clear(rk__wreq *reqs, unsigned ns)
+{
+	for (unsigned k = 0; k < ns; k++) {
+		if (reqs[k].batch)
+			rk_ebatch__clear(reqs[k].batch);
+		rk_wops__clear(&reqs[k].ops);
+		reqs[k].nacct = 0;
+		reqs[k].status = 0;
+		rk_kvacc__discard(&reqs[k].kv);
+	}
+}
+
+/* Adds mutation m to request q (for region r): a put or single-version
+ * delete into its batch, a range delete among its row operations; counted
+ * in the table's key buckets when it has them (prev: the mutation before m
+ * in the batch, or NULL). */
+static int add_mutation(rk__ltable *lt, rk__wreq *q, rk__region *r, const rk_mutation *m,
+                        const rk_mutation *prev)
+{
+	rk__tmeta *t = lt->tm;
+	uint64_t bytes;
+	int rc;
+	if (!q->batch && !(q->batch = rk_ebatch__new()))
+		return rk__err(RK_ENOMEM, "table %s: out of memory", t->name);
+	if (m->type == RK_MUT_PUT || m->type == RK_MUT_DELETE_CELL) {
+		if (!(bytes = rk_rowop__encode(q->batch, &lt->key, &lt->key_cap, t->id, m)))
+			return RK_ENOMEM;
+	} else {
+		if ((rc = rk_wops__add_delete(&q->ops, t->id, m)) != 0)
+			return rc;
+		bytes = m->row_len;
+	}
+	if ((rc = rk_wreq__account(q, r, 1, bytes)) != 0)
+		return rc;
+	if (t->kv) { /* more cells of the row before: the same row, not another */
+		int same = prev && prev->row_len == m->row_len &&
+		           (prev->row == m->row || !rk__bytes_cmp(prev->row, prev->row_len, m->row, m->row_len));
+		rk_metrics_counts c = {!same, 0, bytes, 0};
+		rk_kvacc__add(&q->kv, t->kv, m->row, m->row_len, &c, same);
+	}
+	return 0;
+}
+
 /* Encodes muts (validated, timestamps set) into one request per region
  * server in reqs[] (nservers of them, reused) and queues those that got
  * cells, counted in *done (initialised by the caller). server_of[i], when
- * not NULL, gets each mutation's server. On an error nothing is queued. */
+ * not NULL, gets each mutation's server. A put that a later delete of the
+ * batch removes is left out (rowop.h). On an error nothing is queued. */
 static int queue_batch(rk__ltable *lt, rk__wreq *reqs, rk__wdone *done, const rk_mutation *muts,
                        size_t n, unsigned *server_of)
 {
 	rk__local *s = lt->st;
 	rk__tmeta *t = lt->tm;
 	unsigned ns = s->nservers;
-	int rc = 0;
-	for (unsigned k = 0; k < ns; k++) {
-		if (reqs[k].batch)
-			rk_ebatch__clear(reqs[k].batch);
-		reqs[k].nacct = 0;
-		reqs[k].status = 0;
-	}
+	uint8_t *drop;
+	int rc = rk_rowop__covered(&drop, muts, n);
+	if (rc)
+		return rc;
+	reqs_clear(reqs, ns);
 retry:
 	pthread_rwlock_rdlock(&s->lock);
 	for (size_t i = 0; i < n; i++) {
@@ -50,55 +93,16 @@ retry:
 		if (atomic_load(&r->moving)) {
 			pthread_rwlock_unlock(&s->lock);
 			wait_not_moving(s, r);
-			for (unsigned k = 0; k < ns; k++) {
-				if (reqs[k].batch)
-					rk_ebatch__clear(reqs[k].batch);
-				reqs[k].nacct = 0;
-				rk_kvacc__discard(&reqs[k].kv);
-			}
+			reqs_clear(reqs, ns);
 			goto retry;
 		}
-		rk__wreq *q = &reqs[r->server];
 		if (server_of)
 			server_of[i] = r->server;
-		if (!q->batch && !(q->batch = rk_ebatch__new())) {
-			pthread_rwlock_unlock(&s->lock);
-			rc = rk__err(RK_ENOMEM, "table %s: out of memory", t->name);
-			goto fail;
-		}
-		size_t rowesc = rk_cell__esc_len(m->row, m->row_len);
-		uint64_t cells = 0, bytes = 0;
-		size_t nf = m->type == RK_MUT_DELETE_ROW ? t->nfamilies : 1;
-		for (size_t f = 0; f < nf; f++) {
-			const char *fam = m->type == RK_MUT_DELETE_ROW ? t->families[f].name : m->family;
-			size_t fl = strlen(fam);
-			int marker = m->type == RK_MUT_DELETE_ROW || m->type == RK_MUT_DELETE_FAMILY;
-			uint8_t type = marker                             ? RK_CELL_DELETE_FAMILY
-			               : m->type == RK_MUT_PUT           ? RK_CELL_PUT
-			               : m->type == RK_MUT_DELETE_CELL   ? RK_CELL_DELETE_CELL
-			                                                 : RK_CELL_DELETE_COLUMN;
-			size_t need = rk_cell__key_len(rowesc, fl, m->qualifier, m->qualifier_len, marker);
-			if ((rc = rk_local__grow(&lt->key, &lt->key_cap, need)) != 0) {
-				pthread_rwlock_unlock(&s->lock);
-				goto fail;
-			}
-			size_t kl = rk_cell__encode(lt->key, t->id, m->row, m->row_len, fam, fl,
-			                            m->qualifier, m->qualifier_len, marker, m->ts, type);
-			size_t vl = type == RK_CELL_PUT ? m->value_len : 0;
-			rk_ebatch__put(q->batch, lt->key, kl, type == RK_CELL_PUT ? m->value : NULL, vl);
-			cells++;
-			bytes += kl + vl;
-		}
-		if ((rc = rk_wreq__account(q, r, cells, bytes)) != 0) {
+		if (drop && drop[i])
+			continue;
+		if ((rc = add_mutation(lt, &reqs[r->server], r, m, i ? &muts[i - 1] : NULL)) != 0) {
 			pthread_rwlock_unlock(&s->lock);
 			goto fail;
-		}
-		if (t->kv) { /* more cells of the row before: the same row, not another */
-			const rk_mutation *p = i ? &muts[i - 1] : NULL;
-			int same = p && p->row_len == m->row_len &&
-			           (p->row == m->row || !rk__bytes_cmp(p->row, p->row_len, m->row, m->row_len));
-			rk_metrics_counts c = {!same, 0, bytes, 0};
-			rk_kvacc__add(&q->kv, t->kv, m->row, m->row_len, &c, same);
 		}
 	}
 	int sync = s->opts.durability == RK_DURABILITY_SYNC;
@@ -113,12 +117,14 @@ retry:
 		rk_server__submit(&s->servers[k], &reqs[k]);
 	}
 	pthread_rwlock_unlock(&s->lock);
+	free(drop);
 	return 0;
 fail:
 	for (unsigned k = 0; k < ns; k++) {
 		reqs[k].nacct = 0;
 		rk_kvacc__discard(&reqs[k].kv);
 	}
+	free(drop);
 	return rc;
 }
 
