@@ -1,0 +1,97 @@
+/*
+ * Private to the Bigtable backend of the store (backend_bt.c and the files
+ * it is split into): its store object and table handle, and what one file
+ * calls in another.
+ *
+ *   backend_bt.c  open, close, sync, the clock, the ops table
+ *   bt_tables.c   tables: create, drop, list, open, close; regions and the
+ *                 maintenance calls the service does itself
+ *   bt_apply.c    writes: store mutations onto MutateRows
+ *   bt_rows.c     reads: gets and scans onto ReadRows
+ */
+#ifndef RK_STORE_BT_STORE_H
+#define RK_STORE_BT_STORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "store/bigtable/backend_bt.h"
+#include "store/bigtable/bt_client.h"
+
+#define BT_MAX_QUALIFIER (16u << 10) /* Bigtable's limits */
+#define BT_MAX_VALUE (100u << 20)
+#define BT_MAX_KEY 4096u
+#define BT_MAX_ROW_MUTATIONS 100000u
+
+typedef struct bt_open {
+	char name[RK_MAX_TABLE_NAME_LEN + 1];
+	unsigned handles;
+} bt_open;
+
+typedef struct bt_store {
+	struct rk_store base;
+	rk_bt_client *c;
+	char uri[256];
+	_Atomic uint64_t acked; /* rows acknowledged since the store opened */
+	pthread_mutex_t mu;     /* guards open[] */
+	bt_open *open;
+	size_t nopen, capopen;
+} bt_store;
+
+typedef struct bt_table {
+	struct rk_table base;
+	bt_store *s;
+	rk__family *fams;
+} bt_table;
+
+/* The clock value this thread was last handed by a store, to recognise a
+ * delete that store.c stamped "now" (backend_bt.c's file comment). */
+extern _Thread_local struct rk_bt__clock_seen {
+	const bt_store *s;
+	uint64_t ts;
+} rk_bt__last_clock;
+
+static inline int rk_bt__bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	size_t m = al < bl ? al : bl;
+	int c = m ? memcmp(a, b, m) : 0;
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+/* ---- bt_tables.c ---- */
+
+/* The families of `name` as the store API shows them; a family without a
+ * version limit keeps UINT_MAX versions. */
+int rk_bt__get_families(rk__family **out, size_t *count, bt_store *s, const char *name);
+/* Regions of one table from SampleRowKeys, appended to *a (n entries, cap). */
+int rk_bt__table_regions(rk_region_info **a, size_t *n, size_t *cap, bt_store *s,
+                         const char *table);
+int rk_bt__table_create_op(rk_store *st, const rk_table_def *def);
+int rk_bt__table_drop_op(rk_store *st, const char *name);
+int rk_bt__table_list_op(rk_table_info **out, size_t *count, rk_store *st);
+int rk_bt__table_open_op(rk_table **out, rk_store *st, const char *name);
+void rk_bt__table_close_op(rk_table *tb);
+int rk_bt__regions(rk_region_info **out, size_t *count, rk_store *st, const char *table);
+int rk_bt__servers(rk_server_info **out, size_t *count, rk_store *st);
+int rk_bt__region_split(rk_store *st, uint64_t id, const uint8_t *at, size_t at_len);
+int rk_bt__region_move(rk_store *st, uint64_t id, unsigned server);
+int rk_bt__balance(size_t *out, rk_store *st);
+int rk_bt__check(size_t *out, rk_store *st, void (*report)(const char *, void *), void *payload);
+int rk_bt__write_metrics(rk_store *st, const char *path);
+
+/* ---- bt_apply.c ---- */
+
+int rk_bt__apply(rk_table *tb, const rk_mutation *muts, size_t n, int *results);
+
+/* ---- bt_rows.c ---- */
+
+int rk_bt__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
+               const rk_read_options *ro);
+int rk_bt__scan_open_op(rk_scan **out, rk_table *tb, const rk_scan_options *so);
+int rk_bt__scan_next_op(const rk_row **out, rk_scan *base);
+void rk_bt__scan_close_op(rk_scan *base);
+
+#endif
