@@ -1,8 +1,8 @@
 /*
  * Private to src/store/bigtable: the client's insides and the gRPC call
- * helpers shared by bt_client.c (admin, SampleRowKeys), bt_write.c and
- * bt_read.c. Messages travel as raw gRPC byte buffers; protobuf-c packs and
- * unpacks them.
+ * helpers (bt_call.c) shared by bt_client.c, bt_admin.c (admin,
+ * SampleRowKeys), bt_write.c and bt_read.c. Messages travel as raw gRPC
+ * byte buffers; protobuf-c packs and unpacks them.
  */
 #ifndef RK_STORE_BT_INT_H
 #define RK_STORE_BT_INT_H
@@ -33,6 +33,10 @@ struct rk_bt_client {
 	rk_bt_opts opts; /* defaults filled in */
 	_Atomic int64_t last_ts_ms; /* rk_bt__client_next_ts */
 };
+
+/* 1 when s is a Bigtable id of 1..max bytes of [-_.a-zA-Z0-9], '-' and '.'
+ * not first unless first_any. */
+int rk_bt__id_ok(const char *s, size_t max, int first_any);
 
 /* "projects/P/instances/I/tables/T", malloc'd; RK_EINVALID on a bad id. */
 int rk_bt__table_name(char **out, const rk_bt_client *c, const char *table);

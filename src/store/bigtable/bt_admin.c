@@ -1,0 +1,465 @@
+/*
+ * The Bigtable client's table-admin calls (CreateTable, DeleteTable,
+ * ListTables, GetTable for the families) and SampleRowKeys, each over
+ * bt_call.c's helper, their responses decoded as hostile input.
+ */
+#include "store/bigtable/bt_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_admin.pb-c.h"
+#include "bt_data.pb-c.h"
+#include "key/error.h"
+
+/* ---- admin ---- */
+
+int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *families,
+                        size_t nfamilies, const rk_bt_bytes *splits, size_t nsplits)
+{
+	char what[128];
+	snprintf(what, sizeof what, "bigtable CreateTable %.60s", table ? table : "");
+	char *name = NULL;
+	int rc = rk_bt__table_name(&name, c, table);
+	if (rc < 0)
+		return rc;
+	free(name);
+	for (size_t i = 0; i < nfamilies; i++) {
+		if (!families[i].name || !rk_bt__id_ok(families[i].name, 64, 1))
+			return rk__err(RK_EINVALID, "%s: bad family name '%s': want 1-64 characters of "
+			               "[-_.a-zA-Z0-9]", what, families[i].name ? families[i].name : "(null)");
+		if (families[i].max_versions < 0)
+			return rk__err(RK_EINVALID, "%s: family %s: negative max_versions", what,
+			               families[i].name);
+	}
+	for (size_t i = 0; i < nsplits; i++)
+		if (!splits[i].len || splits[i].len > RK_BT_MAX_KEY)
+			return rk__err(RK_EINVALID, "%s: split key %zu is %s", what, i,
+			               splits[i].len ? "over 4 KiB" : "empty");
+
+	Rkbt__Table__ColumnFamiliesEntry *fe = calloc(nfamilies ? nfamilies : 1, sizeof *fe);
+	Rkbt__Table__ColumnFamiliesEntry **fep = calloc(nfamilies ? nfamilies : 1, sizeof *fep);
+	Rkbt__ColumnFamily *cf = calloc(nfamilies ? nfamilies : 1, sizeof *cf);
+	Rkbt__GcRule *gc = calloc(nfamilies ? nfamilies : 1, sizeof *gc);
+	Rkbt__CreateTableRequest__Split *sp = calloc(nsplits ? nsplits : 1, sizeof *sp);
+	Rkbt__CreateTableRequest__Split **spp = calloc(nsplits ? nsplits : 1, sizeof *spp);
+	uint8_t *buf = NULL, *resp = NULL;
+	size_t resp_len;
+	if (!fe || !fep || !cf || !gc || !sp || !spp) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	for (size_t i = 0; i < nfamilies; i++) {
+		rkbt__table__column_families_entry__init(&fe[i]);
+		rkbt__column_family__init(&cf[i]);
+		fe[i].key = (char *)families[i].name;
+		fe[i].value = &cf[i];
+		if (families[i].max_versions > 0) {
+			rkbt__gc_rule__init(&gc[i]);
+			gc[i].rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
+			gc[i].max_num_versions = families[i].max_versions;
+			cf[i].gc_rule = &gc[i];
+		}
+		fep[i] = &fe[i];
+	}
+	for (size_t i = 0; i < nsplits; i++) {
+		rkbt__create_table_request__split__init(&sp[i]);
+		sp[i].key.data = (uint8_t *)splits[i].ptr;
+		sp[i].key.len = splits[i].len;
+		spp[i] = &sp[i];
+	}
+	Rkbt__Table t;
+	rkbt__table__init(&t);
+	t.n_column_families = nfamilies;
+	t.column_families = fep;
+	t.granularity = RKBT__TABLE__TIMESTAMP_GRANULARITY__MILLIS;
+	Rkbt__CreateTableRequest req;
+	rkbt__create_table_request__init(&req);
+	req.parent = c->instance_name;
+	req.table_id = (char *)table;
+	req.table = &t;
+	req.n_initial_splits = nsplits;
+	req.initial_splits = spp;
+	size_t len = rkbt__create_table_request__get_packed_size(&req);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	rkbt__create_table_request__pack(&req, buf);
+	rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_CREATE_TABLE, buf, len, NULL,
+	                  rk_bt__deadline(c->opts.timeout_ms), what);
+	if (rc == 0) {
+		Rkbt__Table *got = rkbt__table__unpack(NULL, resp_len, resp);
+		if (!got)
+			rc = rk__err(RK_ECORRUPT, "%s: the response does not parse as a Table", what);
+		rkbt__table__free_unpacked(got, NULL);
+		free(resp);
+	}
+done:
+	free(buf);
+	free(fe);
+	free(fep);
+	free(cf);
+	free(gc);
+	free(sp);
+	free(spp);
+	return rc;
+}
+
+int rk_bt__table_delete(rk_bt_client *c, const char *table)
+{
+	char what[128];
+	snprintf(what, sizeof what, "bigtable DeleteTable %.60s", table ? table : "");
+	char *name;
+	int rc = rk_bt__table_name(&name, c, table);
+	if (rc < 0)
+		return rc;
+	Rkbt__DeleteTableRequest req;
+	rkbt__delete_table_request__init(&req);
+	req.name = name;
+	size_t len = rkbt__delete_table_request__get_packed_size(&req);
+	uint8_t *buf = malloc(len ? len : 1), *resp = NULL;
+	size_t resp_len;
+	if (!buf) {
+		free(name);
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	}
+	rkbt__delete_table_request__pack(&req, buf);
+	rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_DELETE_TABLE, buf, len, NULL,
+	                  rk_bt__deadline(c->opts.timeout_ms), what);
+	free(resp);
+	free(buf);
+	free(name);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rk_bt__table_ids_from_list(char ***vp, size_t *np, char **token, const uint8_t *resp,
+                               size_t resp_len, const char *instance_name, const char *what)
+{
+	char **v = *vp;
+	size_t n = *np, plen = strlen(instance_name);
+	Rkbt__ListTablesResponse *r = rkbt__list_tables_response__unpack(NULL, resp_len, resp);
+	if (!r)
+		return rk__err(RK_ECORRUPT, "%s: the response does not parse", what);
+	char **nv = realloc(v, (n + r->n_tables + 1) * sizeof *v);
+	if (!nv) {
+		rkbt__list_tables_response__free_unpacked(r, NULL);
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	}
+	*vp = v = nv;
+	v[n] = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < r->n_tables && !rc; i++) {
+		const char *full = r->tables[i]->name;
+		/* names come back as projects/P/instances/I/tables/T */
+		const char *id = full;
+		if (strncmp(full, instance_name, plen) == 0 && strncmp(full + plen, "/tables/", 8) == 0)
+			id = full + plen + 8;
+		if (!(v[n] = strdup(id)))
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		else
+			v[++n] = NULL;
+	}
+	*np = n;
+	if (!rc) {
+		free(*token);
+		if (!(*token = strdup(r->next_page_token ? r->next_page_token : "")))
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+	}
+	rkbt__list_tables_response__free_unpacked(r, NULL);
+	return rc;
+}
+
+int rk_bt__table_list(char ***out, size_t *count, rk_bt_client *c)
+{
+	const char *what = "bigtable ListTables";
+	char **v = calloc(1, sizeof *v);
+	size_t n = 0;
+	char *token = strdup("");
+	int rc = 0;
+	unsigned pages = 0;
+	if (!v || !token) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto fail;
+	}
+	do {
+		if (++pages > 100000) { /* a server that never ends its pages */
+			rc = rk__err(RK_ECORRUPT, "%s: more than 100000 pages of tables", what);
+			goto fail;
+		}
+		Rkbt__ListTablesRequest req;
+		rkbt__list_tables_request__init(&req);
+		req.parent = c->instance_name;
+		req.view = RKBT__TABLE__VIEW__NAME_ONLY;
+		req.page_token = token;
+		size_t len = rkbt__list_tables_request__get_packed_size(&req);
+		uint8_t *buf = malloc(len ? len : 1), *resp = NULL;
+		size_t resp_len;
+		if (!buf) {
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+			goto fail;
+		}
+		rkbt__list_tables_request__pack(&req, buf);
+		rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_LIST_TABLES, buf, len, NULL,
+		                  rk_bt__deadline(c->opts.timeout_ms), what);
+		free(buf);
+		if (rc < 0)
+			goto fail;
+		rc = rk_bt__table_ids_from_list(&v, &n, &token, resp, resp_len, c->instance_name,
+		                                what);
+		free(resp);
+		if (rc < 0)
+			goto fail;
+	} while (*token);
+	free(token);
+	v[n] = NULL;
+	qsort(v, n, sizeof *v, cmp_str);
+	*out = v;
+	*count = n;
+	return 0;
+fail:
+	free(token);
+	if (v) {
+		v[n] = NULL;
+		rk_bt__strv_free(v);
+	}
+	return rc;
+}
+
+/* ---- SampleRowKeys ---- */
+
+int rk_bt__sample_from_response(rk_bt_sample *out, const uint8_t *m, size_t ml, size_t i,
+                                const char *what)
+{
+	Rkbt__SampleRowKeysResponse *r = rkbt__sample_row_keys_response__unpack(NULL, ml, m);
+	if (!r)
+		return rk__err(RK_ECORRUPT, "%s: response %zu does not parse", what, i);
+	size_t kl = r->row_key.len;
+	long long off = (long long)r->offset_bytes;
+	if (kl > RK_BT_MAX_KEY || off < 0) {
+		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
+		return kl > RK_BT_MAX_KEY
+		               ? rk__err(RK_ECORRUPT,
+		                         "%s: response %zu: a sample key of %zu bytes (at most %u)",
+		                         what, i, kl, RK_BT_MAX_KEY)
+		               : rk__err(RK_ECORRUPT, "%s: response %zu: negative offset %lld", what, i,
+		                         off);
+	}
+	out->key_len = r->row_key.len;
+	out->key = malloc(r->row_key.len ? r->row_key.len : 1);
+	out->offset_bytes = r->offset_bytes;
+	if (!out->key) {
+		rkbt__sample_row_keys_response__free_unpacked(r, NULL);
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	}
+	if (r->row_key.len)
+		memcpy(out->key, r->row_key.data, r->row_key.len);
+	rkbt__sample_row_keys_response__free_unpacked(r, NULL);
+	return 0;
+}
+
+int rk_bt__sample_row_keys(rk_bt_sample **out, size_t *count, rk_bt_client *c, const char *table)
+{
+	char what[128];
+	snprintf(what, sizeof what, "bigtable SampleRowKeys %.60s", table ? table : "");
+	char *name, *routing = NULL;
+	uint8_t *buf = NULL;
+	rk_bt_call *call = NULL;
+	rk_bt_sample *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = rk_bt__table_name(&name, c, table);
+	if (rc < 0)
+		return rc;
+	Rkbt__SampleRowKeysRequest req;
+	rkbt__sample_row_keys_request__init(&req);
+	req.table_name = name;
+	if (c->opts.app_profile_id)
+		req.app_profile_id = (char *)c->opts.app_profile_id;
+	size_t len = rkbt__sample_row_keys_request__get_packed_size(&req);
+	buf = malloc(len ? len : 1);
+	routing = rk_bt__routing(name);
+	if (!buf || !routing) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto fail;
+	}
+	rkbt__sample_row_keys_request__pack(&req, buf);
+	if ((rc = rk_bt__call_start(&call, c->data, RK_BT_M_SAMPLE_ROW_KEYS, buf, len, routing,
+	                            rk_bt__deadline(c->opts.timeout_ms), what)) < 0)
+		goto fail;
+	for (;;) {
+		const uint8_t *m;
+		size_t ml;
+		rc = rk_bt__call_next(call, &m, &ml);
+		if (rc == RK_EITEROVER)
+			break;
+		if (rc < 0)
+			goto fail;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			rk_bt_sample *nv = realloc(v, ncap * sizeof *nv);
+			if (!nv) {
+				rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+				goto fail;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		if ((rc = rk_bt__sample_from_response(&v[n], m, ml, n, what)) < 0)
+			goto fail;
+		n++;
+	}
+	rk_bt__call_free(call);
+	free(routing);
+	free(buf);
+	free(name);
+	*out = v;
+	*count = n;
+	return 0;
+fail:
+	rk_bt__call_free(call);
+	rk_bt__samples_free(v, n);
+	free(routing);
+	free(buf);
+	free(name);
+	return rc;
+}
+
+/* ---- GetTable: the column families ---- */
+
+/* The version limit a GC rule puts on a column: -1 for none. Hostile input:
+ * nesting is bounded. */
+static int gc_versions(const Rkbt__GcRule *r, int depth)
+{
+	if (!r || depth > 16)
+		return -1;
+	switch (r->rule_case) {
+	case RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS:
+		return r->max_num_versions > 0 ? r->max_num_versions : -1;
+	case RKBT__GC_RULE__RULE_UNION: {
+		/* a cell goes when any rule says so: the smallest limit holds */
+		int best = -1;
+		for (size_t i = 0; i < r->union_->n_rules; i++) {
+			int v = gc_versions(r->union_->rules[i], depth + 1);
+			if (v > 0 && (best < 0 || v < best))
+				best = v;
+		}
+		return best;
+	}
+	case RKBT__GC_RULE__RULE_INTERSECTION: {
+		/* a cell goes only when every rule says so: the largest limit holds,
+		 * and a rule without one lifts the limit */
+		int best = -1;
+		for (size_t i = 0; i < r->intersection->n_rules; i++) {
+			int v = gc_versions(r->intersection->rules[i], depth + 1);
+			if (v < 0)
+				return -1;
+			if (v > best)
+				best = v;
+		}
+		return best;
+	}
+	default:
+		return -1;
+	}
+}
+
+static int cmp_family(const void *a, const void *b)
+{
+	return strcmp(((const rk_bt_family *)a)->name, ((const rk_bt_family *)b)->name);
+}
+
+void rk_bt__families_free(rk_bt_family *f, size_t count)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free((char *)f[i].name);
+	free(f);
+}
+
+int rk_bt__families_from_table(rk_bt_family **out, size_t *count, const uint8_t *resp,
+                               size_t resp_len, const char *what)
+{
+	int rc = 0;
+	size_t n = 0;
+	rk_bt_family *v = NULL;
+	Rkbt__Table *t = rkbt__table__unpack(NULL, resp_len, resp);
+	if (!t) {
+		rc = rk__err(RK_ECORRUPT, "%s: the response does not parse as a Table", what);
+		goto done;
+	}
+	v = calloc(t->n_column_families + 1, sizeof *v);
+	if (!v) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	for (size_t i = 0; i < t->n_column_families; i++) {
+		const Rkbt__Table__ColumnFamiliesEntry *e = t->column_families[i];
+		if (!e->key || !rk_bt__id_ok(e->key, 64, 1)) {
+			rc = rk__err(RK_ECORRUPT, "%s: the server named a family '%.80s' that is not a "
+			             "valid family name", what, e->key ? e->key : "(null)");
+			goto done;
+		}
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(v[j].name, e->key)) {
+				rc = rk__err(RK_ECORRUPT, "%s: family %s listed twice", what, e->key);
+				goto done;
+			}
+		v[n].name = strdup(e->key);
+		if (!v[n].name) {
+			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+			goto done;
+		}
+		v[n].max_versions = gc_versions(e->value ? e->value->gc_rule : NULL, 0);
+		n++;
+	}
+	qsort(v, n, sizeof *v, cmp_family);
+	*out = v;
+	*count = n;
+	v = NULL;
+	n = 0;
+done:
+	rk_bt__families_free(v, n);
+	if (t)
+		rkbt__table__free_unpacked(t, NULL);
+	return rc;
+}
+
+int rk_bt__table_families(rk_bt_family **out, size_t *count, rk_bt_client *c, const char *table)
+{
+	char what[128];
+	snprintf(what, sizeof what, "bigtable GetTable %.60s", table ? table : "");
+	char *name;
+	int rc = rk_bt__table_name(&name, c, table);
+	if (rc < 0)
+		return rc;
+	Rkbt__GetTableRequest req;
+	rkbt__get_table_request__init(&req);
+	req.name = name;
+	req.view = RKBT__TABLE__VIEW__SCHEMA_VIEW;
+	size_t len = rkbt__get_table_request__get_packed_size(&req);
+	uint8_t *buf = malloc(len ? len : 1), *resp = NULL;
+	size_t resp_len = 0;
+	if (!buf) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	rkbt__get_table_request__pack(&req, buf);
+	rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_GET_TABLE, buf, len, NULL,
+	                  rk_bt__deadline(c->opts.timeout_ms), what);
+	if (rc < 0)
+		goto done;
+	rc = rk_bt__families_from_table(out, count, resp, resp_len, what);
+done:
+	free(resp);
+	free(buf);
+	free(name);
+	return rc;
+}
