@@ -57,7 +57,7 @@ static int write_load(uint64_t rows, int on)
 #endif
 	rk_store *s;
 	rk_table *t;
-	rk_family_def f = {"f", 1};
+	rk_family_def f = {"f", 1, NULL};
 	uint8_t sp[3] = {0x40, 0x80, 0xc0};
 	rk_bytes spl[3] = {{&sp[0], 1}, {&sp[1], 1}, {&sp[2], 1}};
 	rk_table_def def = {"t", &f, 1, spl, 3, 0};

@@ -44,7 +44,7 @@ typedef struct {
 
 static void load(rk_store *st, design *d, long n)
 {
-	rk_family_def fam = {"d", 1};
+	rk_family_def fam = {"d", 1, NULL};
 	uint8_t sp[16];
 	rk_bytes splits[16];
 	for (unsigned b = 1; b < d->buckets; b++) {

@@ -262,7 +262,7 @@ static rk_store *store_open(const char *dir, unsigned servers)
 static void table_create(rk_store *s, const char *name, const rk_bytes *splits, size_t n,
                          unsigned bpl)
 {
-	rk_family_def f = {"f", 1};
+	rk_family_def f = {"f", 1, NULL};
 	rk_table_def d = {name, &f, 1, splits, n, bpl};
 	if (rk_table_create(s, &d))
 		die("create");

@@ -111,9 +111,37 @@ int rk_store_sync(rk_store *store);
 
 /* ---- tables ---- */
 
+/* Which versions of a column a family keeps (Bigtable's GcRule, HBase's
+ * VERSIONS and TTL). A collected version is hidden from reads at once and
+ * its space given back by rk_store_collect. Rules nest at most
+ * RK_GC_MAX_DEPTH deep, RK_GC_MAX_RULES rules in all. */
+typedef enum rk_gc_kind {
+	RK_GC_NONE = 0,        /* keep every version */
+	RK_GC_VERSIONS = 1,    /* keep the newest max_versions (>= 1) */
+	RK_GC_AGE = 2,         /* keep versions whose timestamp is less than
+	                          max_age_us (1..2^62) before now */
+	RK_GC_UNION = 3,       /* collect what any of rules[] collects */
+	RK_GC_INTERSECTION = 4 /* collect what all of rules[] collect */
+} rk_gc_kind;
+
+typedef struct rk_gc_rule {
+	rk_gc_kind kind;
+	unsigned max_versions;
+	uint64_t max_age_us;
+	const struct rk_gc_rule *rules; /* UNION, INTERSECTION: 1.. rules */
+	size_t nrules;
+} rk_gc_rule;
+
+#define RK_GC_MAX_DEPTH 8u
+#define RK_GC_MAX_RULES 64u
+
 typedef struct rk_family_def {
 	const char *name;      /* 1..64 bytes of [A-Za-z0-9_.-] */
-	unsigned max_versions; /* versions kept (>= 1) */
+	unsigned max_versions; /* versions kept (>= 1) when gc is NULL */
+	const rk_gc_rule *gc;  /* NULL: keep max_versions versions; else this
+	                          rule decides and max_versions is ignored
+	                          (in rk_table_info: the most it keeps,
+	                          UINT32_MAX for no bound) */
 } rk_family_def;
 
 typedef struct rk_bytes {
@@ -141,9 +169,9 @@ int rk_table_create(rk_store *store, const rk_table_def *def);
  * handle on it is open. */
 int rk_table_drop(rk_store *store, const char *name);
 
-/* Adds family `fam` to table `table`, or changes the max_versions of the
- * family of that name: the change is saved before it returns. Versions over
- * a lowered max_versions stop being visible at once. RK_ENOTFOUND (table),
+/* Adds family `fam` to table `table`, or changes the GC rule (or
+ * max_versions) of the family of that name: the change is saved before it
+ * returns. Versions the new rule collects stop being visible at once. RK_ENOTFOUND (table),
  * RK_EINVALID (bad family, 255 families already), RK_EBUSY while a handle on
  * the table is open (close them first), RK_EINVALID on a backend that does
  * not keep families (Bigtable: use its admin tools). */
@@ -159,7 +187,8 @@ int rk_table_family_drop(rk_store *store, const char *table, const char *family)
 
 typedef struct rk_table_info {
 	char *name;
-	rk_family_def *families; /* names owned by this info */
+	rk_family_def *families; /* names and rules owned by this info; gc is
+	                            NULL for a family that keeps max_versions */
 	size_t nfamilies;
 	unsigned bucket_prefix_len;
 	size_t nregions;
@@ -397,6 +426,15 @@ int rk_region_move(rk_store *store, uint64_t region_id, unsigned server);
  * (a damaged table block: RK_ECORRUPT naming the file) ends the call with
  * that error; a region with no split point is not an error. */
 int rk_store_split_due(size_t *out, rk_store *store);
+
+/* Gives back the space of what reads no longer see: the versions each
+ * family's GC rule collects (past max_versions, older than max_age), and
+ * the markers of older stores with the versions they hide (docs/store.md).
+ * Region by region, a bounded number of rows at a time, each step atomic
+ * with the writes to its rows. *out (may be NULL) receives the number of
+ * engine entries removed; 0 on a backend that collects on its own
+ * (Bigtable). */
+int rk_store_collect(size_t *out, rk_store *store);
 
 /* Evens region counts across servers, table by table. *out (may be NULL)
  * receives the number of regions moved. */

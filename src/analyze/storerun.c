@@ -199,7 +199,7 @@ static int srun_open(srun *r, const char *dir)
 	r->so.server_capacity_ops = o->capacity < 1 ? 1 : (uint64_t)(o->capacity + 0.5);
 	if ((rc = rk_store_open(&r->st, dir, &r->so)) != 0)
 		return rc;
-	rk_family_def fam = {"f", 1};
+	rk_family_def fam = {"f", 1, NULL};
 	rk_table_def def = {"analyze", &fam, 1, r->sp, r->nsp,
 	                    r->a->info.buckets > 1 ? r->a->info.prefix_len : 0};
 	if ((rc = rk_table_create(r->st, &def)) != 0 || (rc = rk_table_open(&r->tb, r->st, "analyze")))

@@ -256,6 +256,7 @@ int rk_cli_create(int argc, char **argv)
 			fambuf[nf] = f;
 			fams[nf].name = f;
 			fams[nf].max_versions = 1;
+			fams[nf].gc = NULL;
 			if (colon) {
 				*colon = 0;
 				if (rk_cli__parse_u64(&v, colon + 1) || v < 1 || v > 1000000) {

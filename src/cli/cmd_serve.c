@@ -47,6 +47,8 @@ static void usage(FILE *f)
 	        "  --servers N         region servers of a new store (default 4)\n"
 	        "  --balance-every S   run the balancer every S seconds, as HBase's balancer\n"
 	        "                      chore does (default 60; 0: never)\n"
+	        "  --collect-every S   give back the space of versions the families' GC rules\n"
+	        "                      collect every S seconds (default 3600; 0: never)\n"
 	        "  --block-cache MIB   MiB of table blocks kept in memory, one cache for all\n"
 	        "                      region servers (default 64; 0: 8 MiB a server)\n"
 	        "  --http [HOST:]PORT  also serve the live Key Visualizer page there (read-only;\n"
@@ -71,6 +73,41 @@ static int write_serving(const char *db, const char *bound)
 	return 0;
 }
 
+/* The store's chores while it serves: the balancer and the collection of
+ * what GC rules collect, each every so many seconds (0: never). A stop
+ * waits for a chore that runs. */
+typedef struct chores {
+	unsigned long balance_every, collect_every;
+	time_t last_balance, last_collect;
+} chores;
+
+static int due(unsigned long every, time_t *last)
+{
+	if (!every || difftime(time(NULL), *last) < (double)every)
+		return 0;
+	*last = time(NULL);
+	return 1;
+}
+
+static void run_chores(chores *ch, rk_store *store)
+{
+	size_t n;
+	if (due(ch->balance_every, &ch->last_balance)) {
+		if (rk_store_balance(&n, store))
+			fprintf(stderr, "rowkey serve: warning: balancing: %s\n", rk_error_last());
+		else if (n)
+			fprintf(stderr, "rowkey serve: balancer moved %zu region%s\n", n,
+			        n == 1 ? "" : "s");
+	}
+	if (due(ch->collect_every, &ch->last_collect)) {
+		if (rk_store_collect(&n, store))
+			fprintf(stderr, "rowkey serve: warning: collecting: %s\n", rk_error_last());
+		else if (n)
+			fprintf(stderr, "rowkey serve: collected %zu old version%s\n", n,
+			        n == 1 ? "" : "s");
+	}
+}
+
 int rk_cli_serve(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -80,6 +117,7 @@ int rk_cli_serve(int argc, char **argv)
 		{"instance", required_argument, NULL, 'i'},
 		{"servers", required_argument, NULL, 's'},
 		{"balance-every", required_argument, NULL, 'b'},
+		{"collect-every", required_argument, NULL, 'g'},
 		{"block-cache", required_argument, NULL, 'c'},
 		{"http", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
@@ -88,7 +126,7 @@ int rk_cli_serve(int argc, char **argv)
 	const char *db = RK_CLI_DEFAULT_DB, *listen = "127.0.0.1:8086";
 	const char *project = NULL, *instance = NULL, *http = NULL;
 	unsigned servers = 4;
-	unsigned long balance_every = 60;
+	chores ch = {60, 3600, time(NULL), time(NULL)};
 	rk_store_options o = RK_STORE_OPTIONS_INIT;
 	uint64_t v;
 	int c;
@@ -108,7 +146,13 @@ int rk_cli_serve(int argc, char **argv)
 			if (rk_cli__parse_u64(&v, optarg) || v > 86400)
 				return rk_cli_usage_error(CMD, "--balance-every: '%s' is not 0..86400 seconds",
 				                          optarg);
-			balance_every = (unsigned long)v;
+			ch.balance_every = (unsigned long)v;
+			break;
+		case 'g':
+			if (rk_cli__parse_u64(&v, optarg) || v > 86400 * 7)
+				return rk_cli_usage_error(CMD, "--collect-every: '%s' is not 0..604800 "
+				                          "seconds", optarg);
+			ch.collect_every = (unsigned long)v;
 			break;
 		case 'c':
 			if (rk_cli__parse_u64(&v, optarg) || v > 65536)
@@ -178,7 +222,7 @@ int rk_cli_serve(int argc, char **argv)
 		clearerr(stdout); /* said here */
 		sig = -1;
 	}
-	time_t last_balance = time(NULL);
+	ch.last_balance = ch.last_collect = time(NULL);
 	while (!sig) {
 		struct timespec five = {5, 0};
 		int s = sigtimedwait(&sigs, NULL, &five);
@@ -186,15 +230,7 @@ int rk_cli_serve(int argc, char **argv)
 			sig = s;
 			break;
 		}
-		if (balance_every && difftime(time(NULL), last_balance) >= (double)balance_every) {
-			size_t moved;
-			last_balance = time(NULL);
-			if (rk_store_balance(&moved, store))
-				fprintf(stderr, "rowkey serve: warning: balancing: %s\n", rk_error_last());
-			else if (moved)
-				fprintf(stderr, "rowkey serve: balancer moved %zu region%s\n", moved,
-				        moved == 1 ? "" : "s");
-		}
+		run_chores(&ch, store);
 		if (rk_store_write_metrics(store, metrics))
 			fprintf(stderr, "rowkey serve: warning: writing %s: %s\n", metrics,
 			        rk_error_last());

@@ -2,11 +2,9 @@
  * google.bigtable.admin.v2.BigtableTableAdmin for `rowkey serve`: tables and
  * column families of the store, on raw request bytes (no gRPC here).
  *
- * GC rules: a family keeps max_versions versions; a rule of versions only
- * (max_num_versions, or unions / intersections of them) maps onto that; no
- * rule keeps every version (max_versions UINT32_MAX, answered as an empty
- * GcRule). max_age cannot be honoured by the store and is refused with
- * FAILED_PRECONDITION, never accepted and ignored. Dropping a family
+ * GC rules are the store's own (rk_gc_rule: versions, age, unions and
+ * intersections, nested), kept and answered as they were sent; the mapping
+ * is the Bigtable backend's (store/bigtable/bt_map.h). Dropping a family
  * deletes its cells (rk_table_family_drop: a scan of the table).
  */
 #include <stdint.h>
@@ -17,53 +15,21 @@
 #include "bt_admin.pb-c.h"
 #include "key/error.h"
 #include "serve/serve_int.h"
+#include "store/bigtable/bt_map.h"
 
-#define NO_GC UINT32_MAX
-
-/* max_versions for a GC rule (NULL: no rule). */
-static int gc_versions(unsigned *out, const Rkbt__GcRule *r, const char *fam, rk_sv_status *st)
+/* The family definition for a GcRule (NULL: keep every version), its rule
+ * in *rule (free() it). INVALID_ARGUMENT naming the rule when Bigtable
+ * would refuse it. */
+static int family_def(rk_family_def *def, rk_gc_rule **rule, const char *name,
+                      const Rkbt__GcRule *r, const char *field, rk_sv_status *st)
 {
-	if (!r || r->rule_case == RKBT__GC_RULE__RULE__NOT_SET) {
-		*out = NO_GC;
-		return 0;
-	}
-	switch (r->rule_case) {
-	case RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS:
-		if (r->max_num_versions < 1)
-			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-			                   "column family %s: gc_rule.max_num_versions must be >= 1 (got %d)",
-			                   fam, r->max_num_versions);
-		*out = (unsigned)r->max_num_versions;
-		return 0;
-	case RKBT__GC_RULE__RULE_MAX_AGE:
-		return rk_sv__fail(st, RK_SV_FAILED_PRECONDITION, RK_EINVALID,
-		                   "column family %s: gc_rule.max_age is not supported by rowkey's "
-		                   "store (it keeps versions by count only: use max_num_versions)",
-		                   fam);
-	case RKBT__GC_RULE__RULE_INTERSECTION:
-	case RKBT__GC_RULE__RULE_UNION: {
-		/* union: a cell goes when any rule says so (the fewest versions
-		 * kept); intersection: when all do (the most) */
-		int uni = r->rule_case == RKBT__GC_RULE__RULE_UNION;
-		size_t n = uni ? r->union_->n_rules : r->intersection->n_rules;
-		Rkbt__GcRule **rules = uni ? r->union_->rules : r->intersection->rules;
-		unsigned acc = NO_GC;
-		for (size_t i = 0; i < n; i++) {
-			unsigned v;
-			int rc = gc_versions(&v, rules[i], fam, st);
-			if (rc)
-				return rc;
-			if (i == 0 || (uni ? v < acc : v > acc))
-				acc = v;
-		}
-		*out = acc;
-		return 0;
-	}
-	default:
-		return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
-		                   "column family %s: gc_rule kind %d is not supported", fam,
-		                   (int)r->rule_case);
-	}
+	char path[200];
+	snprintf(path, sizeof path, "%s: column family %.80s: gc_rule", field, name);
+	*rule = NULL;
+	if (rk_bt__gc_from_pb(rule, r, path))
+		return rk_sv__from_store(st, RK_EINVALID, "gc_rule");
+	*def = (rk_family_def){name, 1, *rule};
+	return 0;
 }
 
 /* A family name: 1..64 bytes of [-_.a-zA-Z0-9] (Bigtable's and the store's). */
@@ -115,29 +81,32 @@ static int pack_table(uint8_t **resp, size_t *len, const char *inst_of,
 	Rkbt__Table__ColumnFamiliesEntry *ents = calloc(nf ? nf : 1, sizeof *ents);
 	Rkbt__Table__ColumnFamiliesEntry **ep = calloc(nf ? nf : 1, sizeof *ep);
 	Rkbt__ColumnFamily *cfs = calloc(nf ? nf : 1, sizeof *cfs);
-	Rkbt__GcRule *gcs = calloc(nf ? nf : 1, sizeof *gcs);
+	Rkbt__GcRule **gcs = calloc(nf ? nf : 1, sizeof *gcs);
 	int rc = 0;
 	if (!ents || !ep || !cfs || !gcs) {
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = 0; i < nf && !rc; i++) {
+		const rk_family_def *f = &info->families[i];
+		rk_gc_rule versions = {f->max_versions == UINT32_MAX ? RK_GC_NONE : RK_GC_VERSIONS,
+		                       f->max_versions, 0, NULL, 0};
 		rkbt__table__column_families_entry__init(&ents[i]);
 		rkbt__column_family__init(&cfs[i]);
-		rkbt__gc_rule__init(&gcs[i]);
-		if (info->families[i].max_versions != NO_GC) {
-			gcs[i].rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
-			gcs[i].max_num_versions = (int32_t)info->families[i].max_versions;
-		}
-		cfs[i].gc_rule = &gcs[i];
+		if (rk_bt__gc_to_pb(&gcs[i], f->gc ? f->gc : &versions))
+			rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
+		cfs[i].gc_rule = gcs[i];
 		ents[i].key = (char *)info->families[i].name;
 		ents[i].value = &cfs[i];
 		ep[i] = &ents[i];
 	}
 	t.n_column_families = nf;
 	t.column_families = ep;
-	rc = pack(resp, len, &t.base, st);
+	if (!rc)
+		rc = pack(resp, len, &t.base, st);
 out:
+	for (size_t i = 0; gcs && i < nf; i++)
+		rk_bt__gc_pb_free(gcs[i]);
 	free(ents);
 	free(ep);
 	free(cfs);
@@ -185,10 +154,11 @@ static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r,
 		                   r->table_id);
 	size_t nf = r->table ? r->table->n_column_families : 0;
 	rk_family_def *fams = calloc(nf ? nf : 1, sizeof *fams);
+	rk_gc_rule **rules = calloc(nf ? nf : 1, sizeof *rules);
 	rk_bytes *splits = calloc(r->n_initial_splits ? r->n_initial_splits : 1, sizeof *splits);
 	rk_table_info *all = NULL;
 	size_t nall = 0;
-	if (!fams || !splits) {
+	if (!fams || !rules || !splits) {
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -201,9 +171,8 @@ static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r,
 			                 e->key, RK_MAX_FAMILY_LEN);
 			goto out;
 		}
-		fams[i].name = e->key;
-		if ((rc = gc_versions(&fams[i].max_versions, e->value ? e->value->gc_rule : NULL,
-		                      e->key, st)) != 0)
+		if ((rc = family_def(&fams[i], &rules[i], e->key, e->value ? e->value->gc_rule : NULL,
+		                     "table.column_families", st)) != 0)
 			goto out;
 	}
 	size_t ns = 0;
@@ -245,6 +214,9 @@ static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r,
 		rc = pack_table(resp, len, r->parent, one, 0, st);
 out:
 	rk_table_info_free(all, nall);
+	for (size_t i = 0; rules && i < nf; i++)
+		free(rules[i]);
+	free(rules);
 	free(fams);
 	free(splits);
 	return rc;
@@ -357,7 +329,12 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 	if ((rc = find_table(&all, &n, &one, env, r->name, id, st)) != 0)
 		goto out;
 	rk_family_def *defs = calloc(r->n_modifications, sizeof *defs);
-	if (!defs) {
+	rk_gc_rule **rules = calloc(r->n_modifications, sizeof *rules);
+	int *drop = calloc(r->n_modifications, sizeof *drop);
+	if (!defs || !rules || !drop) {
+		free(defs);
+		free(rules);
+		free(drop);
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -382,8 +359,8 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 				                 "modifications[%zu]: column family %s already exists", i,
 				                 m->id);
 			else
-				rc = gc_versions(&defs[i].max_versions, m->create ? m->create->gc_rule : NULL,
-				                 m->id, st);
+				rc = family_def(&defs[i], &rules[i], m->id,
+				                m->create ? m->create->gc_rule : NULL, "modifications", st);
 			break;
 		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_UPDATE:
 			if (!exists) {
@@ -398,8 +375,8 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 					                 "supported (only gc_rule)",
 					                 i, m->update_mask->paths[p]);
 			if (!rc)
-				rc = gc_versions(&defs[i].max_versions, m->update ? m->update->gc_rule : NULL,
-				                 m->id, st);
+				rc = family_def(&defs[i], &rules[i], m->id,
+				                m->update ? m->update->gc_rule : NULL, "modifications", st);
 			break;
 		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_DROP:
 			if (!m->drop)
@@ -408,7 +385,7 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 			else if (!exists)
 				rc = rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND,
 				                 "modifications[%zu]: column family %s not found", i, m->id);
-			defs[i].max_versions = 0; /* marks a drop below */
+			drop[i] = 1;
 			break;
 		default:
 			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
@@ -418,14 +395,17 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 	if (!rc) {
 		rk_sv__table_block(env->tables, id);
 		for (size_t i = 0; i < r->n_modifications && !rc; i++) {
-			rc = defs[i].max_versions
-			             ? rk_table_family_set(env->store, id, &defs[i])
-			             : rk_table_family_drop(env->store, id, defs[i].name);
+			rc = drop[i] ? rk_table_family_drop(env->store, id, defs[i].name)
+			             : rk_table_family_set(env->store, id, &defs[i]);
 			if (rc)
 				rk_sv__from_store(st, rc, "ModifyColumnFamilies");
 		}
 		rk_sv__table_unblock(env->tables, id);
 	}
+	for (size_t i = 0; rules && i < r->n_modifications; i++)
+		free(rules[i]);
+	free(rules);
+	free(drop);
 	free(defs);
 	if (!rc) {
 		rk_table_info_free(all, n);

@@ -13,11 +13,36 @@
 
 #include <rowkey/store.h>
 
+#include "store/gc.h"
+
+/* A column family as the backends hold it: gc NULL keeps max_versions
+ * versions; else the rule decides (max_versions then the most it keeps).
+ * gc is owned by whoever owns the family array. */
 typedef struct rk__family {
 	char name[RK_MAX_FAMILY_LEN + 1];
 	size_t name_len;
 	unsigned max_versions;
+	rk__gc *gc;
 } rk__family;
+
+/* 1 when family f collects the rank-th undeleted version (1 the newest) of
+ * a column, of timestamp ts, at time now. */
+static inline int rk__family_collects(const rk__family *f, unsigned rank, uint64_t ts,
+                                      uint64_t now)
+{
+	return f->gc ? rk_gc__collects(f->gc, rank, ts, now) : rank > f->max_versions;
+}
+
+/* Sets family f's rule from a checked definition (gc or max_versions).
+ * f->gc must not hold a rule (it is overwritten). */
+int rk_store__family_rule(rk__family *f, const rk_family_def *def);
+
+/* Frees families v[0..n) (their rules) and the array. */
+void rk_store__families_free(rk__family *v, size_t n);
+
+/* The public definition of f into *def (name borrowed from f; gc a new
+ * tree the caller frees, NULL for a version count). */
+int rk_store__family_def(rk_family_def *def, const rk__family *f);
 
 struct rk_backend_ops;
 struct rk_metrics;
@@ -85,6 +110,8 @@ struct rk_backend_ops {
 	int (*split_due)(size_t *out, rk_store *s);
 	/* optional (NULL: the backend records no load): rk_store_metrics */
 	int (*metrics)(struct rk_metrics **out, rk_store *s);
+	/* optional (NULL: the backend collects on its own; *out stays 0) */
+	int (*collect)(size_t *out, rk_store *s);
 };
 
 /* A backend as the registry knows it (src/store/backends.c). */

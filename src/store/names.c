@@ -1,8 +1,9 @@
 /*
- * Name checks and the family lookup that store.c and the backends share
- * (declared in backend.h): kept out of store.c so that no backend calls
- * back into the API layer above it.
+ * Name checks, the family lookup and the families' GC rules that store.c
+ * and the backends share (declared in backend.h): kept out of store.c so
+ * that no backend calls back into the API layer above it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/backend.h"
@@ -41,4 +42,26 @@ const rk__family *rk_store__family(const rk_table *t, const char *name, size_t l
 			hi = mid;
 	}
 	return NULL;
+}
+
+int rk_store__family_rule(rk__family *f, const rk_family_def *def)
+{
+	f->gc = NULL;
+	f->max_versions = def->max_versions;
+	return def->gc ? rk_gc__compile(&f->gc, &f->max_versions, def->gc) : 0;
+}
+
+int rk_store__family_def(rk_family_def *def, const rk__family *f)
+{
+	rk_gc_rule *r = NULL;
+	int rc = f->gc ? rk_gc__to_rule(&r, f->gc) : 0;
+	*def = (rk_family_def){f->name, f->max_versions, r};
+	return rc;
+}
+
+void rk_store__families_free(rk__family *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].gc);
+	free(v);
 }

@@ -49,6 +49,7 @@ void rk_rowasm__init(rk__rowasm *a, const rk_table *t, const rk_read_options *ro
 	a->table = t;
 	a->ro = ro;
 	a->out = out;
+	a->now = rk_gc__now();
 }
 
 void rk_rowasm__reinit(rk__rowasm *a, const rk_table *t, const rk_read_options *ro,
@@ -137,7 +138,7 @@ static int column_wanted(const rk__rowasm *a, const rk__family *f, const uint8_t
 	return 0;
 }
 
-int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, size_t vlen)
+int rk_rowasm__verdict(rk__rowasm *a, const rk__cellkey *ck)
 {
 	int rc;
 	if (!a->fam_known || !a->fam || a->fam->name_len != ck->family_len ||
@@ -149,11 +150,11 @@ int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, siz
 		a->col_valid = 0;
 	}
 	if (a->fam_skip)
-		return 0;
+		return RK_VIS_SKIP;
 	if (ck->family_marker) {
 		if (ck->ts > a->fam_del_ts)
 			a->fam_del_ts = ck->ts;
-		return 0;
+		return RK_VIS_MARKER;
 	}
 	if (!a->col_valid || a->qual_len != ck->qual_len ||
 	    memcmp(a->qual, ck->qual, ck->qual_len)) {
@@ -173,24 +174,32 @@ int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, siz
 		}
 	}
 	if (a->col_skip)
-		return 0;
+		return RK_VIS_SKIP;
 	switch (ck->type) {
 	case RK_CELL_DELETE_COLUMN:
 		if (ck->ts > a->col_del_ts)
 			a->col_del_ts = ck->ts;
-		return 0;
+		return RK_VIS_MARKER;
 	case RK_CELL_DELETE_CELL:
 		a->cell_del_ts = ck->ts;
-		return 0;
+		return RK_VIS_MARKER;
 	case RK_CELL_PUT:
 		break;
 	default:
-		return 0;
+		return RK_VIS_SKIP;
 	}
 	if (ck->ts <= a->fam_del_ts || ck->ts <= a->col_del_ts || ck->ts == a->cell_del_ts)
-		return 0;
-	if (++a->rank > a->fam->max_versions)
-		return 0;
+		return RK_VIS_MASKED;
+	if (rk__family_collects(a->fam, ++a->rank, ck->ts, a->now))
+		return RK_VIS_COLLECTED;
+	return RK_VIS_KEEP;
+}
+
+int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, size_t vlen)
+{
+	int rc = rk_rowasm__verdict(a, ck);
+	if (rc != RK_VIS_KEEP)
+		return rc < 0 ? rc : 0;
 	if (ck->ts < a->ro->min_ts || (a->ro->max_ts && ck->ts >= a->ro->max_ts))
 		return 0;
 	unsigned want = a->ro->max_versions ? a->ro->max_versions : 1;

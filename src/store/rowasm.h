@@ -1,8 +1,8 @@
 /*
  * Row assembly: turns the cells of one row, in cell-key order, into the
  * visible row a read returns. It applies delete markers (family, column,
- * single version), each family's max_versions, the time range, the column
- * filter and the requested number of versions. Backend-neutral: any backend
+ * single version: older stores have them), each family's GC rule, the time
+ * range, the column filter and the requested number of versions. Backend-neutral: any backend
  * that can produce a row's cells in cell-key order uses it.
  */
 #ifndef RK_STORE_ROWASM_H
@@ -40,6 +40,7 @@ typedef struct rk__rowasm {
 	int col_valid, col_skip;
 	uint64_t col_del_ts, cell_del_ts;
 	unsigned rank, returned;
+	uint64_t now;           /* for age rules: wall clock when the read began */
 	uint8_t *tmp;           /* unescape scratch */
 	size_t tmp_cap;
 } rk__rowasm;
@@ -60,6 +61,15 @@ int rk_rowasm__begin(rk__rowasm *a, const uint8_t *row, size_t len);
  * first rk_rowasm__add. */
 uint8_t *rk_rowasm__begin_raw(rk__rowasm *a, size_t cap);
 void rk_rowasm__set_key_len(rk__rowasm *a, size_t len);
+
+/* What a cell of the current row is to a reader (cells in cell-key order,
+ * as for rk_rowasm__add, which calls this): a family or column the read
+ * does not want or the table does not know; a delete marker (older stores);
+ * a version a marker hides; one its family's GC rule collects; one kept
+ * (before the read's time range and version count). A negative RK_E* code
+ * when out of memory. */
+enum { RK_VIS_SKIP = 1, RK_VIS_MARKER, RK_VIS_MASKED, RK_VIS_COLLECTED, RK_VIS_KEEP };
+int rk_rowasm__verdict(rk__rowasm *a, const rk__cellkey *ck);
 
 /* Feeds one cell of the current row (cells in cell-key order). */
 int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, size_t vlen);

@@ -121,7 +121,10 @@ int rk_table_create(rk_store *store, const rk_table_def *def)
 			return rk__err(RK_EINVALID,
 			               "table %s: family '%s': must be 1..%u bytes of letters, digits, _ . -",
 			               def->name, f->name ? f->name : "(null)", RK_MAX_FAMILY_LEN);
-		if (f->max_versions < 1)
+		int rc = f->gc ? rk_gc__check(f->gc, def->name, f->name) : 0;
+		if (rc)
+			return rc;
+		if (!f->gc && f->max_versions < 1)
 			return rk__err(RK_EINVALID, "table %s: family %s: max_versions must be >= 1",
 			               def->name, f->name);
 		for (size_t j = 0; j < i; j++)
@@ -167,7 +170,10 @@ int rk_table_family_set(rk_store *store, const char *table, const rk_family_def 
 	if (!fam || !rk_store__valid_name(fam->name, RK_MAX_FAMILY_LEN))
 		return rk__err(RK_EINVALID, "table %s: family name '%s' is not valid", table,
 		               fam && fam->name ? fam->name : "(null)");
-	if (fam->max_versions < 1)
+	int rc = fam->gc ? rk_gc__check(fam->gc, table, fam->name) : 0;
+	if (rc)
+		return rc;
+	if (!fam->gc && fam->max_versions < 1)
 		return rk__err(RK_EINVALID, "table %s: family %s: max_versions must be >= 1", table,
 		               fam->name);
 	if (!store->ops->family_set)
@@ -201,8 +207,10 @@ void rk_table_info_free(rk_table_info *infos, size_t count)
 	if (!infos)
 		return;
 	for (size_t i = 0; i < count; i++) {
-		for (size_t j = 0; j < infos[i].nfamilies; j++)
+		for (size_t j = 0; j < infos[i].nfamilies; j++) {
 			free((char *)infos[i].families[j].name);
+			free((rk_gc_rule *)infos[i].families[j].gc);
+		}
 		free(infos[i].families);
 		free(infos[i].name);
 	}
@@ -528,6 +536,15 @@ int rk_store_split_due(size_t *out, rk_store *store)
 		out = &dummy;
 	*out = 0;
 	return store->ops->split_due ? store->ops->split_due(out, store) : 0;
+}
+
+int rk_store_collect(size_t *out, rk_store *store)
+{
+	size_t dummy;
+	if (!out)
+		out = &dummy;
+	*out = 0;
+	return store->ops->collect ? store->ops->collect(out, store) : 0;
 }
 
 int rk_store_balance(size_t *out, rk_store *store)

@@ -123,7 +123,7 @@ static void test_power_cuts(void **state)
 		rk_store *s;
 		rk_store_options o = opts();
 		ST_OK(rk_store_open(&s, dir, &o));
-		rk_family_def f = {"f", 1};
+		rk_family_def f = {"f", 1, NULL};
 		rk_table_def d = {"t", &f, 1, NULL, 0, 0};
 		ST_OK(rk_table_create(s, &d));
 		ST_OK(rk_store_close(s));

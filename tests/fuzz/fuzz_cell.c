@@ -1,16 +1,20 @@
 /*
  * Fuzz target for the store's decoders of on-disk bytes: the cell key
  * (src/store/cell.c), with the one-pass row decoder and same-family
- * shortcut that scans use, and the META file (src/store/local/meta.c). The
- * first input byte picks the decoder. A cell key that decodes must re-encode to
- * the same bytes; a META image that decodes must re-encode to the same
- * image. Anything else must be rejected with RK_ECORRUPT, never a crash.
+ * shortcut that scans use, the META file (src/store/local/meta.c) and a
+ * family's GC rule in it (src/store/gc.c). The first input byte picks the
+ * decoder. A cell key that decodes must re-encode to the same bytes; a META
+ * image that decodes must re-encode to the same image (or, for versions
+ * this build rewrites, to one that then stays the same); a GC rule must
+ * survive encoding and the public tree. Anything else must be rejected with
+ * RK_ECORRUPT, never a crash.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/cell.h"
+#include "store/gc.h"
 #include "store/local/crc.h"
 #include "store/local/meta.h"
 
@@ -94,8 +98,9 @@ static void fuzz_meta(const uint8_t *in, size_t size)
 		uint8_t *buf;
 		size_t len;
 		if (rk_meta__encode(&buf, &len, &m) == 0) {
-			if (rk_cell__get_u32(data + 12) == 1) {
-				/* version 1 is rewritten as 2: that rewrite must be stable */
+			if (rk_cell__get_u32(data + 12) != 2) {
+				/* version 1 is rewritten as 2, and 3 as 2 when no family
+				 * has a rule beyond a version count: rewrites are stable */
 				rk__meta m2;
 				uint8_t *buf2;
 				size_t len2;
@@ -117,11 +122,45 @@ static void fuzz_meta(const uint8_t *in, size_t size)
 	free(data);
 }
 
+/* A rule that decodes encodes back to its bytes (plain version counts and
+ * "keep all" decode to no rule: a family keeps those as max_versions), and
+ * its public tree compiles to the same rule. */
+static void fuzz_gc(const uint8_t *data, size_t size)
+{
+	rk__gc *g;
+	int rc = rk_gc__decode(&g, data, size);
+	if (rc) {
+		if (rc != RK_ECORRUPT && rc != RK_ENOMEM)
+			abort();
+		return;
+	}
+	if (!g)
+		return;
+	uint8_t *again = malloc(rk_gc__encoded_len(g) + 1);
+	rk_gc__encode(again, g);
+	if (rk_gc__encoded_len(g) != size || memcmp(again, data, size))
+		abort();
+	rk_gc_rule *tree;
+	rk__gc *g2;
+	unsigned versions;
+	if (rk_gc__to_rule(&tree, g) == 0) {
+		if (rk_gc__check(tree, "t", "f") || rk_gc__compile(&g2, &versions, tree) || !g2 ||
+		    g2->n != g->n || memcmp(g2->node, g->node, g->n * sizeof g->node[0]))
+			abort();
+		free(g2);
+		free(tree);
+	}
+	free(again);
+	free(g);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
 		return 0;
-	if (data[0] & 1)
+	if ((data[0] & 3) == 2)
+		fuzz_gc(data + 1, size - 1);
+	else if (data[0] & 1)
 		fuzz_meta(data + 1, size - 1);
 	else
 		fuzz_cell_key(data + 1, size - 1);

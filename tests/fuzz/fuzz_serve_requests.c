@@ -44,7 +44,7 @@ static void cleanup(void)
 
 static void ensure_table(void)
 {
-	static const rk_family_def fams[] = {{"cf", 3}, {"meta", 1}};
+	static const rk_family_def fams[] = {{"cf", 3, NULL}, {"meta", 1, NULL}};
 	static const rk_bytes splits[] = {{(const uint8_t *)"g", 1}, {(const uint8_t *)"p", 1}};
 	rk_table_def d = {"t", fams, 2, splits, 2, 0};
 	int rc = rk_table_create(store, &d);

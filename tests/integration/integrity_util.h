@@ -34,7 +34,7 @@ static inline void it_value(uint8_t *v, size_t len, uint64_t i)
  * `at` when not NULL (two regions, on servers 0 and 1). */
 static inline void it_create_at(rk_store *s, const char *at)
 {
-	rk_family_def fam = {"d", 1};
+	rk_family_def fam = {"d", 1, NULL};
 	rk_bytes split = {(const uint8_t *)at, at ? strlen(at) : 0};
 	rk_table_def def = {"t", &fam, 1, at ? &split : NULL, at ? 1 : 0, 0};
 	int rc = rk_table_create(s, &def);

@@ -190,7 +190,7 @@ static void test_admin(void **state)
 {
 	(void)state;
 	rk_bt_client *c = open_client(0, 0);
-	rk_bt_family fam[] = {{"cf", 3}, {"meta", 0}};
+	rk_bt_family fam[] = {{"cf", 3, NULL}, {"meta", 0, NULL}};
 	rk_bt_bytes splits[] = {b("k0600"), b("k0300")};
 	assert_int_equal(rk_bt__table_create(c, "adm", fam, 2, splits, 2), 0);
 	assert_int_equal(rk_bt__table_create(c, "adm", fam, 2, NULL, 0), RK_EEXISTS);
@@ -212,7 +212,7 @@ static void test_admin(void **state)
 	assert_int_equal(rk_bt__table_delete(c, "adm2"), RK_ENOTFOUND);
 	assert_non_null(strstr(rk_error_last(), "NOT_FOUND"));
 	assert_int_equal(rk_bt__table_create(c, "-bad", fam, 1, NULL, 0), RK_EINVALID);
-	rk_bt_family badfam = {"c:f", 0};
+	rk_bt_family badfam = {"c:f", 0, NULL};
 	assert_int_equal(rk_bt__table_create(c, "t", &badfam, 1, NULL, 0), RK_EINVALID);
 	assert_int_equal(rk_bt__table_delete(c, "adm"), 0);
 	rk_bt__client_free(c);
@@ -251,7 +251,7 @@ static void test_write_read(void **state)
 {
 	(void)state;
 	rk_bt_client *c = open_client(400, 3);
-	rk_bt_family fam[] = {{"cf", 5}, {"meta", 1}};
+	rk_bt_family fam[] = {{"cf", 5, NULL}, {"meta", 1, NULL}};
 	rk_bt_bytes splits[] = {b("k1000"), b("k2000")};
 	assert_int_equal(rk_bt__table_create(c, "rw", fam, 2, splits, 2), 0);
 	load_rows(c, "rw");
@@ -485,7 +485,7 @@ static void test_columns_callbacks_clock(void **state)
 {
 	(void)state;
 	rk_bt_client *c = open_client(2, 2);
-	rk_bt_family fam[] = {{"cf", 1}, {"meta", 1}};
+	rk_bt_family fam[] = {{"cf", 1, NULL}, {"meta", 1, NULL}};
 	assert_int_equal(rk_bt__table_create(c, "cols", fam, 2, NULL, 0), 0);
 	rk_bt_writer *w;
 	assert_int_equal(rk_bt__writer_new(&w, c, "cols"), 0);
@@ -618,7 +618,7 @@ static void test_threads_share_a_client(void **state)
 {
 	(void)state;
 	rk_bt_client *c = open_client(64, 2);
-	rk_bt_family fam = {"cf", 1};
+	rk_bt_family fam = {"cf", 1, NULL};
 	assert_int_equal(rk_bt__table_create(c, "threads", &fam, 1, NULL, 0), 0);
 	static thread_arg args[THREADS];
 	pthread_t t[THREADS];
@@ -660,7 +660,7 @@ static void test_emulator_killed_mid_load(void **state)
 	rk_bt_client *c;
 	assert_int_equal(rk_bt__client_open(&c, URI, &o), 0);
 	setenv("BIGTABLE_EMULATOR_HOST", emu.host, 1);
-	rk_bt_family fam = {"cf", 1};
+	rk_bt_family fam = {"cf", 1, NULL};
 	assert_int_equal(rk_bt__table_create(c, "kill", &fam, 1, NULL, 0), 0);
 	rk_bt_writer *w;
 	rk_bt_mutation m;

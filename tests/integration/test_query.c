@@ -241,7 +241,7 @@ static void test_queries_match_brute_force(void **state)
 		const design *ds = &designs[d];
 		rk_schema *s;
 		assert_int_equal(rk_schema_parse(&s, ds->schema, strlen(ds->schema), ds->name), 0);
-		rk_family_def fam = {"d", 1};
+		rk_family_def fam = {"d", 1, NULL};
 		uint8_t sp[16];
 		rk_bytes splits[16];
 		for (unsigned b = 1; b < ds->buckets; b++) {
@@ -278,7 +278,7 @@ static void test_latest_first(void **state)
 	const char *txt = "fields uid:u32, ts:ts; key bucket(16, xxh3(uid)) u32(uid) u64(rts(ts))";
 	rk_schema *s;
 	assert_int_equal(rk_schema_parse(&s, txt, strlen(txt), NULL), 0);
-	rk_family_def fam = {"d", 1};
+	rk_family_def fam = {"d", 1, NULL};
 	rk_table_def def = {"latest", &fam, 1, NULL, 0, 1};
 	assert_int_equal(rk_table_create(store, &def), 0);
 	rk_table *t;

@@ -403,7 +403,7 @@ static void test_query_order(void **state)
 			fail_msg("design %s: %s", d.text, rk_error_last());
 		char name[16];
 		snprintf(name, sizeof name, "t%d", i);
-		rk_family_def fam = {"d", 1};
+		rk_family_def fam = {"d", 1, NULL};
 		rk_table_def def = {name, &fam, 1, NULL, 0, 0};
 		ST_OK(rk_table_create(store, &def));
 		rk_table *t;

@@ -446,7 +446,7 @@ static void test_calls(void **state)
 		resp_free(&out);
 	}
 
-	/* ModifyColumnFamilies: create, update (with mask), drop refused, max_age refused */
+	/* ModifyColumnFamilies: create, update (with mask), drop */
 	Rkbt__GcRule one = RKBT__GC_RULE__INIT, age = RKBT__GC_RULE__INIT;
 	one.rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
 	one.max_num_versions = 1;
@@ -476,9 +476,25 @@ static void test_calls(void **state)
 	mo.update = &c1;
 	mo.update_mask = &mask;
 	assert_int_equal(callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base), GRPC_STATUS_OK);
+	/* max_age, and a union of version counts: kept as sent (a union was
+	 * flattened into its smallest count before) */
 	mo.update = &c2;
-	assert_int_equal(callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base),
-	                 GRPC_STATUS_FAILED_PRECONDITION);
+	assert_int_equal(callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base), GRPC_STATUS_OK);
+	Rkbt__GcRule three = RKBT__GC_RULE__INIT, uni = RKBT__GC_RULE__INIT;
+	three.rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
+	three.max_num_versions = 3;
+	Rkbt__GcRule *pair[] = {&one, &three};
+	Rkbt__GcRule__Union un = RKBT__GC_RULE__UNION__INIT;
+	un.n_rules = 2;
+	un.rules = pair;
+	uni.rule_case = RKBT__GC_RULE__RULE_UNION;
+	uni.union_ = &un;
+	Rkbt__ColumnFamily c3 = RKBT__COLUMN_FAMILY__INIT;
+	c3.gc_rule = &uni;
+	mo.id = "extra";
+	mo.update = &c3;
+	assert_int_equal(callm(NULL, ADMIN "ModifyColumnFamilies", &mf.base), GRPC_STATUS_OK);
+	mo.id = "cf";
 	assert_int_equal(put("a", "extra", "q", "v"), GRPC_STATUS_OK);
 	/* a family dropped takes its cells along; dropping it again: NOT_FOUND */
 	mo.id = "meta";
@@ -496,9 +512,18 @@ static void test_calls(void **state)
 	assert_int_equal(callm(&out, ADMIN "GetTable", &g.base), GRPC_STATUS_OK);
 	Rkbt__Table *t = rkbt__table__unpack(NULL, out.len[0], out.msg[0]);
 	assert_int_equal(t->n_column_families, 2); /* cf, extra */
-	for (size_t i = 0; i < 2; i++)
-		if (!strcmp(t->column_families[i]->key, "cf"))
-			assert_int_equal(t->column_families[i]->value->gc_rule->max_num_versions, 1);
+	for (size_t i = 0; i < 2; i++) {
+		const Rkbt__GcRule *gr = t->column_families[i]->value->gc_rule;
+		if (!strcmp(t->column_families[i]->key, "cf")) {
+			assert_int_equal(gr->rule_case, RKBT__GC_RULE__RULE_MAX_AGE);
+			assert_int_equal(gr->max_age->seconds, 3600);
+		} else {
+			assert_int_equal(gr->rule_case, RKBT__GC_RULE__RULE_UNION);
+			assert_int_equal(gr->union_->n_rules, 2);
+			assert_int_equal(gr->union_->rules[0]->max_num_versions, 1);
+			assert_int_equal(gr->union_->rules[1]->max_num_versions, 3);
+		}
+	}
 	rkbt__table__free_unpacked(t, NULL);
 	resp_free(&out);
 	Rkbt__ListTablesRequest lt = RKBT__LIST_TABLES_REQUEST__INIT;

@@ -16,7 +16,7 @@
 
 #include "integration/store_test_util.h"
 
-static const rk_family_def fams[] = {{"cf", 3}, {"meta", 1}};
+static const rk_family_def fams[] = {{"cf", 3, NULL}, {"meta", 1, NULL}};
 
 static rk_store *open_store(const char *dir, unsigned servers, uint64_t split)
 {
@@ -223,7 +223,7 @@ static void test_get_row_lengths(void **state)
 	char *dir = st_tmpdir("getlen");
 	rk_store *s = open_store(dir, 2, 0);
 	create(s, "t", NULL, 0, 0);
-	rk_family_def of[] = {{"other", 1}};
+	rk_family_def of[] = {{"other", 1, NULL}};
 	rk_table_def d2 = {"u", of, 1, NULL, 0, 0};
 	ST_OK(rk_table_create(s, &d2));
 	rk_table *t, *u;
@@ -334,11 +334,11 @@ static void test_bad_input_writes_nothing(void **state)
 	assert_int_equal(rk_table_apply(t, &empty, 1, NULL), RK_EINVALID);
 
 	/* tables */
-	rk_family_def bf[] = {{"bad fam", 1}};
+	rk_family_def bf[] = {{"bad fam", 1, NULL}};
 	rk_table_def d = {"t2", bf, 1, NULL, 0, 0};
 	assert_int_equal(rk_table_create(s, &d), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "bad fam"));
-	rk_family_def gf[] = {{"f", 1}};
+	rk_family_def gf[] = {{"f", 1, NULL}};
 	rk_bytes sp[] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"a", 1}};
 	rk_table_def d2 = {"t2", gf, 1, sp, 2, 0};
 	assert_int_equal(rk_table_create(s, &d2), RK_EINVALID);
@@ -744,16 +744,16 @@ static void test_family_set(void **state)
 	assert_int_equal(rk_table_put(t, (const uint8_t *)"r", 1, "new", (const uint8_t *)"q", 1, 5,
 	                              (const uint8_t *)"v", 1),
 	                 RK_EINVALID);
-	rk_family_def nf = {"new", 2};
+	rk_family_def nf = {"new", 2, NULL};
 	assert_int_equal(rk_table_family_set(s, "a", &nf), RK_EBUSY);
 	rk_table_close(t);
 	ST_OK(rk_table_family_set(s, "a", &nf));
-	rk_family_def cf1 = {"cf", 1};
+	rk_family_def cf1 = {"cf", 1, NULL};
 	ST_OK(rk_table_family_set(s, "a", &cf1));
-	rk_family_def bad = {"no space", 1};
+	rk_family_def bad = {"no space", 1, NULL};
 	assert_int_equal(rk_table_family_set(s, "a", &bad), RK_EINVALID);
 	assert_int_equal(rk_table_family_set(s, "nosuch", &nf), RK_ENOTFOUND);
-	rk_family_def zero = {"z", 0};
+	rk_family_def zero = {"z", 0, NULL};
 	assert_int_equal(rk_table_family_set(s, "a", &zero), RK_EINVALID);
 	rk_table_def bare = {"bare", NULL, 0, NULL, 0, 0}; /* Bigtable allows it */
 	ST_OK(rk_table_create(s, &bare));
@@ -827,7 +827,7 @@ static void test_family_drop(void **state)
 	assert_int_equal(ti[0].nfamilies, 1);
 	assert_string_equal(ti[0].families[0].name, "cf");
 	rk_table_info_free(ti, n);
-	rk_family_def again = {"meta", 1};
+	rk_family_def again = {"meta", 1, NULL};
 	ST_OK(rk_table_family_set(s, "a", &again)); /* the old cells do not come back */
 	ST_OK(rk_table_open(&t, s, "a"));
 	rk_scan *sc;
@@ -895,7 +895,7 @@ static void test_delete_order(void **state)
 	o.write_buffer_size = 64 << 10; /* small memtables: the filler below compacts */
 	rk_store *s;
 	ST_OK(rk_store_open(&s, dir, &o));
-	rk_family_def f5[] = {{"cf", 5}};
+	rk_family_def f5[] = {{"cf", 5, NULL}};
 	rk_table_def d = {"t", f5, 1, NULL, 0, 0};
 	ST_OK(rk_table_create(s, &d));
 	rk_table *t;
@@ -1035,6 +1035,138 @@ static void test_delete_markers_of_old_stores(void **state)
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
 	st_rmtree(dir);
+
+	/* rk_store_collect removes a fresh copy's markers and what they hide:
+	 * reads see the same, and from then on an older write shows */
+	assert_int_equal(system(cmd), 0);
+	s = open_store(dir, 1, 0);
+	size_t removed = 0;
+	ST_OK(rk_store_collect(&removed, s));
+	assert_int_equal(removed, 6); /* 2 markers, v10 and v12, a10 and b20 */
+	ST_OK(rk_table_open(&t, s, "t"));
+	want_versions(t, "col", "cf", "x", "20");
+	want_versions(t, "fam", "cf", "c", "40");
+	put(t, "col", "cf", "x", 12, "shows");
+	want_versions(t, "col", "cf", "x", "20,12");
+	put(t, "fam", "cf", "b", 20, "shows");
+	want_versions(t, "fam", "cf", "b", "20");
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
+/* The META file's version (docs/formats.md B.2). */
+static unsigned meta_version(const char *dir)
+{
+	char path[600];
+	unsigned char b[16];
+	snprintf(path, sizeof path, "%s/META", dir);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(b, 1, 16, f), 16);
+	fclose(f);
+	return (unsigned)b[12] << 24 | (unsigned)b[13] << 16 | (unsigned)b[14] << 8 | b[15];
+}
+
+/* GC rules as given: versions, age, unions and intersections, nested, kept
+ * and listed as they were given, across a reopen (META version 3 only while
+ * a family has one); applied on reads at once; rk_store_collect gives their
+ * space back without changing what reads see. */
+static void test_gc_rules(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("gc");
+	rk_store *s = open_store(dir, 2, 0);
+	const uint64_t H = 3600ull * 1000000u;
+	rk_gc_rule v1 = {RK_GC_VERSIONS, 1, 0, NULL, 0}, v2 = {RK_GC_VERSIONS, 2, 0, NULL, 0};
+	rk_gc_rule age = {RK_GC_AGE, 0, H, NULL, 0};
+	rk_gc_rule pair[] = {v1, age};
+	rk_gc_rule uni = {RK_GC_UNION, 0, 0, pair, 2}, inter = {RK_GC_INTERSECTION, 0, 0, pair, 2};
+	rk_gc_rule nested_in[] = {inter, v2};
+	rk_gc_rule nested = {RK_GC_UNION, 0, 0, nested_in, 2};
+	rk_gc_rule none = {RK_GC_NONE, 0, 0, NULL, 0};
+	rk_family_def f[] = {{"age", 0, &age}, {"i", 0, &inter}, {"n", 0, &none},
+	                     {"nest", 0, &nested}, {"u", 0, &uni}, {"v2", 2, NULL}};
+	rk_table_def d = {"t", f, 6, NULL, 0, 0};
+	ST_OK(rk_table_create(s, &d));
+	/* bad rules: refused, naming the rule */
+	rk_gc_rule empty = {RK_GC_UNION, 0, 0, NULL, 0}, zero = {RK_GC_VERSIONS, 0, 0, NULL, 0};
+	rk_family_def bad = {"b", 1, &empty};
+	assert_int_equal(rk_table_family_set(s, "t", &bad), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "union needs at least one rule"));
+	rk_gc_rule deep[RK_GC_MAX_DEPTH + 1];
+	for (unsigned i = 0; i <= RK_GC_MAX_DEPTH; i++)
+		deep[i] = i < RK_GC_MAX_DEPTH ? (rk_gc_rule){RK_GC_UNION, 0, 0, &deep[i + 1], 1} : zero;
+	bad.gc = deep;
+	assert_int_equal(rk_table_family_set(s, "t", &bad), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "nested deeper"));
+
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	struct timespec now_ts;
+	clock_gettime(CLOCK_REALTIME, &now_ts);
+	uint64_t now = (uint64_t)now_ts.tv_sec * 1000000u;
+	uint64_t ts[] = {now - 3 * H, now - 2 * H, now - H / 6, now};
+	for (size_t k = 0; k < 6; k++)
+		for (size_t i = 0; i < 4; i++)
+			put(t, "r", f[k].name, "q", ts[i], "v");
+	char want[6][128];
+	snprintf(want[0], 128, "%llu,%llu", (unsigned long long)ts[3], (unsigned long long)ts[2]);
+	snprintf(want[1], 128, "%llu,%llu", (unsigned long long)ts[3], (unsigned long long)ts[2]);
+	snprintf(want[2], 128, "%llu,%llu,%llu,%llu", (unsigned long long)ts[3],
+	         (unsigned long long)ts[2], (unsigned long long)ts[1], (unsigned long long)ts[0]);
+	snprintf(want[3], 128, "%llu,%llu", (unsigned long long)ts[3], /* union of (i) and 2 */
+	         (unsigned long long)ts[2]);
+	snprintf(want[4], 128, "%llu", (unsigned long long)ts[3]);
+	snprintf(want[5], 128, "%llu,%llu", (unsigned long long)ts[3], (unsigned long long)ts[2]);
+	for (size_t k = 0; k < 6; k++)
+		want_versions(t, "r", f[k].name, "q", want[k]);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	assert_int_equal(meta_version(dir), 3);
+
+	s = open_store(dir, 2, 0);
+	rk_table_info *ti;
+	size_t n;
+	ST_OK(rk_table_list(&ti, &n, s));
+	assert_int_equal(ti[0].nfamilies, 6);
+	const rk_gc_rule *g = ti[0].families[3].gc; /* nest: union(intersection(v1, age), v2) */
+	assert_non_null(g);
+	assert_int_equal(g->kind, RK_GC_UNION);
+	assert_int_equal(g->nrules, 2);
+	assert_int_equal(g->rules[0].kind, RK_GC_INTERSECTION);
+	assert_int_equal(g->rules[0].rules[0].kind, RK_GC_VERSIONS);
+	assert_int_equal(g->rules[0].rules[0].max_versions, 1);
+	assert_int_equal(g->rules[0].rules[1].kind, RK_GC_AGE);
+	assert_true(g->rules[0].rules[1].max_age_us == H);
+	assert_int_equal(g->rules[1].kind, RK_GC_VERSIONS);
+	assert_int_equal(g->rules[1].max_versions, 2);
+	assert_int_equal(ti[0].families[3].max_versions, 2);
+	assert_null(ti[0].families[5].gc); /* v2: a version count */
+	assert_int_equal(ti[0].families[5].max_versions, 2);
+	assert_null(ti[0].families[2].gc); /* none: every version */
+	assert_true(ti[0].families[2].max_versions == UINT32_MAX);
+	rk_table_info_free(ti, n);
+
+	/* collect: 2 + 2 + 0 + 2 + 3 + 2 versions go; reads see the same */
+	size_t removed = 0;
+	ST_OK(rk_store_collect(&removed, s));
+	assert_int_equal(removed, 11);
+	ST_OK(rk_table_open(&t, s, "t"));
+	for (size_t k = 0; k < 6; k++)
+		want_versions(t, "r", f[k].name, "q", want[k]);
+	ST_OK(rk_store_collect(&removed, s));
+	assert_int_equal(removed, 0);
+	rk_table_close(t);
+	/* back to plain version counts: META version 2, which older builds read */
+	for (size_t k = 0; k < 6; k++) {
+		rk_family_def plain = {f[k].name, 3, NULL};
+		ST_OK(rk_table_family_set(s, "t", &plain));
+	}
+	ST_OK(rk_store_close(s));
+	assert_int_equal(meta_version(dir), 2);
+	st_rmtree(dir);
 	free(dir);
 }
 
@@ -1044,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_put_get_versions_deletes),
 		cmocka_unit_test(test_delete_order),
 		cmocka_unit_test(test_delete_markers_of_old_stores),
+		cmocka_unit_test(test_gc_rules),
 		cmocka_unit_test(test_buffered_writes),
 		cmocka_unit_test(test_get_row_lengths),
 		cmocka_unit_test(test_bad_input_writes_nothing),

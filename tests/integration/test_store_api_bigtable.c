@@ -74,7 +74,7 @@ static void skip_note(const char *what)
 
 /* ---- helpers, as in test_store_api.c ---- */
 
-static const rk_family_def fams[] = {{"cf", 3}, {"meta", 1}};
+static const rk_family_def fams[] = {{"cf", 3, NULL}, {"meta", 1, NULL}};
 
 /* Each case gets its own instance of the one emulator. */
 static rk_store *open_store(const char *instance)
@@ -316,11 +316,11 @@ static void test_bad_input_writes_nothing(void **state)
 	assert_int_equal(rk_table_apply(t, &empty, 1, NULL), RK_EINVALID);
 
 	/* tables */
-	rk_family_def bf[] = {{"bad fam", 1}};
+	rk_family_def bf[] = {{"bad fam", 1, NULL}};
 	rk_table_def d = {"t2", bf, 1, NULL, 0, 0};
 	assert_int_equal(rk_table_create(s, &d), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "bad fam"));
-	rk_family_def gf[] = {{"f", 1}};
+	rk_family_def gf[] = {{"f", 1, NULL}};
 	rk_bytes sp[] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"a", 1}};
 	rk_table_def d2 = {"t2", gf, 1, sp, 2, 0};
 	assert_int_equal(rk_table_create(s, &d2), RK_EINVALID);

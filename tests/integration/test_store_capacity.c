@@ -42,7 +42,7 @@ static rk_store *open_store(const char *dir, uint64_t ops, uint64_t bytes)
 	o.server_capacity_bytes = bytes;
 	rk_store *s = NULL;
 	ST_OK(rk_store_open(&s, dir, &o));
-	rk_family_def f = {"f", 1};
+	rk_family_def f = {"f", 1, NULL};
 	uint8_t b[3] = {1, 2, 3};
 	rk_bytes sp[3] = {{&b[0], 1}, {&b[1], 1}, {&b[2], 1}};
 	rk_table_def def = {"t", &f, 1, sp, 3, 1};

@@ -253,7 +253,7 @@ static void test_concurrent_while_splitting(void **unused)
 	o.n_servers = 2;
 	o.split_threshold = 48 << 10;
 	ST_OK(rk_store_open(&store, dir, &o));
-	rk_family_def f = {"f", 1};
+	rk_family_def f = {"f", 1, NULL};
 	rk_table_def d = {"t", &f, 1, NULL, 0, 0};
 	ST_OK(rk_table_create(store, &d));
 

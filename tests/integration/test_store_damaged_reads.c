@@ -204,7 +204,7 @@ static char *damaged_query_store(const char *tag, const char *schema, unsigned b
 	rk_encoder *e;
 	rk_store_options o = opts1();
 	ST_OK(rk_store_open(&s, dir, &o));
-	rk_family_def fam = {"d", 1};
+	rk_family_def fam = {"d", 1, NULL};
 	rk_table_def def = {"q", &fam, 1, NULL, 0, buckets > 1 ? 1 : 0};
 	ST_OK(rk_table_create(s, &def));
 	ST_OK(rk_table_open(&t, s, "q"));

@@ -113,7 +113,7 @@ static void create_store(const char *dir)
 	rk_store *s;
 	rk_store_options o = opts();
 	ST_OK(rk_store_open(&s, dir, &o));
-	rk_family_def f = {"f", 1};
+	rk_family_def f = {"f", 1, NULL};
 	rk_bytes splits[3] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"c", 1},
 	                      {(const uint8_t *)"d", 1}};
 	rk_table_def d = {"t", &f, 1, splits, 3, 0};

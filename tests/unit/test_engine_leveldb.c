@@ -111,7 +111,7 @@ static void test_store_shares_one_cache(void **state)
 	o.block_cache_size = 32 * MIB;
 	rk_store *st;
 	ST_OK(rk_store_open(&st, dir, &o));
-	rk_family_def fam = {"f", 1};
+	rk_family_def fam = {"f", 1, NULL};
 	rk_bytes split = {(const uint8_t *)"k00006000", 9};
 	rk_table_def def = {"t", &fam, 1, &split, 1, 0}; /* one region a server */
 	ST_OK(rk_table_create(st, &def));

@@ -289,12 +289,12 @@ static void test_reads_version_1(void **state)
 	assert_int_equal(rk_meta__encode(&again, &alen, &x), 0);
 	assert_int_equal(alen, len);
 	assert_memory_equal(again, buf, len);
-	rk_cell__put_u32(v1 + 12, 3); /* an unknown version */
+	rk_cell__put_u32(v1 + 12, 4); /* an unknown version */
 	rk_cell__put_u32(v1 + n - 4, rk_crc__32(v1 + 12, n - 16));
 	rk_meta__fini(&x);
 	rk_meta__init(&x, 1);
 	assert_int_equal(rk_meta__decode(&x, v1, n, "META"), RK_ECORRUPT);
-	assert_non_null(strstr(rk_error_last(), "meta version 3"));
+	assert_non_null(strstr(rk_error_last(), "meta version 4"));
 	free(again);
 	free(v1);
 	free(buf);

@@ -29,7 +29,7 @@ static void test_encode_store_query(void **state)
 	o.durability = RK_DURABILITY_ASYNC;
 	rk_store *st;
 	assert_int_equal(rk_store_open(&st, dir, &o), 0);
-	rk_family_def fam = {"d", 1};
+	rk_family_def fam = {"d", 1, NULL};
 	rk_table_def def = {"events", &fam, 1, NULL, 0, 1};
 	assert_int_equal(rk_table_create(st, &def), 0);
 	rk_table *t;

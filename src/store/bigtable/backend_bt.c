@@ -155,5 +155,6 @@ static const struct rk_backend_ops bt_ops = {
 	NULL, /* family_drop */
 	NULL, /* split_due: Bigtable splits tablets itself */
 	NULL, /* metrics: Bigtable keeps its load in its own console */
+	NULL, /* collect: Bigtable collects garbage itself */
 };
 

@@ -12,6 +12,8 @@
 #include "bt_admin.pb-c.h"
 #include "bt_data.pb-c.h"
 #include "key/error.h"
+#include "store/bigtable/bt_map.h"
+#include "store/gc.h"
 
 /* ---- admin ---- */
 
@@ -42,11 +44,12 @@ int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *
 	Rkbt__Table__ColumnFamiliesEntry **fep = calloc(nfamilies ? nfamilies : 1, sizeof *fep);
 	Rkbt__ColumnFamily *cf = calloc(nfamilies ? nfamilies : 1, sizeof *cf);
 	Rkbt__GcRule *gc = calloc(nfamilies ? nfamilies : 1, sizeof *gc);
+	Rkbt__GcRule **rules = calloc(nfamilies ? nfamilies : 1, sizeof *rules); /* from ->gc */
 	Rkbt__CreateTableRequest__Split *sp = calloc(nsplits ? nsplits : 1, sizeof *sp);
 	Rkbt__CreateTableRequest__Split **spp = calloc(nsplits ? nsplits : 1, sizeof *spp);
 	uint8_t *buf = NULL, *resp = NULL;
 	size_t resp_len;
-	if (!fe || !fep || !cf || !gc || !sp || !spp) {
+	if (!fe || !fep || !cf || !gc || !rules || !sp || !spp) {
 		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
 		goto done;
 	}
@@ -55,7 +58,11 @@ int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *
 		rkbt__column_family__init(&cf[i]);
 		fe[i].key = (char *)families[i].name;
 		fe[i].value = &cf[i];
-		if (families[i].max_versions > 0) {
+		if (families[i].gc) {
+			if ((rc = rk_bt__gc_to_pb(&rules[i], families[i].gc)) != 0)
+				goto done;
+			cf[i].gc_rule = rules[i];
+		} else if (families[i].max_versions > 0) {
 			rkbt__gc_rule__init(&gc[i]);
 			gc[i].rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
 			gc[i].max_num_versions = families[i].max_versions;
@@ -103,6 +110,9 @@ done:
 	free(fep);
 	free(cf);
 	free(gc);
+	for (size_t i = 0; rules && i < nfamilies; i++)
+		rk_bt__gc_pb_free(rules[i]);
+	free(rules);
 	free(sp);
 	free(spp);
 	return rc;
@@ -333,41 +343,28 @@ fail:
 
 /* ---- GetTable: the column families ---- */
 
-/* The version limit a GC rule puts on a column: -1 for none. Hostile input:
- * nesting is bounded. */
-static int gc_versions(const Rkbt__GcRule *r, int depth)
+/* A family's rule from the server's GcRule (hostile: bounded, checked). */
+static int family_rule(rk_bt_family *f, const Rkbt__GcRule *g, const char *what)
 {
-	if (!r || depth > 16)
-		return -1;
-	switch (r->rule_case) {
-	case RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS:
-		return r->max_num_versions > 0 ? r->max_num_versions : -1;
-	case RKBT__GC_RULE__RULE_UNION: {
-		/* a cell goes when any rule says so: the smallest limit holds */
-		int best = -1;
-		for (size_t i = 0; i < r->union_->n_rules; i++) {
-			int v = gc_versions(r->union_->rules[i], depth + 1);
-			if (v > 0 && (best < 0 || v < best))
-				best = v;
-		}
-		return best;
+	rk_gc_rule *r;
+	rk__gc *c;
+	unsigned versions;
+	char path[160];
+	snprintf(path, sizeof path, "%s: family %s: gc_rule", what, f->name);
+	if (rk_bt__gc_from_pb(&r, g, path))
+		return rk__err(RK_ECORRUPT, "%s", rk_error_last());
+	if (rk_gc__compile(&c, &versions, r)) {
+		free(r);
+		return RK_ENOMEM;
 	}
-	case RKBT__GC_RULE__RULE_INTERSECTION: {
-		/* a cell goes only when every rule says so: the largest limit holds,
-		 * and a rule without one lifts the limit */
-		int best = -1;
-		for (size_t i = 0; i < r->intersection->n_rules; i++) {
-			int v = gc_versions(r->intersection->rules[i], depth + 1);
-			if (v < 0)
-				return -1;
-			if (v > best)
-				best = v;
-		}
-		return best;
+	f->max_versions = versions > INT32_MAX ? -1 : (int)versions;
+	if (c) {
+		f->gc = r; /* more than a version count: kept as sent */
+		free(c);
+	} else {
+		free(r);
 	}
-	default:
-		return -1;
-	}
+	return 0;
 }
 
 static int cmp_family(const void *a, const void *b)
@@ -379,8 +376,10 @@ void rk_bt__families_free(rk_bt_family *f, size_t count)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
 		free((char *)f[i].name);
+		free(f[i].gc);
+	}
 	free(f);
 }
 
@@ -417,8 +416,9 @@ int rk_bt__families_from_table(rk_bt_family **out, size_t *count, const uint8_t 
 			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
 			goto done;
 		}
-		v[n].max_versions = gc_versions(e->value ? e->value->gc_rule : NULL, 0);
 		n++;
+		if ((rc = family_rule(&v[n - 1], e->value ? e->value->gc_rule : NULL, what)) != 0)
+			goto done;
 	}
 	qsort(v, n, sizeof *v, cmp_family);
 	*out = v;

@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <rowkey/store.h>
 
 #include "store/bigtable/bt_chunks.h"
 
@@ -75,6 +76,11 @@ typedef struct rk_bt_family {
 	const char *name;
 	int max_versions; /* GC rule: keep the newest N cells per column; 0: no rule
 	                     (rk_bt__table_families reports "no limit" as -1) */
+	rk_gc_rule *gc;   /* a rule that is more than a version count (max_age,
+	                     unions, intersections), or NULL: creating, borrowed
+	                     and used instead of max_versions; from GetTable,
+	                     owned by the array (max_versions then the most
+	                     versions it keeps, -1 no bound) */
 } rk_bt_family;
 
 /* Creates `table` with the given families and initial split keys (sorted or
@@ -86,11 +92,9 @@ int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *
 int rk_bt__table_delete(rk_bt_client *c, const char *table);
 
 /* GetTable (SCHEMA_VIEW): the table's column families, sorted by name, with
- * the version limit of their GC rule (max_num_versions; a union of rules
- * keeps the smallest limit, an intersection the largest; -1 when the rule
- * puts no limit on versions, e.g. none or max_age only). *out is an array of
- * *count families the caller frees with rk_bt__families_free. RK_ENOTFOUND
- * when there is no such table. */
+ * their GC rule (see rk_bt_family). *out is an array of *count families the
+ * caller frees with rk_bt__families_free. RK_ENOTFOUND when there is no
+ * such table. */
 int rk_bt__table_families(rk_bt_family **out, size_t *count, rk_bt_client *c, const char *table);
 void rk_bt__families_free(rk_bt_family *f, size_t count);
 

@@ -20,7 +20,8 @@ int rk_bt__table_create_op(rk_store *st, const rk_table_def *def)
 	rk_bt_family fams[255];
 	rk_bt_bytes *splits = NULL;
 	for (size_t i = 0; i < def->nfamilies; i++) {
-		if (def->families[i].max_versions > INT32_MAX)
+		fams[i].gc = (rk_gc_rule *)def->families[i].gc;
+		if (!fams[i].gc && def->families[i].max_versions > INT32_MAX)
 			return rk__err(RK_EINVALID, "table %s: family %s: %u versions (Bigtable allows %d)",
 			               def->name, def->families[i].name, def->families[i].max_versions,
 			               INT32_MAX);
@@ -83,12 +84,18 @@ int rk_bt__get_families(rk__family **out, size_t *count, bt_store *s, const char
 		rk_bt__families_free(f, n);
 		return rk__err(RK_ENOMEM, "table %s: out of memory", name);
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !rc; i++) {
 		snprintf(v[i].name, sizeof v[i].name, "%s", f[i].name);
 		v[i].name_len = strlen(v[i].name);
-		v[i].max_versions = f[i].max_versions > 0 ? (unsigned)f[i].max_versions : UINT_MAX;
+		rk_family_def d = {v[i].name, f[i].max_versions > 0 ? (unsigned)f[i].max_versions
+		                                                    : UINT_MAX, f[i].gc};
+		rc = rk_store__family_rule(&v[i], &d);
 	}
 	rk_bt__families_free(f, n);
+	if (rc) {
+		rk_store__families_free(v, n);
+		return rc;
+	}
 	*out = v;
 	*count = n;
 	return 0;
@@ -187,7 +194,7 @@ int rk_bt__table_list_op(rk_table_info **out, size_t *count, rk_store *st)
 			rc = rk_bt__table_regions(&ri, &nr, &cap, s, names[i]);
 		rk_region_info_free(ri, nr);
 		if (rc < 0) {
-			free(f);
+			rk_store__families_free(f, nf);
 			goto fail;
 		}
 		rk_table_info *t = &a[k++];
@@ -195,21 +202,21 @@ int rk_bt__table_list_op(rk_table_info **out, size_t *count, rk_store *st)
 		t->families = calloc(nf ? nf : 1, sizeof *t->families);
 		t->nregions = nr;
 		if (!t->name || !t->families) {
-			free(f);
+			rk_store__families_free(f, nf);
 			rc = rk__err(RK_ENOMEM, "out of memory listing tables");
 			goto fail;
 		}
 		for (size_t j = 0; j < nf; j++) {
+			int frc = rk_store__family_def(&t->families[j], &f[j]);
 			t->families[j].name = strdup(f[j].name);
-			t->families[j].max_versions = f[j].max_versions;
 			t->nfamilies = j + 1;
-			if (!t->families[j].name) {
-				free(f);
+			if (frc || !t->families[j].name) {
+				rk_store__families_free(f, nf);
 				rc = rk__err(RK_ENOMEM, "out of memory listing tables");
 				goto fail;
 			}
 		}
-		free(f);
+		rk_store__families_free(f, nf);
 	}
 	rk_bt__strv_free(names);
 	*out = a;
@@ -241,7 +248,7 @@ int rk_bt__table_open_op(rk_table **out, rk_store *st, const char *name)
 			bt_open *no = realloc(s->open, nc * sizeof *no);
 			if (!no) {
 				pthread_mutex_unlock(&s->mu);
-				free(t->fams);
+				rk_store__families_free(t->fams, nf);
 				free(t);
 				return rk__err(RK_ENOMEM, "table %s: out of memory", name);
 			}
@@ -273,7 +280,7 @@ void rk_bt__table_close_op(rk_table *tb)
 	if (o && o->handles && --o->handles == 0)
 		*o = s->open[--s->nopen];
 	pthread_mutex_unlock(&s->mu);
-	free(t->fams);
+	rk_store__families_free(t->fams, t->base.nfamilies);
 	free(t);
 }
 
@@ -361,7 +368,7 @@ int rk_bt__check(size_t *out, rk_store *st, void (*report)(const char *, void *)
 		int r = rk_bt__get_families(&f, &nf, s, names[i]);
 		if (r == 0)
 			r = rk_bt__table_regions(&ri, &nr, &cap, s, names[i]);
-		free(f);
+		rk_store__families_free(f, nf);
 		rk_region_info_free(ri, nr);
 		if (r == RK_ENOTFOUND)
 			continue;

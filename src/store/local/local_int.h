@@ -16,6 +16,8 @@
  *   admin.c         splits (the background splitter and rk_store_split_due),
  *                   moves, the balancer, region and server listings
  *   check.c         rk_store_check
+ *   collect.c       rk_store_collect: what GC rules collect, old markers
+ *   rowop.c         what the writer resolves when it applies a request
  *   metrics_file.c  DIR/metrics.tsv: read at open, rewritten at close
  *   server.c        a region server's writer thread and admission
  *   meta.c          the meta map; meta_file.c its file (META);
@@ -187,6 +189,7 @@ int rk_local__region_split(rk_store *st, uint64_t id, const uint8_t *at, size_t 
 int rk_local__region_move(rk_store *st, uint64_t id, unsigned dst);
 int rk_local__balance(size_t *out, rk_store *st);
 int rk_local__split_due(size_t *out, rk_store *st);
+int rk_local__collect(size_t *out, rk_store *st);
 int rk_local__check(size_t *out, rk_store *st, void (*report)(const char *, void *),
                     void *payload);
 int rk_local__write_metrics(rk_store *st, const char *path);

@@ -166,7 +166,7 @@ void rk_meta__table_free(rk__tmeta *t)
 		return;
 	rk_meta__props_free(&t->props);
 	rk_kvt__free(t->kv);
-	free(t->families);
+	rk_store__families_free(t->families, t->nfamilies);
 	free(t->regions);
 	free(t);
 }

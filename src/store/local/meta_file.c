@@ -17,11 +17,15 @@
 
 #include "key/error.h"
 #include "store/cell.h"
+#include "store/gc.h"
 #include "store/local/crc.h"
 #include "store/local/durable.h"
 
 #define META_MAGIC "RKMETA01"
-#define META_VERSION 2u     /* written; 1 (no props) is still read */
+#define META_VERSION 2u     /* written unless a family has a GC rule; 1 (no
+                               props) is still read */
+#define META_VERSION_GC 3u  /* written when a family has a GC rule other than
+                               a version count (formats.md B.2) */
 #define META_VERSION_V1 1u
 #define END_UNBOUNDED 0x00
 #define END_BOUNDED 0x01
@@ -99,10 +103,17 @@ static void wprops(wbuf *b, const rk__props *p)
 int rk_meta__encode(uint8_t **out, size_t *len, const rk__meta *m)
 {
 	wbuf b = {0};
+	uint32_t version = META_VERSION;
 	*out = NULL;
+	/* the version older builds read, unless a family needs the GC field:
+	 * then a version they refuse, rather than one they misread */
+	for (size_t i = 0; i < m->ntables; i++)
+		for (size_t f = 0; f < m->tables[i]->nfamilies; f++)
+			if (m->tables[i]->families[f].gc)
+				version = META_VERSION_GC;
 	wput(&b, META_MAGIC, 8);
 	wu32(&b, 0); /* body length, patched below */
-	wu32(&b, META_VERSION);
+	wu32(&b, version);
 	wu32(&b, m->n_servers);
 	wu32(&b, m->next_table_id);
 	wu64(&b, m->next_region_id);
@@ -115,8 +126,16 @@ int rk_meta__encode(uint8_t **out, size_t *len, const rk__meta *m)
 		wu16(&b, (uint16_t)t->bucket_prefix_len);
 		wu16(&b, (uint16_t)t->nfamilies);
 		for (size_t f = 0; f < t->nfamilies; f++) {
-			wbytes16(&b, t->families[f].name, t->families[f].name_len);
-			wu32(&b, t->families[f].max_versions);
+			const rk__family *fa = &t->families[f];
+			wbytes16(&b, fa->name, fa->name_len);
+			wu32(&b, fa->max_versions);
+			if (version >= META_VERSION_GC) {
+				uint8_t gc[RK_GC_MAX_RULES * 9]; /* a node: kind and at most 8 bytes */
+				size_t gl = fa->gc ? rk_gc__encoded_len(fa->gc) : 0;
+				if (gl)
+					rk_gc__encode(gc, fa->gc);
+				wbytes16(&b, gc, gl);
+			}
 		}
 		wu32(&b, (uint32_t)t->nregions);
 		for (size_t k = 0; k < t->nregions; k++) {
@@ -306,7 +325,10 @@ static int decode_table(rk__meta *m, rbuf *r, uint32_t version)
 		const uint8_t *fn;
 		size_t fl;
 		uint32_t mv;
-		if (rbytes16(r, &fn, &fl, "family name") || ru32(r, &mv, "max versions"))
+		const uint8_t *gb = NULL;
+		size_t gl = 0;
+		if (rbytes16(r, &fn, &fl, "family name") || ru32(r, &mv, "max versions") ||
+		    (version >= META_VERSION_GC && rbytes16(r, &gb, &gl, "family GC rule")))
 			goto fail;
 		if (!valid_name_bytes(fn, fl, RK_MAX_FAMILY_LEN) || mv < 1) {
 			rk__err(RK_ECORRUPT, "%s: table %s: bad family %zu ('%s', %u versions)", r->file,
@@ -316,6 +338,12 @@ static int decode_table(rk__meta *m, rbuf *r, uint32_t version)
 		memcpy(t->families[f].name, fn, fl);
 		t->families[f].name_len = fl;
 		t->families[f].max_versions = mv;
+		t->nfamilies = f + 1; /* its rule is freed with the table from here on */
+		if (gl && rk_gc__decode(&t->families[f].gc, gb, gl)) {
+			rk__err_wrap(RK_ECORRUPT, "%s: table %s: family %s", r->file, t->name,
+			             t->families[f].name);
+			goto fail;
+		}
 		if (f && strcmp(t->families[f - 1].name, t->families[f].name) >= 0) {
 			rk__err(RK_ECORRUPT, "%s: table %s: family %s repeated or out of name order",
 			        r->file, t->name, t->families[f].name);
@@ -407,9 +435,9 @@ int rk_meta__decode(rk__meta *m, const uint8_t *buf, size_t len, const char *fil
 	if (ru32(&r, &version, "version") || ru32(&r, &nsrv, "server count") ||
 	    ru32(&r, &ntid, "next table id") || ru64(&r, &nrid, "next region id"))
 		return RK_ECORRUPT;
-	if (version != META_VERSION && version != META_VERSION_V1)
-		return rk__err(RK_ECORRUPT, "%s: meta version %u (this build reads %u and %u)", file,
-		               version, META_VERSION_V1, META_VERSION);
+	if (version != META_VERSION && version != META_VERSION_V1 && version != META_VERSION_GC)
+		return rk__err(RK_ECORRUPT, "%s: meta version %u (this build reads %u to %u)", file,
+		               version, META_VERSION_V1, META_VERSION_GC);
 	if (version >= 2 && rprops(&r, &m->props, "store settings"))
 		return RK_ECORRUPT;
 	if (ru32(&r, &ntables, "table count"))

@@ -453,4 +453,5 @@ static const struct rk_backend_ops local_ops = {
 	.family_drop = rk_local__family_drop,
 	.split_due = rk_local__split_due,
 	.metrics = rk_local__metrics,
+	.collect = rk_local__collect,
 };

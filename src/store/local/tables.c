@@ -46,9 +46,10 @@ int rk_local__table_create(rk_store *st, const rk_table_def *def)
 	for (size_t i = 0; i < def->nfamilies; i++) {
 		snprintf(t->families[i].name, sizeof t->families[i].name, "%s", def->families[i].name);
 		t->families[i].name_len = strlen(t->families[i].name);
-		t->families[i].max_versions = def->families[i].max_versions;
+		t->nfamilies = i + 1; /* freed with the table from here on */
+		if ((rc = rk_store__family_rule(&t->families[i], &def->families[i])) != 0)
+			goto fail;
 	}
-	t->nfamilies = def->nfamilies;
 	qsort(t->families, t->nfamilies, sizeof *t->families, fam_cmp);
 	for (size_t i = 0; i <= def->nsplits; i++) {
 		const rk_bytes *a = i ? &def->split_points[i - 1] : NULL;
@@ -166,10 +167,10 @@ int rk_local__table_list(rk_table_info **out, size_t *count, rk_store *st)
 			goto out;
 		}
 		for (size_t f = 0; f < t->nfamilies; f++) {
+			int frc = rk_store__family_def(&a[i].families[f], &t->families[f]);
 			a[i].families[f].name = strdup(t->families[f].name);
-			a[i].families[f].max_versions = t->families[f].max_versions;
 			a[i].nfamilies = f + 1;
-			if (!a[i].families[f].name) {
+			if (frc || !a[i].families[f].name) {
 				rk_table_info_free(a, i + 1);
 				rc = rk__err(RK_ENOMEM, "out of memory listing tables");
 				goto out;
@@ -289,7 +290,12 @@ int rk_local__family_set(rk_store *st, const char *table, const rk_family_def *f
 	memcpy(fams, t->families, t->nfamilies * sizeof *fams);
 	snprintf(fams[i].name, sizeof fams[i].name, "%s", fam->name);
 	fams[i].name_len = strlen(fams[i].name);
-	fams[i].max_versions = fam->max_versions;
+	rk__gc *replaced = i < t->nfamilies ? t->families[i].gc : NULL;
+	if ((rc = rk_store__family_rule(&fams[i], fam)) != 0) {
+		free(fams);
+		goto out;
+	}
+	rk__gc *added = fams[i].gc;
 	old = t->families;
 	oldn = t->nfamilies;
 	t->families = fams;
@@ -299,9 +305,11 @@ int rk_local__family_set(rk_store *st, const char *table, const rk_family_def *f
 	    (rc = rk_local__meta_persist(s, buf, len, seq)) != 0) {
 		t->families = old;
 		t->nfamilies = oldn;
+		free(added);
 		free(fams);
 		goto out;
 	}
+	free(replaced);
 	free(old);
 out:
 	pthread_rwlock_unlock(&s->lock);
@@ -395,6 +403,8 @@ int rk_local__family_drop(rk_store *st, const char *table, const char *family)
 		        (t->nfamilies - fi) * sizeof *t->families);
 		t->families[fi] = removed;
 		t->nfamilies++;
+	} else {
+		free(removed.gc);
 	}
 out:
 	pthread_rwlock_unlock(&s->lock);
