@@ -12,6 +12,7 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
+#include "bt_data.pb-c.h"
 #include "store/bigtable/bt_client.h"
 
 /* gRPC method paths: upstream package, service and method names. */
@@ -82,6 +83,15 @@ void rk_bt__call_free(rk_bt_call *call);
 int rk_bt__unary(uint8_t **resp, size_t *resp_len, grpc_channel *ch, const char *method,
                  const void *req, size_t len, const char *routing, gpr_timespec deadline,
                  const char *what);
+
+/* ---- mutations (bt_mutation.c) ---- */
+
+/* The Rkbt__Mutation messages of muts[0..n), checked (a family, whole
+ * milliseconds, a non-empty range; `who` and the row name them in errors),
+ * their bytes borrowed from muts: *mp points at n messages held in *mem,
+ * which the caller frees with free(). */
+int rk_bt__pack_mutations(Rkbt__Mutation ***mp, void **mem, const rk_bt_mutation *muts,
+                          size_t n, const char *who, const uint8_t *row, size_t row_len);
 
 /* ---- response decoding (each takes hostile bytes: fuzz_bt_responses) ---- */
 
