@@ -223,6 +223,10 @@ typedef struct rk_table rk_table;
 int rk_table_open(rk_table **out, rk_store *store, const char *name);
 void rk_table_close(rk_table *table);
 
+/* 1 when the table of `table` has column family `family` (as the handle saw
+ * the table when it was opened), else 0. */
+int rk_table_has_family(const rk_table *table, const char *family);
+
 /* ---- writes ---- */
 
 /* The largest timestamp: a delete up to it removes every version. */
@@ -305,10 +309,78 @@ typedef struct rk_column {
 	size_t qualifier_len;
 } rk_column;
 
-/* Visibility: a version is hidden by a delete marker covering it, or when it
- * is not among its column's newest `max_versions` (of its family) undeleted
- * versions; the time range then filters what is left, and at most
- * `max_versions` (of these options) come back per column. */
+/* ---- row filters ---- */
+
+/* A row filter, as Bigtable's RowFilter: it takes the cells a read returns
+ * for a row (in row order: family, qualifier, newest first) and passes
+ * some of them, perhaps transformed. Regular expressions are RE2 syntax on
+ * bytes (Latin-1), matched against the whole field; RE2 runs in time linear
+ * in its input, so no pattern takes exponential time. A filter nests at
+ * most RK_FILTER_MAX_DEPTH deep and holds at most RK_FILTER_MAX_NODES
+ * filters; refused filters are RK_EINVALID naming the filter by its path
+ * in Bigtable's terms ("filter.chain.filters[2].value_regex_filter: ..."). */
+typedef enum rk_filter_kind {
+	RK_FILTER_PASS = 0,            /* every cell */
+	RK_FILTER_BLOCK = 1,           /* no cell */
+	RK_FILTER_CHAIN = 2,           /* kids in turn, each on the last one's output */
+	RK_FILTER_INTERLEAVE = 3,      /* every kid on the input; outputs merged in row
+	                                  order, duplicates kept */
+	RK_FILTER_CONDITION = 4,       /* kids[0] the predicate: if it passes a cell,
+	                                  kids[1] on the input, else kids[2] (nkids 3;
+	                                  BLOCK for a branch that passes nothing) */
+	RK_FILTER_SINK = 5,            /* its input goes to the row's result as is; it
+	                                  passes nothing on (not inside a condition) */
+	RK_FILTER_ROW_KEY_REGEX = 6,   /* rows whose key matches pattern */
+	RK_FILTER_ROW_SAMPLE = 7,      /* rows whose key hashes under probability (0,1):
+	                                  the same rows every time */
+	RK_FILTER_FAMILY_REGEX = 8,    /* cells whose family matches pattern */
+	RK_FILTER_QUALIFIER_REGEX = 9, /* cells whose qualifier matches pattern */
+	RK_FILTER_COLUMN_RANGE = 10,   /* cells of `family` with a qualifier in [lo, hi] */
+	RK_FILTER_TIME_RANGE = 11,     /* cells with ts_from <= ts < ts_to (0: no end) */
+	RK_FILTER_VALUE_REGEX = 12,    /* cells whose value matches pattern */
+	RK_FILTER_VALUE_RANGE = 13,    /* cells with a value in [lo, hi] */
+	RK_FILTER_ROW_OFFSET = 14,     /* all but the first n cells of the row */
+	RK_FILTER_ROW_LIMIT = 15,      /* the first n cells of the row */
+	RK_FILTER_COLUMN_LIMIT = 16,   /* the newest n cells of each column */
+	RK_FILTER_STRIP_VALUE = 17,    /* every cell, with an empty value */
+	RK_FILTER_LABEL = 18           /* every cell, labelled `label` (1..15 bytes of
+	                                  [a-z0-9-]) */
+} rk_filter_kind;
+
+typedef enum rk_bound_kind {
+	RK_BOUND_NONE = 0,   /* unbounded */
+	RK_BOUND_CLOSED = 1, /* the bound is included */
+	RK_BOUND_OPEN = 2    /* the bound is excluded */
+} rk_bound_kind;
+
+typedef struct rk_filter_bound {
+	rk_bound_kind kind;
+	const uint8_t *ptr;
+	size_t len;
+} rk_filter_bound;
+
+typedef struct rk_filter {
+	rk_filter_kind kind;
+	const struct rk_filter *kids; /* CHAIN, INTERLEAVE (1..), CONDITION (3) */
+	size_t nkids;
+	const uint8_t *pattern;       /* the *_REGEX kinds */
+	size_t pattern_len;
+	const char *family;           /* COLUMN_RANGE */
+	rk_filter_bound lo, hi;       /* COLUMN_RANGE, VALUE_RANGE */
+	uint64_t ts_from, ts_to;      /* TIME_RANGE */
+	uint64_t n;                   /* ROW_OFFSET, ROW_LIMIT, COLUMN_LIMIT */
+	double probability;           /* ROW_SAMPLE */
+	const char *label;            /* LABEL */
+} rk_filter;
+
+#define RK_FILTER_MAX_DEPTH 64u
+#define RK_FILTER_MAX_NODES 10000u
+
+/* Visibility: a version is hidden when it is not among its column's newest
+ * versions its family's GC rule keeps; the time range then filters what is
+ * left, and at most `max_versions` (of these options) come back per
+ * column. A filter, when given, then takes the row: a row it leaves no
+ * cell of is not returned (and does not count against a scan's limit). */
 typedef struct rk_read_options {
 	const rk_column *columns; /* NULL / 0: every column */
 	size_t ncolumns;
@@ -316,9 +388,11 @@ typedef struct rk_read_options {
 	                             by the family's max_versions); 0 means 1 */
 	uint64_t min_ts;          /* only versions with min_ts <= ts < max_ts */
 	uint64_t max_ts;          /* 0: no upper bound */
+	const rk_filter *filter;  /* NULL: none; borrowed for the call (a scan:
+	                             until rk_scan_open returns) */
 } rk_read_options;
 
-#define RK_READ_OPTIONS_INIT { NULL, 0, 1, 0, 0 }
+#define RK_READ_OPTIONS_INIT { NULL, 0, 1, 0, 0, NULL }
 
 typedef struct rk_cell {
 	const char *family; /* NUL-terminated */
@@ -327,9 +401,11 @@ typedef struct rk_cell {
 	uint64_t ts;
 	const uint8_t *value;
 	size_t value_len;
+	const char *label;  /* a filter's RK_FILTER_LABEL, or NULL */
 } rk_cell;
 
-/* A row: its cells ordered by family, qualifier, then newest first. */
+/* A row: its cells ordered by family, qualifier, then newest first (a
+ * filter's interleave may repeat a cell). */
 typedef struct rk_row {
 	const uint8_t *key;
 	size_t key_len;
@@ -370,6 +446,48 @@ int rk_scan_open(rk_scan **out, rk_table *table, const rk_scan_options *opts);
  * valid until the next rk_scan_next or rk_scan_close. */
 int rk_scan_next(const rk_row **out, rk_scan *scan);
 void rk_scan_close(rk_scan *scan);
+
+/* ---- atomic row operations ---- */
+
+/* Reads row `row` and applies if_true[0..ntrue) when `predicate` passes at
+ * least one of its cells (every visible version of every column; NULL: the
+ * row has a cell), else if_false[0..nfalse), atomically: no other write to
+ * the row comes between the read and the writes. The mutations' row fields
+ * are ignored (they apply to `row`); both lists are validated first (a bad
+ * one: its code, nothing written). *matched (may be NULL) receives 1 when
+ * the predicate passed. Bigtable: CheckAndMutateRow, whose predicate sees
+ * the versions the service has not collected yet. */
+int rk_table_check_and_mutate(int *matched, rk_table *table, const uint8_t *row,
+                              size_t row_len, const rk_filter *predicate,
+                              const rk_mutation *if_true, size_t ntrue,
+                              const rk_mutation *if_false, size_t nfalse);
+
+typedef enum rk_rmw_kind {
+	RK_RMW_APPEND = 1,   /* append `append` to the newest value (none: empty) */
+	RK_RMW_INCREMENT = 2 /* add `increment` to the newest value, a 64-bit
+	                        big-endian two's complement integer (none: 0);
+	                        a value of another size is RK_EINVALID */
+} rk_rmw_kind;
+
+typedef struct rk_rmw_rule {
+	rk_rmw_kind kind;
+	const char *family;
+	const uint8_t *qualifier;
+	size_t qualifier_len;
+	const uint8_t *append; /* RK_RMW_APPEND */
+	size_t append_len;
+	int64_t increment;     /* RK_RMW_INCREMENT */
+} rk_rmw_rule;
+
+/* Reads the newest version of each rule's column in row `row`, computes the
+ * new value, and writes it, atomically (as above); a rule sees the value an
+ * earlier rule of the call made. A new version's timestamp is ts (0: the
+ * store's clock), or the newest version's when that is later (it is then
+ * replaced), as Bigtable's ReadModifyWriteRow. *out receives the new cells,
+ * one per column, in row order; the caller frees it with rk_row_free.
+ * RK_EINVALID for a bad rule (nothing written). */
+int rk_table_read_modify_write(rk_row **out, rk_table *table, const uint8_t *row,
+                               size_t row_len, const rk_rmw_rule *rules, size_t n, uint64_t ts);
 
 /* ---- regions, servers, maintenance ---- */
 

@@ -498,7 +498,7 @@ out:
 	rk_scan_close(sc);
 	free(muts);
 	free(keys);
-	rk_sv__table_release(env->tables, t);
+	rk_sv__table_release(env->tables, id, t);
 	if (rc)
 		return rc;
 	Rkbt__Empty e = RKBT__EMPTY__INIT;

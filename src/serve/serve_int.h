@@ -1,5 +1,5 @@
 /*
- * Internal contracts between the parts of `rowkey serve` (issue 10):
+ * Internal contracts between the parts of `rowkey serve`:
  *
  *   server.c   gRPC C core: listens, accepts calls, routes each by method
  *              path, runs the Data API (google.bigtable.v2.Bigtable) and
@@ -7,8 +7,16 @@
  *   admin.c    google.bigtable.admin.v2.BigtableTableAdmin: unary calls on
  *              raw request bytes -> raw response bytes (no gRPC inside, so
  *              tests and the fuzz target call it directly).
+ *   data.c     google.bigtable.v2.Bigtable likewise: dispatch and
+ *              SampleRowKeys; data_write.c the mutations, check-and-mutate
+ *              and read-modify-write; data_read.c ReadRows.
  *   tables.c   the open table handles the calls share, by table id.
- *   filter.c   RowFilter evaluation (filter.h).
+ *   wire.c     a request's shape checked before it is decoded.
+ *
+ * Serve does protocol work only: it maps Bigtable's messages onto the
+ * public store API (include/rowkey/store.h; filters and GC rules through
+ * store/bigtable/bt_map.h, which the Bigtable backend shares), and the
+ * store does the rest: reads, filters, atomic row operations, GC.
  *
  * Every function returns 0 or a negative RK_E* code. Failures meant for the
  * client fill an rk_sv_status with the gRPC status code and a message that
@@ -22,6 +30,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "bt_data.pb-c.h"
 #include "rowkey/store.h"
 
 /* gRPC status codes used in answers (grpc/status.h values). */
@@ -64,11 +73,11 @@ int rk_sv__tables_new(rk_sv_tables **out, rk_store *store);
 /* Closes every handle; none may be in use. */
 void rk_sv__tables_free(rk_sv_tables *t);
 
-/* A handle on table `id` (a Bigtable table id), shared by concurrent calls
- * (rk_table handles are thread-safe for reads and writes). RK_ENOTFOUND
- * when the table does not exist. Pair with rk_sv__table_release. */
+/* A handle on table `id` for this call alone (a write through a handle
+ * must not overlap another write through it). RK_ENOTFOUND when the table
+ * does not exist. Pair with rk_sv__table_release (the same id). */
 int rk_sv__table_acquire(rk_table **out, rk_sv_tables *t, const char *id);
-void rk_sv__table_release(rk_sv_tables *t, rk_table *table);
+void rk_sv__table_release(rk_sv_tables *t, const char *id, rk_table *table);
 
 /* Before dropping or changing table `id`: new acquires of it wait, handles
  * in use are waited for, then closed. Pair with rk_sv__table_unblock. */
@@ -116,9 +125,12 @@ int rk_sv__instance_name(const rk_sv_env *env, const char *name, const char *fie
 int rk_sv__wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *b, size_t len,
                       rk_sv_status *st);
 
-/* Bigtable's own limits, which the server enforces before the store's. */
+/* Bigtable's own limits, which the server enforces before the store's
+ * (a value: the store's 64 MiB, under Bigtable's 100 MiB). */
 #define RK_SV_MAX_ROW_KEY 4096u
 #define RK_SV_MAX_MUTATIONS 100000u
+#define RK_SV_MAX_QUALIFIER (16u << 10)
+#define RK_SV_MAX_VALUE RK_MAX_VALUE_LEN
 
 /* ---- Admin API (admin.c) ---- */
 
@@ -141,19 +153,43 @@ typedef struct rk_sv_sink {
 	void *arg;
 } rk_sv_sink;
 
-/* Striped row locks shared by all calls: plain mutations hold a row's
- * stripe shared, CheckAndMutateRow and ReadModifyWriteRow exclusive. */
-typedef struct rk_sv_locks rk_sv_locks;
-int rk_sv__locks_new(rk_sv_locks **out);
-void rk_sv__locks_free(rk_sv_locks *l);
-
 /* Runs one google.bigtable.v2.Bigtable call: `method` the bare name
  * ("ReadRows", "MutateRow", "MutateRows", "CheckAndMutateRow",
  * "ReadModifyWriteRow", "SampleRowKeys", "PingAndWarm"), req[len] its request.
  * Responses (one for unary calls, any number for streams) go to `sink`. st
  * says how the call ends (RK_SV_OK or the error to answer). Returns 0 or the
  * negative RK_E* code matching st. */
-int rk_sv__data_call(const rk_sv_env *env, rk_sv_locks *locks, const char *method,
-                     const uint8_t *req, size_t len, const rk_sv_sink *sink, rk_sv_status *st);
+int rk_sv__data_call(const rk_sv_env *env, const char *method, const uint8_t *req, size_t len,
+                     const rk_sv_sink *sink, rk_sv_status *st);
+
+/* ---- shared by data.c, data_write.c, data_read.c ---- */
+
+/* Packs response m and hands it to the sink (CANCELLED when the client is
+ * gone). */
+int rk_sv__send(const rk_sv_sink *sink, const ProtobufCMessage *m, rk_sv_status *st);
+
+/* The table a request names, acquired (release with its id, id[RK_MAX_
+ * TABLE_NAME_LEN + 1]); NOT_FOUND when it does not exist. */
+int rk_sv__open_table(rk_table **t, char *id, const rk_sv_env *env, const char *name,
+                      rk_sv_status *st);
+
+/* INVALID_ARGUMENT naming `field` for an empty row key or one over 4 KiB. */
+int rk_sv__check_row_key(const ProtobufCBinaryData *k, const char *field, rk_sv_status *st);
+
+/* The store filter of a request's RowFilter (*out free()), for field `path`:
+ * INVALID_ARGUMENT, or UNIMPLEMENTED for a filter rowkey does not have. */
+int rk_sv__filter(rk_filter **out, const Rkbt__RowFilter *f, const char *path,
+                  rk_sv_status *st);
+
+int rk_sv__read_rows(const rk_sv_env *env, const Rkbt__ReadRowsRequest *r,
+                     const rk_sv_sink *sink, rk_sv_status *st);
+int rk_sv__mutate_row(const rk_sv_env *env, const Rkbt__MutateRowRequest *r,
+                      const rk_sv_sink *sink, rk_sv_status *st);
+int rk_sv__mutate_rows(const rk_sv_env *env, const Rkbt__MutateRowsRequest *r,
+                       const rk_sv_sink *sink, rk_sv_status *st);
+int rk_sv__check_and_mutate(const rk_sv_env *env, const Rkbt__CheckAndMutateRowRequest *r,
+                            const rk_sv_sink *sink, rk_sv_status *st);
+int rk_sv__read_modify_write(const rk_sv_env *env, const Rkbt__ReadModifyWriteRowRequest *r,
+                             const rk_sv_sink *sink, rk_sv_status *st);
 
 #endif

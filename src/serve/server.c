@@ -37,7 +37,6 @@ struct rk_sv_server {
 	grpc_server *server;
 	grpc_completion_queue *ncq;
 	rk_sv_env env;
-	rk_sv_locks *locks;
 	char project[128], instance[128];
 	pthread_t acceptor;
 	int have_acceptor;
@@ -189,7 +188,7 @@ static void run_call(struct rk_sv_server *srv, slot *sl)
 	} else if (recv_request(&c, &req, &len, &st) == 0) {
 		rk_sv_sink sink = {send_one, &c};
 		if (is_data) {
-			rk_sv__data_call(&srv->env, srv->locks, path + sizeof data_svc - 1, req, len,
+			rk_sv__data_call(&srv->env, path + sizeof data_svc - 1, req, len,
 			                 &sink, &st);
 		} else {
 			uint8_t *resp = NULL;
@@ -315,7 +314,7 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 	atomic_init(&srv->stopping, 0);
 	srv->drain_ms = 30000;
 	int rc = rk_sv__tables_new(&srv->env.tables, store);
-	if (rc || (rc = rk_sv__locks_new(&srv->locks)) != 0) {
+	if (rc) {
 		rk_sv__tables_free(srv->env.tables);
 		free(srv);
 		return rc;
@@ -347,7 +346,6 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 			;
 		grpc_completion_queue_destroy(srv->ncq);
 		grpc_shutdown();
-		rk_sv__locks_free(srv->locks);
 		rk_sv__tables_free(srv->env.tables);
 		free(srv);
 		return rc;
@@ -412,7 +410,6 @@ void rk_sv_server_stop(rk_sv_server *srv, unsigned drain_ms)
 	}
 	grpc_completion_queue_destroy(srv->ncq);
 	grpc_shutdown();
-	rk_sv__locks_free(srv->locks);
 	rk_sv__tables_free(srv->env.tables);
 	pthread_mutex_destroy(&srv->mu);
 	pthread_cond_destroy(&srv->cv);

@@ -15,7 +15,6 @@
 
 #include "key/error.h"
 #include "serve/serve_int.h"
-#include "store/backend.h"
 
 typedef struct tentry {
 	char id[RK_MAX_TABLE_NAME_LEN + 1];
@@ -110,12 +109,12 @@ int rk_sv__table_acquire(rk_table **out, rk_sv_tables *t, const char *id)
 	return rc;
 }
 
-void rk_sv__table_release(rk_sv_tables *t, rk_table *table)
+void rk_sv__table_release(rk_sv_tables *t, const char *id, rk_table *table)
 {
 	if (!table)
 		return;
 	pthread_mutex_lock(&t->mu);
-	tentry *e = entry(t, table->name);
+	tentry *e = entry(t, id);
 	if (e && !e->blocked && (e->nfree < e->cap ||
 	                         (e->free = realloc(e->free, (e->cap = e->cap * 2 + 4) *
 	                                                             sizeof *e->free)) != NULL)) {

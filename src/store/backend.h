@@ -46,6 +46,7 @@ int rk_store__family_def(rk_family_def *def, const rk__family *f);
 
 struct rk_backend_ops;
 struct rk_metrics;
+struct rk__filter; /* store/filter.h */
 
 struct rk_store {
 	const struct rk_backend_ops *ops;
@@ -61,9 +62,13 @@ struct rk_table {
 	unsigned bucket_prefix_len;
 };
 
-/* What every scan knows; the backend's scan object embeds it first. */
+struct rk__fscan;
+
+/* What every scan knows; the backend's scan object embeds it first.
+ * filter is store.c's (a filtered scan's state), set after scan_open. */
 struct rk_scan {
 	rk_table *table;
+	struct rk__fscan *filter;
 };
 
 struct rk_backend_ops {
@@ -112,6 +117,16 @@ struct rk_backend_ops {
 	int (*metrics)(struct rk_metrics **out, rk_store *s);
 	/* optional (NULL: the backend collects on its own; *out stays 0) */
 	int (*collect)(size_t *out, rk_store *s);
+	/* atomic row operations; arguments checked by store.c: the mutations
+	 * validated, their rows set to `row` and timestamps assigned; pred
+	 * compiled (NULL: the row has a cell), pred_src its definition; for
+	 * read_modify_write the rules checked and ts assigned (never 0) */
+	int (*check_and_mutate)(int *matched, rk_table *t, const uint8_t *row, size_t len,
+	                        const struct rk__filter *pred, const rk_filter *pred_src,
+	                        const rk_mutation *if_true, size_t ntrue,
+	                        const rk_mutation *if_false, size_t nfalse);
+	int (*read_modify_write)(rk_row **out, rk_table *t, const uint8_t *row, size_t len,
+	                         const rk_rmw_rule *rules, size_t n, uint64_t ts);
 };
 
 /* A backend as the registry knows it (src/store/backends.c). */
@@ -131,6 +146,13 @@ const rk__backend *rk_store__backend(const char *where);
 /* 1 when `name` is 1..max bytes of [A-Za-z0-9_.-] (src/store/names.c, as
  * the next: shared by store.c and the backends). */
 int rk_store__valid_name(const char *name, size_t max);
+
+/* Checks mutation i of a batch for table t (store.c): RK_EINVALID or
+ * RK_ETOOLONG naming it. `known`: a family name pointer already found in t
+ * (batches mostly repeat one literal), so its lookup can be skipped; updated
+ * when one is found. For the API layer (store.c, atomic.c), not backends. */
+int rk_store__check_mutation(const rk_table *t, const rk_mutation *m, size_t i,
+                             const char **known);
 
 /* Returns the family of a table handle by name, or NULL. */
 const rk__family *rk_store__family(const rk_table *t, const char *name, size_t len);

@@ -235,7 +235,7 @@ size_t rk_rowasm__finish(rk__rowasm *a)
 	for (size_t i = 0; i < b->nents; i++) {
 		const struct rk__rowent *e = &b->ents[i];
 		b->cells[i] = (rk_cell){e->family, b->data + e->qual_off, e->qual_len, e->ts,
-		                        b->data + e->val_off, e->val_len};
+		                        b->data + e->val_off, e->val_len, NULL};
 	}
 	b->row.key = b->data + b->key_off;
 	b->row.key_len = b->key_len;
@@ -257,7 +257,8 @@ int rk_rowbuf__copy(rk_row **out, const rk_row *row)
 	size_t bytes = sizeof(rk_row) + row->ncells * sizeof(rk_cell) + row->key_len;
 	for (size_t i = 0; i < row->ncells; i++)
 		bytes += row->cells[i].qualifier_len + row->cells[i].value_len +
-		         strlen(row->cells[i].family) + 1;
+		         strlen(row->cells[i].family) + 1 +
+		         (row->cells[i].label ? strlen(row->cells[i].label) + 1 : 0);
 	uint8_t *m = malloc(bytes);
 	if (!m)
 		return rk__err(RK_ENOMEM, "out of memory copying a row (%zu bytes)", bytes);
@@ -285,6 +286,13 @@ int rk_rowbuf__copy(rk_row **out, const rk_row *row)
 		cells[i].value_len = c->value_len;
 		p += c->value_len;
 		cells[i].ts = c->ts;
+		cells[i].label = NULL;
+		if (c->label) {
+			size_t ll = strlen(c->label) + 1;
+			memcpy(p, c->label, ll);
+			cells[i].label = (const char *)p;
+			p += ll;
+		}
 	}
 	r->cells = cells;
 	r->ncells = row->ncells;

@@ -2,7 +2,8 @@
  * The public table API (include/rowkey/store.h): argument checks shared by
  * every backend, timestamp assignment, then a call through the store's ops.
  * A mutation batch is validated whole here, before any backend sees it, so
- * a bad entry means nothing is written.
+ * a bad entry means nothing is written. Reads are in reads.c, the atomic
+ * row operations in atomic.c.
  */
 #include "store/backend.h"
 
@@ -225,6 +226,11 @@ int rk_table_open(rk_table **out, rk_store *store, const char *name)
 	return store->ops->table_open(out, store, name);
 }
 
+int rk_table_has_family(const rk_table *table, const char *family)
+{
+	return family && rk_store__family(table, family, strlen(family)) != NULL;
+}
+
 void rk_table_close(rk_table *table)
 {
 	if (table)
@@ -233,9 +239,8 @@ void rk_table_close(rk_table *table)
 
 /* ---- writes ---- */
 
-/* `known`: a family name pointer already found in t (batches mostly repeat
- * one literal), so its lookup can be skipped; updated when one is found. */
-static int check_mutation(const rk_table *t, const rk_mutation *m, size_t i, const char **known)
+int rk_store__check_mutation(const rk_table *t, const rk_mutation *m, size_t i,
+                             const char **known)
 {
 	char buf[200];
 	if (m->type < RK_MUT_PUT || m->type > RK_MUT_DELETE_ROW)
@@ -298,7 +303,7 @@ static int prepare(rk_table *table, const rk_mutation *muts, size_t n, int *resu
 	*use = muts;
 	*copy = NULL;
 	for (size_t i = 0; i < n; i++) {
-		int rc = check_mutation(table, &muts[i], i, &known);
+		int rc = rk_store__check_mutation(table, &muts[i], i, &known);
 		if (results)
 			results[i] = rc;
 		if (rc && !first)
@@ -310,7 +315,7 @@ static int prepare(rk_table *table, const rk_mutation *muts, size_t n, int *resu
 		/* re-run the first failing check so its message is the one left */
 		known = NULL;
 		for (size_t i = 0; i < n; i++)
-			if (check_mutation(table, &muts[i], i, &known))
+			if (rk_store__check_mutation(table, &muts[i], i, &known))
 				break;
 		return first;
 	}
@@ -383,109 +388,6 @@ int rk_table_delete(rk_table *table, const uint8_t *row, size_t row_len, const c
 	else if (!qualifier)
 		m.type = RK_MUT_DELETE_FAMILY;
 	return rk_table_apply(table, &m, 1, NULL);
-}
-
-/* ---- reads ---- */
-
-static int check_read(const rk_table *t, const rk_read_options *ro)
-{
-	for (size_t i = 0; i < ro->ncolumns; i++) {
-		const rk_column *c = &ro->columns[i];
-		if (!c->family || !rk_store__family(t, c->family, strlen(c->family)))
-			return rk__err(RK_EINVALID, "table %s: read of unknown family '%s'", t->name,
-			               c->family ? c->family : "(null)");
-	}
-	if (ro->max_ts && ro->max_ts <= ro->min_ts)
-		return rk__err(RK_EINVALID, "table %s: empty time range [%llu, %llu)", t->name,
-		               (unsigned long long)ro->min_ts, (unsigned long long)ro->max_ts);
-	return 0;
-}
-
-int rk_table_get(rk_row **out, rk_table *table, const uint8_t *row, size_t row_len,
-                 const rk_read_options *opts)
-{
-	rk_read_options def = RK_READ_OPTIONS_INIT;
-	*out = NULL;
-	if (!opts)
-		opts = &def;
-	if (!row || row_len == 0)
-		return rk__err(RK_EINVALID, "table %s: get of an empty row key", table->name);
-	if (row_len > RK_MAX_ROW_LEN)
-		return rk__err(RK_ETOOLONG, "table %s: row key of %zu bytes (max %u)", table->name,
-		               row_len, RK_MAX_ROW_LEN);
-	int rc = check_read(table, opts);
-	if (rc)
-		return rc;
-	return table->store->ops->get(out, table, row, row_len, opts);
-}
-
-void rk_row_free(rk_row *row)
-{
-	free(row);
-}
-
-/* The smallest row greater than every row starting with p, or 0 length when
- * none exists (p is all FF). Writes into dst (len bytes). */
-static size_t prefix_successor(uint8_t *dst, const uint8_t *p, size_t len)
-{
-	memcpy(dst, p, len);
-	while (len && dst[len - 1] == 0xFF)
-		len--;
-	if (len)
-		dst[len - 1]++;
-	return len;
-}
-
-int rk_scan_open(rk_scan **out, rk_table *table, const rk_scan_options *opts)
-{
-	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
-	uint8_t *succ = NULL;
-	*out = NULL;
-	if (opts)
-		so = *opts;
-	int rc = check_read(table, &so.read);
-	if (rc)
-		return rc;
-	if (so.start_len > RK_MAX_ROW_LEN || so.stop_len > RK_MAX_ROW_LEN ||
-	    so.prefix_len > RK_MAX_ROW_LEN)
-		return rk__err(RK_ETOOLONG, "table %s: scan bound over %u bytes", table->name,
-		               RK_MAX_ROW_LEN);
-	if (!so.start)
-		so.start_len = 0;
-	if (!so.stop)
-		so.stop_len = 0;
-	if (so.prefix && so.prefix_len) {
-		/* narrow [start, stop) to [prefix, successor(prefix)) */
-		if (row_cmp(so.prefix, so.prefix_len, so.start, so.start_len) > 0) {
-			so.start = so.prefix;
-			so.start_len = so.prefix_len;
-		}
-		succ = malloc(so.prefix_len);
-		if (!succ)
-			return rk__err(RK_ENOMEM, "out of memory opening a scan");
-		size_t sl = prefix_successor(succ, so.prefix, so.prefix_len);
-		if (sl && (so.stop_len == 0 || row_cmp(succ, sl, so.stop, so.stop_len) < 0)) {
-			so.stop = succ;
-			so.stop_len = sl;
-		}
-	}
-	so.prefix = NULL;
-	so.prefix_len = 0;
-	rc = table->store->ops->scan_open(out, table, &so);
-	free(succ);
-	return rc;
-}
-
-int rk_scan_next(const rk_row **out, rk_scan *scan)
-{
-	*out = NULL;
-	return scan->table->store->ops->scan_next(out, scan);
-}
-
-void rk_scan_close(rk_scan *scan)
-{
-	if (scan)
-		scan->table->store->ops->scan_close(scan);
 }
 
 /* ---- regions and maintenance ---- */

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: rowkey serve's request path (issue 10). The first byte picks
+ * Fuzz target: rowkey serve's request path. The first byte picks
  * a Data or Admin API method, the rest is its request message, decoded and
  * run against a real store (a table "t" with families cf and meta, split at
  * "g" and "p", recreated when an input drops it). Responses go to a sink
@@ -28,13 +28,11 @@ static const char *const admin_methods[] = {"CreateTable", "ListTables",
 
 static rk_store *store;
 static rk_sv_tables *tables;
-static rk_sv_locks *locks;
 static char dir[] = "/tmp/rk_fuzz_serve_XXXXXX";
 
 static void cleanup(void)
 {
 	rk_sv__tables_free(tables);
-	rk_sv__locks_free(locks);
 	rk_store_close(store);
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -62,8 +60,7 @@ static void setup(void)
 	o.durability = RK_DURABILITY_ASYNC;
 	o.n_servers = 2;
 	o.background_splits = 0;
-	if (rk_store_open(&store, dir, &o) || rk_sv__tables_new(&tables, store) ||
-	    rk_sv__locks_new(&locks))
+	if (rk_store_open(&store, dir, &o) || rk_sv__tables_new(&tables, store))
 		abort();
 	atexit(cleanup);
 }
@@ -102,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pick < NDATA) {
 		rk_sv_sink sink = {sink_send, NULL};
 		cur_method = data_methods[pick];
-		int rc = rk_sv__data_call(&env, locks, cur_method, data + 1, size - 1, &sink, &st);
+		int rc = rk_sv__data_call(&env, cur_method, data + 1, size - 1, &sink, &st);
 		if ((rc != 0) != (st.code != RK_SV_OK) || (st.code && !st.msg[0]))
 			abort();
 	} else {

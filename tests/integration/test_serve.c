@@ -361,7 +361,7 @@ static void test_calls(void **state)
 	assert_string_equal(keys, "z,m");
 
 	/* MutateRows: a bad entry fails alone */
-	Rkbt__Mutation *good = set_cell("cf", "y", -1, "v"), *bad = set_cell("nofam", "y", 5, "v");
+	Rkbt__Mutation *good = set_cell("cf", "y", -1, "v"), *bad = set_cell("nofam", "y", 5000, "v");
 	Rkbt__MutateRowsRequest__Entry e[3];
 	Rkbt__MutateRowsRequest__Entry *ep[3];
 	Rkbt__Mutation *gm[] = {good}, *bm[] = {good, bad};

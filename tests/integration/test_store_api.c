@@ -1170,6 +1170,168 @@ static void test_gc_rules(void **state)
 	free(dir);
 }
 
+/* Row filters on reads: the store runs them on any backend; a scan's limit
+ * counts the rows a filter leaves; labels come back on the cells. */
+static void test_filters(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("filters");
+	rk_store *s = open_store(dir, 2, 0);
+	const char *splits[] = {"m"};
+	create(s, "t", splits, 1, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	const char *rows[] = {"a", "b", "c", "x", "y", "z"};
+	for (size_t i = 0; i < 6; i++) {
+		put(t, rows[i], "cf", "q", 10, i % 2 ? "odd" : "even");
+		put(t, rows[i], "meta", "n", 10, rows[i]);
+	}
+	rk_filter kids[] = {{.kind = RK_FILTER_VALUE_REGEX, .pattern = (const uint8_t *)"odd",
+	                     .pattern_len = 3},
+	                    {.kind = RK_FILTER_LABEL, .label = "odd"}};
+	rk_filter chain = {.kind = RK_FILTER_CHAIN, .kids = kids, .nkids = 2};
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	so.read.filter = &chain;
+	so.limit = 2;
+	rk_scan *sc;
+	ST_OK(rk_scan_open(&sc, t, &so));
+	const rk_row *r;
+	char got[64] = "";
+	while (rk_scan_next(&r, sc) == 0) {
+		assert_int_equal(r->ncells, 1);
+		assert_string_equal(r->cells[0].label, "odd");
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%.*s", (int)r->key_len,
+		         (const char *)r->key);
+	}
+	rk_scan_close(sc);
+	assert_string_equal(got, "bx"); /* b, x, z are odd; the limit takes two */
+	rk_read_options ro = RK_READ_OPTIONS_INIT;
+	ro.filter = &chain;
+	rk_row *one;
+	assert_int_equal(rk_table_get(&one, t, (const uint8_t *)"a", 1, &ro), RK_ENOTFOUND);
+	ST_OK(rk_table_get(&one, t, (const uint8_t *)"z", 1, &ro));
+	assert_int_equal(one->ncells, 1);
+	assert_string_equal(one->cells[0].label, "odd");
+	rk_row_free(one);
+	/* a bad filter is refused naming it, on a get and a scan */
+	rk_filter bad = {.kind = RK_FILTER_VALUE_REGEX, .pattern = (const uint8_t *)"(", .pattern_len = 1};
+	ro.filter = &bad;
+	assert_int_equal(rk_table_get(&one, t, (const uint8_t *)"z", 1, &ro), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "filter.value_regex_filter: bad RE2 pattern"));
+	so.read.filter = &bad;
+	assert_int_equal(rk_scan_open(&sc, t, &so), RK_EINVALID);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
+/* Check-and-mutate: the predicate decides the branch, the branch applies
+ * in order (deletes ordered as in rk_table_apply), a bad mutation in either
+ * branch writes nothing. */
+static void test_check_and_mutate(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("cam");
+	rk_store *s = open_store(dir, 2, 0);
+	create(s, "t", NULL, 0, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	put(t, "r", "cf", "v", 10, "old");
+	rk_filter is_old = {.kind = RK_FILTER_VALUE_REGEX, .pattern = (const uint8_t *)"old",
+	                    .pattern_len = 3};
+	rk_mutation yes[] = {
+		{RK_MUT_DELETE_COLUMN, NULL, 0, "cf", (const uint8_t *)"v", 1, RK_TS_MAX, NULL, 0, 0},
+		{RK_MUT_PUT, NULL, 0, "cf", (const uint8_t *)"v", 1, 5, (const uint8_t *)"new", 3, 0}};
+	rk_mutation no[] = {{RK_MUT_PUT, NULL, 0, "meta", (const uint8_t *)"miss", 4, 0,
+	                     (const uint8_t *)"1", 1, 0}};
+	int matched = -1;
+	ST_OK(rk_table_check_and_mutate(&matched, t, (const uint8_t *)"r", 1, &is_old, yes, 2, no,
+	                                1));
+	assert_int_equal(matched, 1);
+	want_versions(t, "r", "cf", "v", "5"); /* old gone; new written after, though older */
+	want_value(t, "r", "meta", "miss", NULL);
+	ST_OK(rk_table_check_and_mutate(&matched, t, (const uint8_t *)"r", 1, &is_old, yes, 2, no,
+	                                1));
+	assert_int_equal(matched, 0);
+	want_value(t, "r", "meta", "miss", "1");
+	/* no predicate: whether the row has a cell */
+	ST_OK(rk_table_check_and_mutate(&matched, t, (const uint8_t *)"nobody", 6, NULL, NULL, 0, no,
+	                                1));
+	assert_int_equal(matched, 0);
+	want_value(t, "nobody", "meta", "miss", "1");
+	ST_OK(rk_table_check_and_mutate(&matched, t, (const uint8_t *)"nobody", 6, NULL, NULL, 0, no,
+	                                1));
+	assert_int_equal(matched, 1);
+	/* a bad mutation in the branch not taken still refuses the call */
+	rk_mutation bad[] = {{RK_MUT_PUT, NULL, 0, "nofam", NULL, 0, 0, NULL, 0, 0}};
+	assert_int_equal(rk_table_check_and_mutate(&matched, t, (const uint8_t *)"r", 1, &is_old,
+	                                           bad, 1, no, 1),
+	                 RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "nofam"));
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
+static uint64_t be64(const uint8_t *v)
+{
+	uint64_t x = 0;
+	for (int i = 0; i < 8; i++)
+		x = x << 8 | v[i];
+	return x;
+}
+
+/* Read-modify-write: increments and appends on the newest value, a rule
+ * seeing an earlier rule's result, the new version's timestamp (the one
+ * given, or the newest's when later: replaced), and the refusals. */
+static void test_read_modify_write(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("rmw");
+	rk_store *s = open_store(dir, 2, 0);
+	create(s, "t", NULL, 0, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	rk_rmw_rule rules[] = {
+		{RK_RMW_INCREMENT, "cf", (const uint8_t *)"n", 1, NULL, 0, 5},
+		{RK_RMW_APPEND, "cf", (const uint8_t *)"s", 1, (const uint8_t *)"ab", 2, 0},
+		{RK_RMW_INCREMENT, "cf", (const uint8_t *)"n", 1, NULL, 0, -2},
+	};
+	rk_row *r;
+	ST_OK(rk_table_read_modify_write(&r, t, (const uint8_t *)"c", 1, rules, 3, 100));
+	assert_int_equal(r->ncells, 2); /* n, s: in row order, one per column */
+	assert_memory_equal(r->cells[0].qualifier, "n", 1);
+	assert_int_equal(be64(r->cells[0].value), 3);
+	assert_true(r->cells[0].ts == 100);
+	assert_int_equal(r->cells[1].value_len, 2);
+	rk_row_free(r);
+	put(t, "c", "cf", "s", 500, "x"); /* a newer version: the next append replaces it */
+	ST_OK(rk_table_read_modify_write(&r, t, (const uint8_t *)"c", 1, &rules[1], 1, 200));
+	assert_true(r->cells[0].ts == 500);
+	assert_memory_equal(r->cells[0].value, "xab", 3);
+	rk_row_free(r);
+	want_versions(t, "c", "cf", "s", "500,100");
+	ST_OK(rk_table_read_modify_write(&r, t, (const uint8_t *)"c", 1, rules, 1, 0));
+	assert_int_equal(be64(r->cells[0].value), 8);
+	assert_true(r->cells[0].ts > 1000000000000000ull); /* the store's clock */
+	rk_row_free(r);
+	/* an increment of a value that is not 8 bytes; an unknown family */
+	rk_rmw_rule inc_s = {RK_RMW_INCREMENT, "cf", (const uint8_t *)"s", 1, NULL, 0, 1};
+	assert_int_equal(rk_table_read_modify_write(&r, t, (const uint8_t *)"c", 1, &inc_s, 1, 0),
+	                 RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "not a 64-bit"));
+	rk_rmw_rule nofam = {RK_RMW_APPEND, "nope", NULL, 0, NULL, 0, 0};
+	assert_int_equal(rk_table_read_modify_write(&r, t, (const uint8_t *)"c", 1, &nofam, 1, 0),
+	                 RK_EINVALID);
+	want_versions(t, "c", "cf", "s", "500,100");
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1177,6 +1339,9 @@ int main(void)
 		cmocka_unit_test(test_delete_order),
 		cmocka_unit_test(test_delete_markers_of_old_stores),
 		cmocka_unit_test(test_gc_rules),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_check_and_mutate),
+		cmocka_unit_test(test_read_modify_write),
 		cmocka_unit_test(test_buffered_writes),
 		cmocka_unit_test(test_get_row_lengths),
 		cmocka_unit_test(test_bad_input_writes_nothing),

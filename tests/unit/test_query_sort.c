@@ -38,8 +38,8 @@ static rk__qrow *make_row(unsigned i)
 	snprintf(key, sizeof key, "k%u", i);
 	snprintf(q, sizeof q, "q%u", i % 7);
 	snprintf(v, sizeof v, "value of row %u", i);
-	rk_cell c[2] = {{"d", (const uint8_t *)q, strlen(q), i, (const uint8_t *)v, strlen(v)},
-	                {"fam", NULL, 0, 1, (const uint8_t *)"", 0}};
+	rk_cell c[2] = {{"d", (const uint8_t *)q, strlen(q), i, (const uint8_t *)v, strlen(v), NULL},
+	                {"fam", NULL, 0, 1, (const uint8_t *)"", 0, NULL}};
 	rk_row r = {(const uint8_t *)key, strlen(key), c, 2};
 	return rk_qrow__new(&r, l, ll, NULL, 0, 0);
 }

@@ -156,5 +156,7 @@ static const struct rk_backend_ops bt_ops = {
 	NULL, /* split_due: Bigtable splits tablets itself */
 	NULL, /* metrics: Bigtable keeps its load in its own console */
 	NULL, /* collect: Bigtable collects garbage itself */
+	rk_bt__check_and_mutate,
+	rk_bt__read_modify_write,
 };
 

@@ -15,7 +15,7 @@
 
 /* Turns one store mutation into a Bigtable one. *skip: nothing to send (a
  * single-version delete at a timestamp no millisecond cell can have). */
-static int map_mutation(rk_bt_mutation *out, int *skip, const bt_table *t, const rk_mutation *m,
+int rk_bt__map_mutation(rk_bt_mutation *out, int *skip, const bt_table *t, const rk_mutation *m,
                         size_t i, uint64_t now_us)
 {
 	char kb[200];
@@ -148,7 +148,7 @@ int rk_bt__apply(rk_table *tb, const rk_mutation *muts, size_t n, int *results)
 	}
 	/* everything is checked before anything is sent */
 	for (size_t i = 0; i < n; i++) {
-		int r = map_mutation(&bm[i], &skip[i], t, &muts[i], i, now_us);
+		int r = rk_bt__map_mutation(&bm[i], &skip[i], t, &muts[i], i, now_us);
 		if (results)
 			results[i] = r;
 		if (r && !first) {

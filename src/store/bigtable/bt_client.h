@@ -175,6 +175,21 @@ void rk_bt__writer_on_done(rk_bt_writer *w, rk_bt_row_done cb, void *payload);
  * cancelled): flush first to know their fate. */
 void rk_bt__writer_free(rk_bt_writer *w);
 
+/* ---- atomic row calls (bt_rowcalls.c) ---- */
+
+/* CheckAndMutateRow: applies yes[0..nyes) when `predicate` (NULL: any
+ * cell) passes a cell of `row`, else no[0..nno); *matched says which. */
+int rk_bt__check_and_mutate_row(int *matched, rk_bt_client *c, const char *table,
+                                const uint8_t *row, size_t row_len, const rk_filter *predicate,
+                                const rk_bt_mutation *yes, size_t nyes,
+                                const rk_bt_mutation *no, size_t nno);
+
+/* ReadModifyWriteRow with `rules`: *out (rk_row_free) the new cells the
+ * server returns, in its order (the service's clock stamps them). */
+int rk_bt__read_modify_write_row(rk_row **out, rk_bt_client *c, const char *table,
+                                 const uint8_t *row, size_t row_len, const rk_rmw_rule *rules,
+                                 size_t n);
+
 /* ---- reads ---- */
 
 /* A row range. An empty start means the first row, an empty end the end of

@@ -19,6 +19,8 @@
 #define RK_BT_M_READ_ROWS "/google.bigtable.v2.Bigtable/ReadRows"
 #define RK_BT_M_MUTATE_ROWS "/google.bigtable.v2.Bigtable/MutateRows"
 #define RK_BT_M_SAMPLE_ROW_KEYS "/google.bigtable.v2.Bigtable/SampleRowKeys"
+#define RK_BT_M_CHECK_AND_MUTATE "/google.bigtable.v2.Bigtable/CheckAndMutateRow"
+#define RK_BT_M_READ_MODIFY_WRITE "/google.bigtable.v2.Bigtable/ReadModifyWriteRow"
 #define RK_BT_M_CREATE_TABLE "/google.bigtable.admin.v2.BigtableTableAdmin/CreateTable"
 #define RK_BT_M_DELETE_TABLE "/google.bigtable.admin.v2.BigtableTableAdmin/DeleteTable"
 #define RK_BT_M_LIST_TABLES "/google.bigtable.admin.v2.BigtableTableAdmin/ListTables"

@@ -14,6 +14,7 @@
 #include <rowkey/store.h>
 
 #include "bt_admin.pb-c.h"
+#include "bt_data.pb-c.h"
 
 /* ---- GC rules (google.bigtable.admin.v2.GcRule) ---- */
 
@@ -29,5 +30,24 @@ int rk_bt__gc_from_pb(rk_gc_rule **out, const Rkbt__GcRule *g, const char *path)
  * rk_bt__gc_pb_free. */
 int rk_bt__gc_to_pb(Rkbt__GcRule **out, const rk_gc_rule *r);
 void rk_bt__gc_pb_free(Rkbt__GcRule *g);
+
+/* ---- row filters (google.bigtable.v2.RowFilter) ---- */
+
+/* The store filter for f (NULL, or no filter set: RK_FILTER_PASS) in one
+ * allocation the caller frees with free(); its patterns, names and labels
+ * point into f, which must outlive it. What the store checks itself
+ * (regexes, labels, probabilities, depth) is left to rk_table_get /
+ * rk_scan_open / rk_table_check_and_mutate; refused here: what the store
+ * model has no room for (a negative count, a flag set to false, a
+ * condition without a predicate) as RK_EINVALID, and a filter this build
+ * does not implement as RK_EINVALID with *unsupported set, both naming
+ * the filter by its path from `path`. */
+int rk_bt__filter_from_pb(rk_filter **out, int *unsupported, const Rkbt__RowFilter *f,
+                          const char *path);
+
+/* The RowFilter tree for a checked filter f (its byte strings borrowed
+ * from f); the caller frees it with rk_bt__filter_pb_free. */
+int rk_bt__filter_to_pb(Rkbt__RowFilter **out, const rk_filter *f);
+void rk_bt__filter_pb_free(Rkbt__RowFilter *f);
 
 #endif

@@ -43,13 +43,14 @@ typedef struct bt_scan {
  * (caller frees) holds the columns, without overlaps. *empty: no cell can
  * match (a time range with no whole millisecond in it).
  *
- * store.h's visibility: a version counts only if it is among its column's
- * newest max_versions of its family; the time range filters what is left;
- * then the newest `want` come back. Bigtable's GC is lazy, so versions past
- * the family limit may still be stored: when any family has a limit, the
- * server is asked for the newest versions up to the largest limit (no time
- * filter) and the rest is done here; when none has, the time range and
- * `want` go to the server. */
+ * store.h's visibility: a version counts only if its family's GC rule keeps
+ * it; the time range filters what is left; then the newest `want` come
+ * back. Bigtable's GC is lazy, so versions a rule collects may still be
+ * stored: when any family has a rule, the server is asked for the newest
+ * versions up to the largest version limit (no time filter) and the rest
+ * is done here; when none has, the time range and `want` go to the server.
+ * (What any rule keeps is the newest versions of a column, so asking for the
+ * newest `want` is enough when there is no time range.) */
 static int map_read(rk_bt_read *q, rk_bt_column **cols, bt_spec *spec, int *empty,
                     const bt_table *t, const rk_read_options *ro)
 {
@@ -61,6 +62,8 @@ static int map_read(rk_bt_read *q, rk_bt_column **cols, bt_spec *spec, int *empt
 	int limited = 0, unlimited = 0;
 	for (size_t i = 0; i < t->base.nfamilies; i++) {
 		unsigned v = t->base.families[i].max_versions;
+		if (t->base.families[i].gc)
+			limited = 1; /* an age, or a composite: applied here */
 		if (v == UINT_MAX) {
 			unlimited = 1;
 		} else {
@@ -135,7 +138,7 @@ static void conv_free(bt_rowconv *c)
 }
 
 /* Makes the store's view of a Bigtable row: family names NUL-terminated,
- * each column cut to its family's limit, then (spec->local_time) to the time
+ * each column cut to what its family's rule keeps, then (spec->local_time) to the time
  * range, then to the versions asked for. Values and qualifiers stay
  * borrowed from `in`. A row may come out with no cell. */
 static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, const bt_spec *spec)
@@ -158,8 +161,10 @@ static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, const 
 		c->names_cap = names;
 	}
 	size_t n = 0, np = 0;
-	unsigned rank = 0, kept = 0, limit = UINT_MAX;
+	unsigned rank = 0, kept = 0;
 	const char *fam = NULL;
+	const rk__family *f = NULL;
+	uint64_t now = rk_gc__now();
 	for (size_t i = 0; i < in->ncells; i++) {
 		const rk_bt_cell *x = &in->cells[i];
 		const rk_bt_cell *p = i ? &in->cells[i - 1] : NULL;
@@ -169,8 +174,7 @@ static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, const 
 		int new_fam = !p || rk_bt__bytes_cmp((const uint8_t *)p->family, p->family_len,
 		                              (const uint8_t *)x->family, x->family_len);
 		if (new_fam) {
-			const rk__family *f = rk_store__family(&t->base, x->family, x->family_len);
-			limit = f ? f->max_versions : UINT_MAX;
+			f = rk_store__family(&t->base, x->family, x->family_len);
 			if (f) {
 				fam = f->name;
 			} else {
@@ -187,13 +191,13 @@ static int convert(bt_rowconv *c, const rk_bt_row *in, const bt_table *t, const 
 			rank++;
 		}
 		uint64_t ts = (uint64_t)x->ts_micros;
-		if (rank >= limit || kept >= spec->want)
+		if ((f && rk__family_collects(f, rank + 1, ts, now)) || kept >= spec->want)
 			continue;
 		if (spec->local_time && (ts < spec->lo || (spec->hi && ts >= spec->hi)))
 			continue;
 		kept++;
 		c->cells[n++] = (rk_cell){fam, x->qualifier, x->qualifier_len, ts, x->value,
-		                          x->value_len};
+		                          x->value_len, NULL};
 	}
 	c->row = (rk_row){in->key, in->key_len, c->cells, n};
 	return 0;

@@ -8,6 +8,7 @@
  *                 maintenance calls the service does itself
  *   bt_apply.c    writes: store mutations onto MutateRows
  *   bt_rows.c     reads: gets and scans onto ReadRows
+ *   bt_atomic.c   CheckAndMutateRow and ReadModifyWriteRow
  */
 #ifndef RK_STORE_BT_STORE_H
 #define RK_STORE_BT_STORE_H
@@ -85,6 +86,20 @@ int rk_bt__write_metrics(rk_store *st, const char *path);
 /* ---- bt_apply.c ---- */
 
 int rk_bt__apply(rk_table *tb, const rk_mutation *muts, size_t n, int *results);
+/* Turns store mutation i into a Bigtable one (now_us: the wall clock, for
+ * "delete up to now"). *skip: nothing to send (a single-version delete at a
+ * timestamp no millisecond cell can have). */
+int rk_bt__map_mutation(rk_bt_mutation *out, int *skip, const bt_table *t, const rk_mutation *m,
+                        size_t i, uint64_t now_us);
+
+/* ---- bt_atomic.c ---- */
+
+int rk_bt__check_and_mutate(int *matched, rk_table *tb, const uint8_t *row, size_t len,
+                            const struct rk__filter *pred, const rk_filter *pred_src,
+                            const rk_mutation *if_true, size_t ntrue,
+                            const rk_mutation *if_false, size_t nfalse);
+int rk_bt__read_modify_write(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
+                             const rk_rmw_rule *rules, size_t n, uint64_t ts);
 
 /* ---- bt_rows.c ---- */
 

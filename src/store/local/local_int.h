@@ -18,6 +18,7 @@
  *   check.c         rk_store_check
  *   collect.c       rk_store_collect: what GC rules collect, old markers
  *   rowop.c         what the writer resolves when it applies a request
+ *   atomic.c        check-and-mutate, read-modify-write in the writer
  *   metrics_file.c  DIR/metrics.tsv: read at open, rewritten at close
  *   server.c        a region server's writer thread and admission
  *   meta.c          the meta map; meta_file.c its file (META);
@@ -136,6 +137,11 @@ int rk_local__meta_snapshot(rk__local *s, uint8_t **buf, size_t *len, uint64_t *
 /* Writes a snapshot unless a newer one is already on disk. Frees buf. */
 int rk_local__meta_persist(rk__local *s, uint8_t *buf, size_t len, uint64_t seq);
 
+/* ---- write.c ---- */
+
+/* Waits until region r is not moving (its writes wait out a move). */
+void rk_local__wait_not_moving(rk__local *s, rk__region *r);
+
 /* ---- admin.c: splits ---- */
 
 /* Writer-thread hook (rk__server.grew): region r grew; queued for a split
@@ -190,6 +196,12 @@ int rk_local__region_move(rk_store *st, uint64_t id, unsigned dst);
 int rk_local__balance(size_t *out, rk_store *st);
 int rk_local__split_due(size_t *out, rk_store *st);
 int rk_local__collect(size_t *out, rk_store *st);
+int rk_local__check_and_mutate(int *matched, rk_table *tb, const uint8_t *row, size_t len,
+                               const struct rk__filter *pred, const rk_filter *pred_src,
+                               const rk_mutation *if_true, size_t ntrue,
+                               const rk_mutation *if_false, size_t nfalse);
+int rk_local__read_modify_write(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
+                                const rk_rmw_rule *rules, size_t n, uint64_t ts);
 int rk_local__check(size_t *out, rk_store *st, void (*report)(const char *, void *),
                     void *payload);
 int rk_local__write_metrics(rk_store *st, const char *path);

@@ -454,4 +454,6 @@ static const struct rk_backend_ops local_ops = {
 	.split_due = rk_local__split_due,
 	.metrics = rk_local__metrics,
 	.collect = rk_local__collect,
+	.check_and_mutate = rk_local__check_and_mutate,
+	.read_modify_write = rk_local__read_modify_write,
 };

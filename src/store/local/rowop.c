@@ -11,6 +11,7 @@
  */
 #include "store/local/rowop.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ void rk_wops__clear(rk__wops *o)
 {
 	o->len = 0;
 	o->n = 0;
+	o->err[0] = 0;
 }
 
 void rk_wops__fini(rk__wops *o)
@@ -238,22 +240,58 @@ static int resolve_delete(rk__eiter *it, const rk__wops *o, const rk__wop *w, rk
 	return rk_eiter__status(it);
 }
 
-int rk_rowop__resolve(rk__engine *e, struct rk__wreq *req, rk__ebatch *out)
+/* The range deletes of o (its calls aside) against e into out. */
+static int resolve_deletes(rk__engine *e, const rk__wops *o, rk__ebatch *out)
 {
-	const rk__wops *o = &req->ops;
 	rk__eiter *it = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < o->n && !rc; i++) {
-		const rk__wop *w = &o->v[i];
-		if (w->kind == RK__OP_CALL) {
-			rc = w->call->fn(w->call, e, req, out);
+		if (o->v[i].kind != RK__OP_DELETE)
 			continue;
-		}
 		if (!it && !(it = rk_eiter__take(e)))
 			return rk__err(RK_ENOMEM, "out of memory reading the cells to delete");
-		rc = resolve_delete(it, o, w, out);
+		rc = resolve_delete(it, o, &o->v[i], out);
 	}
 	if (it)
 		rk_eiter__give_back(it);
+	return rc;
+}
+
+int rk_rowop__resolve(rk__engine *e, struct rk__wreq *req, rk__ebatch *out)
+{
+	rk__wops *o = &req->ops;
+	int rc = resolve_deletes(e, o, out);
+	for (size_t i = 0; i < o->n && !rc; i++)
+		if (o->v[i].kind == RK__OP_CALL)
+			rc = o->v[i].call->fn(o->v[i].call, e, req, out);
+	if (rc)
+		snprintf(o->err, sizeof o->err, "%s", rk_error_last());
+	return rc;
+}
+
+int rk_rowop__apply(rk__engine *e, uint32_t tid, const rk_mutation *m, size_t n,
+                    rk__ebatch *out, uint64_t *bytes)
+{
+	rk__wops o = {0};
+	uint8_t *drop, *key = NULL;
+	size_t cap = 0;
+	*bytes = 0;
+	int rc = rk_rowop__covered(&drop, m, n);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (m[i].type != RK_MUT_PUT && m[i].type != RK_MUT_DELETE_CELL)
+			rc = rk_wops__add_delete(&o, tid, &m[i]);
+	if (!rc)
+		rc = resolve_deletes(e, &o, out);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((m[i].type != RK_MUT_PUT && m[i].type != RK_MUT_DELETE_CELL) || (drop && drop[i]))
+			continue;
+		size_t b = rk_rowop__encode(out, &key, &cap, tid, &m[i]);
+		if (!b)
+			rc = RK_ENOMEM;
+		*bytes += b;
+	}
+	free(key);
+	free(drop);
+	rk_wops__fini(&o);
 	return rc;
 }

@@ -55,6 +55,8 @@ typedef struct rk__wops {
 	size_t len, cap;
 	rk__wop *v;
 	size_t n, cap_v;
+	char err[256]; /* why the resolution failed (the writer's message; the
+	                  client's thread reads it) */
 } rk__wops;
 
 void rk_wops__clear(rk__wops *o);
@@ -81,7 +83,15 @@ size_t rk_rowop__encode(rk__ebatch *b, uint8_t **key, size_t *cap, uint32_t tid,
 
 /* Appends to `out` the deletes the request's operations resolve to against
  * engine e (range deletes: the versions and markers they remove; calls:
- * what they write). */
+ * what they write). On failure req->ops.err says why. */
 int rk_rowop__resolve(rk__engine *e, struct rk__wreq *req, rk__ebatch *out);
+
+/* For a call's resolver: appends to `out` what mutations m[0..n) (checked,
+ * timestamps set) of table tid write, resolved against e now, in the order
+ * a queued request's are: range deletes first, then the puts and
+ * single-version deletes no later delete of the list removes. *bytes gets
+ * the engine bytes written. */
+int rk_rowop__apply(rk__engine *e, uint32_t tid, const rk_mutation *m, size_t n,
+                    rk__ebatch *out, uint64_t *bytes);
 
 #endif

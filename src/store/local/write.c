@@ -17,7 +17,7 @@
 #include "store/cell.h"
 #include "store/local/local_int.h"
 
-static void wait_not_moving(rk__local *s, rk__region *r)
+void rk_local__wait_not_moving(rk__local *s, rk__region *r)
 {
 	pthread_mutex_lock(&s->move_mu);
 	while (atomic_load(&r->moving))
@@ -92,7 +92,7 @@ retry:
 		rk__region *r = rk_meta__lookup(t, m->row, m->row_len);
 		if (atomic_load(&r->moving)) {
 			pthread_rwlock_unlock(&s->lock);
-			wait_not_moving(s, r);
+			rk_local__wait_not_moving(s, r);
 			reqs_clear(reqs, ns);
 			goto retry;
 		}
@@ -135,7 +135,9 @@ static int batch_status(rk__ltable *lt, const rk__wreq *reqs)
 	for (unsigned k = 0; k < s->nservers; k++)
 		if (reqs[k].nacct && reqs[k].status)
 			return rk__err(reqs[k].status, "table %s: region server %u: write failed: %s",
-			               lt->tm->name, k, rk_engine__failure(s->servers[k].engine));
+			               lt->tm->name, k,
+			               reqs[k].ops.err[0] ? reqs[k].ops.err
+			                                  : rk_engine__failure(s->servers[k].engine));
 	return 0;
 }
 

@@ -1,5 +1,5 @@
-// RE2 behind filter_re2.h: the regex engine of rowkey serve's filters.
-#include "serve/filter_re2.h"
+// RE2 behind filter_re2.h: the regex engine of the store's row filters.
+#include "store/filter_re2.h"
 
 #include <re2/re2.h>
 

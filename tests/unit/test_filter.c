@@ -1,8 +1,10 @@
 /*
- * rowkey serve's RowFilter (src/serve/filter.c): every filter kind on one
- * fixed row, nesting, sinks, labels, whole-field RE2 matching on bytes, and
- * the refusals (bad regex, unknown filter, depth, bad arguments) with their
- * gRPC codes and the filter's path in the message.
+ * Row filters (src/store/filter.c) as rowkey serve gets them: a Bigtable
+ * RowFilter mapped onto rk_filter (src/store/bigtable/bt_map.c), compiled
+ * and run by the store on one fixed row. Every filter kind, nesting, sinks,
+ * labels, whole-field RE2 matching on bytes, the work budget, and the
+ * refusals (bad regex, unsupported filter, depth, bad arguments) with the
+ * gRPC code serve answers and the filter's path in the message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,10 +16,13 @@
 
 #include <cmocka.h>
 
-#include "serve/filter.h"
+#ifdef RK_WITH_BIGTABLE
+#include "key/error.h"
+#include "store/bigtable/bt_map.h"
+#include "store/filter.h"
 
 /* the row: cf:a @30 @20 @10, cf:b @30, meta:n @5 (a binary value) */
-static const rk_sv_cell row[] = {
+static const rk_cell row[] = {
 	{"cf", (const uint8_t *)"a", 1, 30, (const uint8_t *)"v1", 2, NULL},
 	{"cf", (const uint8_t *)"a", 1, 20, (const uint8_t *)"v2", 2, NULL},
 	{"cf", (const uint8_t *)"a", 1, 10, (const uint8_t *)"v3", 2, NULL},
@@ -27,21 +32,27 @@ static const rk_sv_cell row[] = {
 #define NROW (sizeof row / sizeof row[0])
 
 /* Runs f on the row; the result as "cf:a@30=v1[lab] ..." into buf. Returns
- * the compile code (0 when it compiled). */
+ * the gRPC code serve would answer (0 when it compiled): 3 refused, 12 not
+ * implemented. */
 static int run(const Rkbt__RowFilter *f, char *buf, size_t cap, char *err, size_t errcap)
 {
-	rk_sv_filter *x;
-	int code = 0;
+	rk_filter *sf = NULL, pass = {.kind = RK_FILTER_PASS};
+	rk__filter *x;
+	int unsupported = 0;
 	buf[0] = 0;
-	if (rk_sv__filter_compile(&x, f, &code, err, errcap) != 0) {
-		assert_null(x);
-		assert_true(code != 0);
-		return code;
+	if (f && rk_bt__filter_from_pb(&sf, &unsupported, f, "filter") != 0) {
+		snprintf(err, errcap, "%s", rk_error_last());
+		return unsupported ? 12 : 3;
 	}
-	rk_sv_cells out = {0};
-	assert_int_equal(rk_sv__filter_row(&out, x, (const uint8_t *)"row1", 4, row, NROW), 0);
+	if (rk__filter_compile(&x, sf ? sf : &pass) != 0) {
+		snprintf(err, errcap, "%s", rk_error_last());
+		free(sf);
+		return 3;
+	}
+	rk__cells out = {0};
+	assert_int_equal(rk__filter_row(&out, x, (const uint8_t *)"row1", 4, row, NROW), 0);
 	for (size_t i = 0; i < out.n; i++) {
-		const rk_sv_cell *c = &out.cells[i];
+		const rk_cell *c = &out.v[i];
 		size_t l = strlen(buf);
 		char v[16] = "";
 		for (size_t k = 0; k < c->value_len && k < 4; k++)
@@ -50,8 +61,9 @@ static int run(const Rkbt__RowFilter *f, char *buf, size_t cap, char *err, size_
 		         (int)c->qualifier_len, (const char *)c->qualifier, (long long)c->ts, v,
 		         c->label ? "[" : "", c->label ? c->label : "", c->label ? "]" : "");
 	}
-	free(out.cells);
-	rk_sv__filter_free(x);
+	free(out.v);
+	rk__filter_free(x);
+	free(sf);
 	return 0;
 }
 
@@ -291,14 +303,14 @@ static void test_refusals(void **state)
 	f = F();
 	f.filter_case = RKBT__ROW_FILTER__FILTER_PASS_ALL_FILTER;
 	f.pass_all_filter = 0;
-	refused(&f, 3, "must be set to true");
-	/* a filter our proto subset does not know (value_bitmask_filter = 20) */
-	static const uint8_t unknown[] = {0xa2, 0x01, 0x00};
-	Rkbt__RowFilter *u = rkbt__row_filter__unpack(NULL, sizeof unknown, unknown);
+	refused(&f, 3, "must be true");
+	/* a filter rowkey does not implement: refused by name */
+	static const uint8_t bitmask[] = {0xa2, 0x01, 0x00}; /* value_bitmask_filter = 20 */
+	Rkbt__RowFilter *u = rkbt__row_filter__unpack(NULL, sizeof bitmask, bitmask);
 	assert_non_null(u);
-	refused(u, 12, "RowFilter field 20 is not supported");
+	refused(u, 12, "filter.value_bitmask_filter: not supported");
 	rkbt__row_filter__free_unpacked(u, NULL);
-	/* nesting deeper than RK_SV_FILTER_MAX_DEPTH */
+	/* nesting deeper than RK_FILTER_MAX_DEPTH */
 	enum { DEEP = 200 };
 	Rkbt__RowFilter deep[DEEP];
 	Rkbt__RowFilter__Chain dc[DEEP];
@@ -315,7 +327,34 @@ static void test_refusals(void **state)
 		}
 	}
 	refused(&deep[0], 3, "nested deeper");
-	want(&deep[DEEP - RK_SV_FILTER_MAX_DEPTH], ALL); /* exactly the limit is fine */
+	want(&deep[DEEP - RK_FILTER_MAX_DEPTH], ALL); /* exactly the limit is fine */
+}
+
+/* A chain of interleaves, each doubling the cells: the row's budget stops
+ * it (RK_ETOOLONG) long before 2^40 cells, though the filter is small. */
+static void test_budget(void **state)
+{
+	(void)state;
+	enum { LEVELS = 40 };
+	rk_filter pass = {.kind = RK_FILTER_PASS}, pair[2] = {pass, pass}, il[LEVELS];
+	for (int i = 0; i < LEVELS; i++)
+		il[i] = (rk_filter){.kind = RK_FILTER_INTERLEAVE, .kids = pair, .nkids = 2};
+	rk_filter chain = {.kind = RK_FILTER_CHAIN, .kids = il, .nkids = LEVELS};
+	rk__filter *x;
+	assert_int_equal(rk__filter_compile(&x, &chain), 0);
+	rk__cells out = {0};
+	assert_int_equal(rk__filter_row(&out, x, (const uint8_t *)"row1", 4, row, NROW),
+	                 RK_ETOOLONG);
+	assert_non_null(strstr(rk_error_last(), "interleaves"));
+	free(out.v);
+	rk__filter_free(x);
+	/* two levels are fine: each cell four times */
+	chain.nkids = 2;
+	assert_int_equal(rk__filter_compile(&x, &chain), 0);
+	assert_int_equal(rk__filter_row(&out, x, (const uint8_t *)"row1", 4, row, NROW), 0);
+	assert_int_equal(out.n, 4 * NROW);
+	free(out.v);
+	rk__filter_free(x);
 }
 
 int main(void)
@@ -324,6 +363,14 @@ int main(void)
 		cmocka_unit_test(test_simple_filters),
 		cmocka_unit_test(test_composed_filters),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else
+int main(void)
+{
+	return 77; /* without the Bigtable backend there is no RowFilter to map */
+}
+#endif

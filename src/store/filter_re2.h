@@ -1,12 +1,13 @@
 /*
- * The one regex engine of rowkey serve: RE2 (Debian libre2), behind a tiny C
- * interface (filter_re2.cc). Patterns and subjects are bytes (Latin-1: every
- * byte is one character), matched against the whole subject, with RE2's
- * defaults otherwise ('.' does not match '\n'; '\C' is any byte), as
- * Bigtable's regex filters are.
+ * The one regex engine of the store's row filters: RE2 (Debian libre2),
+ * behind a tiny C interface (filter_re2.cc). Patterns and subjects are
+ * bytes (Latin-1: every byte is one character), matched against the whole
+ * subject, with RE2's defaults otherwise ('.' does not match '\n'; '\C' is
+ * any byte), as Bigtable's regex filters are. RE2 matches in time linear in
+ * the subject, and a pattern whose program would pass 16 MiB is refused.
  */
-#ifndef RK_SERVE_FILTER_RE2_H
-#define RK_SERVE_FILTER_RE2_H
+#ifndef RK_STORE_FILTER_RE2_H
+#define RK_STORE_FILTER_RE2_H
 
 #include <stddef.h>
 #include <stdint.h>
