@@ -1,27 +1,15 @@
 /*
- * The backend-neutral store API suite (tests/integration/test_store_api.c)
- * run against the Bigtable backend: `rk_store_open("bigtable://p/<case>")`
- * on Google's emulator, which this test starts on a free 127.0.0.1 port and
- * stops by pid (SIGKILL also reaches it if the test dies: PR_SET_PDEATHSIG).
- *
- * test_store_api.c opens local store directories inside each case, so its
- * cases cannot take another store; they are repeated here case by case with
- * the same assertions, and each difference is one of these (printed as
- * "skip: ..." when the case runs):
- * - timestamps are scaled by 1000: Bigtable keeps whole milliseconds (in
- *   microseconds), so 10, 20, 30 become 10000, 20000, 30000;
- * - reverse scans are refused with RK_EINVALID (not in the API subset; the
- *   emulator answers UNIMPLEMENTED to ReadRowsRequest.reversed);
- * - regions are Bigtable's tablets (SampleRowKeys): the emulator ignores
- *   initial splits and samples row keys at random, so region counts and
- *   servers are not asserted, only that the regions cover the key space;
- * - split, move and balance are the service's business: RK_EINVALID;
- * - automatic splits on bucket boundaries, the metrics file and the local
- *   store's reopen-with-another-server-count do not exist on Bigtable.
- * Bigtable-only cases follow: deletes with an old timestamp, mutations of
- * one row spread over a batch, threads sharing one store, 4 KiB keys, and
- * the emulator stopped while writing (per-mutation results and the count of
- * acknowledged rows).
+ * The table store through its public API on the Bigtable backend:
+ * `rk_store_open("bigtable://p/<case>")` on Google's emulator, which this
+ * test starts on a free 127.0.0.1 port and stops by pid (SIGKILL also
+ * reaches it if the test dies: PR_SET_PDEATHSIG). First the behaviour suite
+ * every backend runs (integration/store_suite.h: each case on an instance
+ * of its own, timestamps in whole milliseconds), then what only Bigtable
+ * has: its limits (4 KiB keys, the millisecond grid, 100,000 mutations of
+ * a row), tablets as regions and the maintenance the service does itself,
+ * deletes with an old timestamp, mutations of one row spread over a
+ * batch, threads sharing one store, 4 KiB keys, and the emulator stopped
+ * while writing (per-mutation results and the count of acknowledged rows).
  */
 #ifdef RK_WITH_BIGTABLE
 #include <setjmp.h>
@@ -39,7 +27,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "integration/store_test_util.h"
+#include "integration/store_suite.h"
 
 #define MS 1000u /* one millisecond in microseconds */
 
@@ -67,15 +55,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void skip_note(const char *what)
-{
-	printf("skip: %s\n", what);
-}
-
-/* ---- helpers, as in test_store_api.c ---- */
-
-static const rk_family_def fams[] = {{"cf", 3, NULL}, {"meta", 1, NULL}};
-
 /* Each case gets its own instance of the one emulator. */
 static rk_store *open_store(const char *instance)
 {
@@ -87,115 +66,24 @@ static rk_store *open_store(const char *instance)
 	return s;
 }
 
-static void create(rk_store *s, const char *name, const char **splits, size_t n, unsigned bpl)
-{
-	rk_bytes sp[16];
-	for (size_t i = 0; i < n; i++)
-		sp[i] = (rk_bytes){(const uint8_t *)splits[i], strlen(splits[i])};
-	rk_table_def d = {name, fams, 2, sp, n, bpl};
-	ST_OK(rk_table_create(s, &d));
-}
-
-static void put(rk_table *t, const char *row, const char *fam, const char *q, uint64_t ts,
-                const char *v)
-{
-	ST_OK(rk_table_put(t, (const uint8_t *)row, strlen(row), fam, (const uint8_t *)q, strlen(q),
-	                   ts, (const uint8_t *)v, strlen(v)));
-}
-
-static char *get1(rk_table *t, const char *row, const char *fam, const char *q)
-{
-	rk_row *r;
-	rk_column c = {fam, (const uint8_t *)q, strlen(q)};
-	rk_read_options ro = RK_READ_OPTIONS_INIT;
-	ro.columns = &c;
-	ro.ncolumns = 1;
-	int rc = rk_table_get(&r, t, (const uint8_t *)row, strlen(row), &ro);
-	if (rc == RK_ENOTFOUND)
-		return NULL;
-	assert_int_equal(rc, 0);
-	assert_int_equal(r->ncells, 1);
-	char *v = strndup((const char *)r->cells[0].value, r->cells[0].value_len);
-	rk_row_free(r);
-	return v;
-}
-
-static void want_value(rk_table *t, const char *row, const char *fam, const char *q,
-                       const char *want)
-{
-	char *v = get1(t, row, fam, q);
-	if (!want) {
-		assert_null(v);
-		return;
-	}
-	assert_non_null(v);
-	assert_string_equal(v, want);
-	free(v);
-}
-
-static void scan_expect(rk_table *t, const rk_scan_options *so, const char *want)
-{
-	rk_scan *sc;
-	const rk_row *r;
-	char got[4096] = "";
-	ST_OK(rk_scan_open(&sc, t, so));
-	int rc;
-	while ((rc = rk_scan_next(&r, sc)) == 0) {
-		if (got[0])
-			strcat(got, " ");
-		strncat(got, (const char *)r->key, r->key_len);
-	}
-	assert_int_equal(rc, RK_EITEROVER);
-	rk_scan_close(sc);
-	assert_string_equal(got, want);
-}
-
-/* ---- the shared cases ---- */
-
-static void test_put_get_versions_deletes(void **state)
+/* Bigtable's own limits, checked before anything is sent: keys over
+ * 4 KiB, timestamps and read bounds off the millisecond grid, more than
+ * 100,000 mutations of one row; settings and region moves refused. */
+static void test_bigtable_limits(void **state)
 {
 	(void)state;
-	rk_store *s = open_store("versions");
+	rk_store *s = open_store("limits");
 	create(s, "t", NULL, 0, 0);
 	rk_table *t;
 	ST_OK(rk_table_open(&t, s, "t"));
-
-	put(t, "r1", "cf", "a", 10 * MS, "v10");
-	put(t, "r1", "cf", "a", 20 * MS, "v20");
-	put(t, "r1", "cf", "a", 30 * MS, "v30");
-	put(t, "r1", "cf", "a", 40 * MS, "v40"); /* 4 versions, family keeps 3 */
-	put(t, "r1", "cf", "b", 0, "b-now");
-	put(t, "r1", "meta", "x", 5 * MS, "m5");
-	put(t, "r1", "meta", "x", 6 * MS, "m6");
-	want_value(t, "r1", "cf", "a", "v40");
-
+	for (uint64_t ts = 10; ts <= 30; ts += 10)
+		put(t, "r1", "cf", "a", ts * MS, "v");
 	rk_row *r;
 	rk_read_options ro = RK_READ_OPTIONS_INIT;
-	ro.max_versions = 10;
-	ST_OK(rk_table_get(&r, t, (const uint8_t *)"r1", 2, &ro));
-	/* cf:a 40,30,20 (max 3), cf:b, meta:x 6 (max 1): GC is lazy on Bigtable,
-	 * the backend applies the family's limit on reads */
-	assert_int_equal(r->ncells, 5);
-	assert_string_equal(r->cells[0].family, "cf");
-	assert_true(r->cells[0].ts == 40 * MS && r->cells[1].ts == 30 * MS &&
-	            r->cells[2].ts == 20 * MS);
-	assert_memory_equal(r->cells[3].qualifier, "b", 1);
-	assert_true(r->cells[3].ts > 1000000000000000ull);
-	assert_int_equal(r->cells[3].ts % MS, 0); /* assigned: whole milliseconds */
-	assert_string_equal(r->cells[4].family, "meta");
-	assert_true(r->cells[4].ts == 6 * MS);
-	rk_row_free(r);
-
-	/* time range [15, 35) ms: 30, 20 */
-	ro.min_ts = 15 * MS;
-	ro.max_ts = 35 * MS;
 	rk_column ca = {"cf", (const uint8_t *)"a", 1};
 	ro.columns = &ca;
 	ro.ncolumns = 1;
-	ST_OK(rk_table_get(&r, t, (const uint8_t *)"r1", 2, &ro));
-	assert_int_equal(r->ncells, 2);
-	assert_true(r->cells[0].ts == 30 * MS && r->cells[1].ts == 20 * MS);
-	rk_row_free(r);
+	ro.max_versions = 10;
 	/* bounds off the millisecond grid select the same cells: [20.001, 30.001) */
 	ro.min_ts = 20 * MS + 1;
 	ro.max_ts = 30 * MS + 1;
@@ -206,84 +94,13 @@ static void test_put_get_versions_deletes(void **state)
 	ro.min_ts = 20 * MS + 1; /* no millisecond inside: nothing */
 	ro.max_ts = 20 * MS + 999;
 	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"r1", 2, &ro), RK_ENOTFOUND);
-	/* v10 is past the family's 3 versions: hidden before the time range
-	 * applies (store.h), even while Bigtable's lazy GC still keeps it */
-	ro.min_ts = 5 * MS;
-	ro.max_ts = 15 * MS;
-	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"r1", 2, &ro), RK_ENOTFOUND);
-	put(t, "r2", "cf", "a", 10 * MS, "r2v10");
-	rk_scan_options tso = RK_SCAN_OPTIONS_INIT;
-	tso.read = ro;
-	tso.limit = 1;
-	scan_expect(t, &tso, "r2"); /* r1 has nothing visible: skipped, not counted */
-	ST_OK(rk_table_delete(t, (const uint8_t *)"r2", 2, NULL, NULL, 0, 0));
-
-	/* delete one version */
-	rk_mutation m = {RK_MUT_DELETE_CELL, (const uint8_t *)"r1", 2, "cf", (const uint8_t *)"a", 1,
-	                 40 * MS, NULL, 0, 0};
-	ST_OK(rk_table_apply(t, &m, 1, NULL));
-	want_value(t, "r1", "cf", "a", "v30");
-	/* delete column up to 30 */
-	ST_OK(rk_table_delete(t, (const uint8_t *)"r1", 2, "cf", (const uint8_t *)"a", 1, 30 * MS));
-	want_value(t, "r1", "cf", "a", NULL);
-	put(t, "r1", "cf", "a", 31 * MS, "v31");
-	want_value(t, "r1", "cf", "a", "v31");
-	/* the local store's marker masks this one; Bigtable deleted the cells
-	 * instead, so v29 is stored, but v31 stays the newest either way */
-	put(t, "r1", "cf", "a", 29 * MS, "v29");
-	want_value(t, "r1", "cf", "a", "v31");
-	/* delete family (now) then a later put shows */
-	ST_OK(rk_table_delete(t, (const uint8_t *)"r1", 2, "cf", NULL, 0, 0));
-	want_value(t, "r1", "cf", "b", NULL);
-	want_value(t, "r1", "meta", "x", "m6");
-	put(t, "r1", "cf", "b", 0, "after");
-	want_value(t, "r1", "cf", "b", "after");
-	/* delete row */
-	ST_OK(rk_table_delete(t, (const uint8_t *)"r1", 2, NULL, NULL, 0, 0));
-	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"r1", 2, NULL), RK_ENOTFOUND);
-	assert_non_null(strstr(rk_error_last(), "r1"));
-
-	/* binary rows with zero bytes */
-	const uint8_t brow[] = {0, 1, 0, 0xFF};
-	ST_OK(rk_table_put(t, brow, 4, "cf", NULL, 0, 0, (const uint8_t *)"z", 1));
-	ST_OK(rk_table_get(&r, t, brow, 4, NULL));
-	assert_int_equal(r->key_len, 4);
-	assert_memory_equal(r->key, brow, 4);
-	assert_int_equal(r->cells[0].qualifier_len, 0);
-	rk_row_free(r);
-
-	rk_table_close(t);
-	ST_OK(rk_store_close(s));
-}
-
-static void test_bad_input_writes_nothing(void **state)
-{
-	(void)state;
-	rk_store *s = open_store("bad");
-	create(s, "t", NULL, 0, 0);
-	rk_table *t;
-	ST_OK(rk_table_open(&t, s, "t"));
 	static uint8_t big[RK_MAX_ROW_LEN + 1];
+	int res[3];
 	rk_mutation m[3] = {
 		{RK_MUT_PUT, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
-		{RK_MUT_PUT, (const uint8_t *)"x", 1, "nofam", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
-		{RK_MUT_PUT, big, sizeof big, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
+		{RK_MUT_PUT, big, 4097, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0},
+		{RK_MUT_PUT, (const uint8_t *)"y", 1, "cf", NULL, 0, 1500, (const uint8_t *)"v", 1, 0},
 	};
-	int res[3];
-	assert_int_equal(rk_table_apply(t, m, 3, res), RK_EINVALID);
-	assert_non_null(strstr(rk_error_last(), "nofam"));
-	assert_non_null(strstr(rk_error_last(), "table t"));
-	assert_int_equal(res[0], 0);
-	assert_int_equal(res[1], RK_EINVALID);
-	assert_int_equal(res[2], RK_ETOOLONG);
-	rk_row *r;
-	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"ok", 2, NULL), RK_ENOTFOUND);
-
-	/* Bigtable's own limits, checked before anything is sent: keys over
-	 * 4 KiB, timestamps off the millisecond grid */
-	m[1] = (rk_mutation){RK_MUT_PUT, big, 4097, "cf", NULL, 0, 0, (const uint8_t *)"v", 1, 0};
-	m[2] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)"y", 1, "cf", NULL, 0, 1500,
-	                     (const uint8_t *)"v", 1, 0};
 	assert_int_equal(rk_table_apply(t, m, 3, res), RK_ETOOLONG);
 	assert_non_null(strstr(rk_error_last(), "4096"));
 	assert_int_equal(res[0], 0);
@@ -310,31 +127,6 @@ static void test_bad_input_writes_nothing(void **state)
 	free(many);
 	free(mres);
 
-	rk_mutation dc = {RK_MUT_DELETE_CELL, (const uint8_t *)"ok", 2, "cf", NULL, 0, 0, NULL, 0, 0};
-	assert_int_equal(rk_table_apply(t, &dc, 1, NULL), RK_EINVALID);
-	rk_mutation empty = {RK_MUT_PUT, (const uint8_t *)"", 0, "cf", NULL, 0, 0, NULL, 0, 0};
-	assert_int_equal(rk_table_apply(t, &empty, 1, NULL), RK_EINVALID);
-
-	/* tables */
-	rk_family_def bf[] = {{"bad fam", 1, NULL}};
-	rk_table_def d = {"t2", bf, 1, NULL, 0, 0};
-	assert_int_equal(rk_table_create(s, &d), RK_EINVALID);
-	assert_non_null(strstr(rk_error_last(), "bad fam"));
-	rk_family_def gf[] = {{"f", 1, NULL}};
-	rk_bytes sp[] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"a", 1}};
-	rk_table_def d2 = {"t2", gf, 1, sp, 2, 0};
-	assert_int_equal(rk_table_create(s, &d2), RK_EINVALID);
-	rk_table_def d3 = {"t", gf, 1, NULL, 0, 0};
-	assert_int_equal(rk_table_create(s, &d3), RK_EEXISTS);
-	rk_table *t2;
-	assert_int_equal(rk_table_open(&t2, s, "nope"), RK_ENOTFOUND);
-	assert_non_null(strstr(rk_error_last(), "nope"));
-	assert_int_equal(rk_table_drop(s, "t"), RK_EBUSY);
-	rk_column bc = {"zz", NULL, 0};
-	rk_read_options ro = RK_READ_OPTIONS_INIT;
-	ro.columns = &bc;
-	ro.ncolumns = 1;
-	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"ok", 2, &ro), RK_EINVALID);
 	assert_int_equal(rk_region_move(s, 1, 99), RK_EINVALID);
 	skip_note("rk_region_move(999) is RK_ENOTFOUND on the local store; on Bigtable every move "
 	          "is RK_EINVALID (the service places tablets)");
@@ -347,61 +139,18 @@ static void test_bad_input_writes_nothing(void **state)
 	ST_OK(rk_store_close(s));
 }
 
-static void test_scans_across_regions(void **state)
+/* Regions are Bigtable's tablets (SampleRowKeys), contiguous from the
+ * start to the end; split, move and balance are the service's (refused),
+ * and there are no servers or metrics file to show. */
+static void test_bigtable_regions(void **state)
 {
 	(void)state;
-	rk_store *s = open_store("scans");
+	rk_store *s = open_store("regions");
 	const char *splits[] = {"b", "d", "f"};
 	create(s, "t", splits, 3, 0);
 	rk_table *t;
 	ST_OK(rk_table_open(&t, s, "t"));
-	const char *rows[] = {"a1", "a2", "b", "b1", "c", "d", "e1", "e2", "f", "g"};
-	for (size_t i = 0; i < 10; i++)
-		put(t, rows[i], "cf", "q", 0, rows[i]);
-	ST_OK(rk_table_delete(t, (const uint8_t *)"c", 1, NULL, NULL, 0, 0)); /* gone row */
-	put(t, "e2", "meta", "m", 0, "only-meta");
-
-	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
-	rk_scan *sc;
-	scan_expect(t, &so, "a1 a2 b b1 d e1 e2 f g");
-	skip_note("reverse scans: RK_EINVALID on Bigtable (no ReadRowsRequest.reversed)");
-	so.reverse = 1;
-	assert_int_equal(rk_scan_open(&sc, t, &so), RK_EINVALID);
-	assert_non_null(strstr(rk_error_last(), "not supported by Bigtable"));
-	so.start = (const uint8_t *)"a2";
-	so.start_len = 2;
-	so.stop = (const uint8_t *)"e2";
-	so.stop_len = 2;
-	so.reverse = 0;
-	scan_expect(t, &so, "a2 b b1 d e1");
-	so.limit = 3;
-	scan_expect(t, &so, "a2 b b1");
-	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
-	so.prefix = (const uint8_t *)"e";
-	so.prefix_len = 1;
-	scan_expect(t, &so, "e1 e2");
-	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
-	rk_column mc = {"meta", NULL, 0};
-	so.read.columns = &mc;
-	so.read.ncolumns = 1;
-	scan_expect(t, &so, "e2");
-	/* overlapping columns (a family and one of its columns): each cell once */
-	rk_column both[] = {{"cf", (const uint8_t *)"q", 1}, {"cf", NULL, 0}};
-	rk_row *r;
-	rk_read_options ro = RK_READ_OPTIONS_INIT;
-	ro.columns = both;
-	ro.ncolumns = 2;
-	ST_OK(rk_table_get(&r, t, (const uint8_t *)"e2", 2, &ro));
-	assert_int_equal(r->ncells, 1);
-	rk_row_free(r);
-	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
-	so.start = (const uint8_t *)"x";
-	so.start_len = 1;
-	scan_expect(t, &so, "");
-	so.stop = (const uint8_t *)"a";
-	so.stop_len = 1;
-	scan_expect(t, &so, "");
-
+	put(t, "a", "cf", "q", 0, "a");
 	/* regions: Bigtable's tablets, contiguous from the start to the end */
 	skip_note("region counts and servers: the emulator ignores initial splits and samples "
 	          "row keys at random; only coverage of the key space is checked");
@@ -436,32 +185,6 @@ static void test_scans_across_regions(void **state)
 	ST_OK(rk_store_check(&problems, s, NULL, NULL));
 	assert_int_equal(problems, 0);
 
-	/* another store on the same instance sees the data */
-	rk_table_close(t);
-	ST_OK(rk_store_close(s));
-	s = open_store("scans");
-	ST_OK(rk_table_open(&t, s, "t"));
-	so = (rk_scan_options)RK_SCAN_OPTIONS_INIT;
-	scan_expect(t, &so, "a1 a2 b b1 d e1 e2 f g");
-	ST_OK(rk_store_check(NULL, s, NULL, NULL));
-	rk_table_close(t);
-
-	/* drop removes the table and its cells */
-	ST_OK(rk_table_drop(s, "t"));
-	assert_int_equal(rk_table_open(&t, s, "t"), RK_ENOTFOUND);
-	assert_int_equal(rk_table_drop(s, "t"), RK_ENOTFOUND);
-	create(s, "t", NULL, 0, 0);
-	ST_OK(rk_table_open(&t, s, "t"));
-	scan_expect(t, &so, "");
-	rk_table_info *ti;
-	ST_OK(rk_table_list(&ti, &n, s));
-	assert_int_equal(n, 1);
-	assert_string_equal(ti[0].name, "t");
-	assert_int_equal(ti[0].nfamilies, 2);
-	assert_string_equal(ti[0].families[0].name, "cf");
-	assert_int_equal(ti[0].families[0].max_versions, 3);
-	assert_int_equal(ti[0].families[1].max_versions, 1);
-	rk_table_info_free(ti, n);
 	rk_table_close(t);
 	skip_note("metrics file: a Bigtable store keeps none");
 	ST_OK(rk_store_write_metrics(s, NULL));
@@ -508,8 +231,6 @@ static void test_auto_split_salted(void **state)
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
 }
-
-/* ---- Bigtable only ---- */
 
 /* A family or row delete bounded by an old timestamp has no Bigtable
  * equivalent (it would delete every version): refused, nothing written. */
@@ -768,16 +489,38 @@ static void test_emulator_stopped_inside_an_apply(void **state)
 	ST_OK(rk_store_close(s));
 }
 
+/* ---- the suite on Bigtable ---- */
+
+static rk_store *bt_open(const char *tag)
+{
+	return open_store(tag);
+}
+
+static rk_store *bt_reopen(rk_store *s, const char *tag)
+{
+	ST_OK(rk_store_close(s));
+	return open_store(tag);
+}
+
+static void bt_done(rk_store *s, const char *tag)
+{
+	(void)tag;
+	ST_OK(rk_store_close(s));
+}
+
+static const suite_backend bigtable = {"bigtable", bt_open, bt_reopen, bt_done, MS, 0};
+
 int main(void)
 {
 	if (access(EMULATOR, X_OK) != 0) {
 		printf("skipped: %s not installed\n", EMULATOR);
 		return 77;
 	}
+	B = &bigtable;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_put_get_versions_deletes),
-		cmocka_unit_test(test_bad_input_writes_nothing),
-		cmocka_unit_test(test_scans_across_regions),
+		SUITE_CASES,
+		cmocka_unit_test(test_bigtable_limits),
+		cmocka_unit_test(test_bigtable_regions),
 		cmocka_unit_test(test_auto_split_salted),
 		cmocka_unit_test(test_delete_with_old_timestamp),
 		cmocka_unit_test(test_rows_spread_over_a_batch),
@@ -787,6 +530,7 @@ int main(void)
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
+
 #else
 #include <stdio.h>
 int main(void)
