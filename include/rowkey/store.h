@@ -46,6 +46,9 @@ extern "C" {
 #define RK_MAX_FAMILY_LEN 64u
 #define RK_MAX_TABLE_NAME_LEN 64u
 #define RK_MAX_SERVERS 256u
+/* A read of a row whose cells (qualifiers and values it returns) pass this
+ * is RK_ETOOLONG: a row is read whole into memory (Bigtable's row limit). */
+#define RK_MAX_ROW_BYTES (256u << 20)
 
 /* ---- store ---- */
 

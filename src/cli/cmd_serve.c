@@ -196,7 +196,7 @@ int rk_cli_serve(int argc, char **argv)
 	snprintf(metrics, sizeof metrics, "%s/metrics.tsv", db);
 	rk_sv_server *srv;
 	if (rk_sv_server_start(&srv, store, listen, project ? project : "*",
-	                       instance ? instance : "*", bound, sizeof bound)) {
+	                       instance ? instance : "*", NULL, bound, sizeof bound)) {
 		rk_cli_fail(CMD, "starting the server");
 		return rk_cli__close_store(CMD, store, RK_EXIT_FAIL);
 	}

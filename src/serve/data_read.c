@@ -165,6 +165,10 @@ static void free_ranges(range *r, size_t n)
 static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_sv_status *st)
 {
 	size_t nk = rs ? rs->n_row_keys : 0, nr = rs ? rs->n_row_ranges : 0;
+	if (nk + nr > RK_SV_MAX_ROW_RANGES)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "rows: %zu row keys and ranges (at most %u)", nk + nr,
+		                   RK_SV_MAX_ROW_RANGES);
 	range *r = calloc(nk + nr + 1, sizeof *r);
 	size_t n = 0;
 	if (!r)
@@ -180,10 +184,12 @@ static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_s
 	}
 	for (size_t i = 0; i < nk; i++) {
 		const ProtobufCBinaryData *k = &rs->row_keys[i];
-		if (k->len == 0) {
+		char field[48];
+		snprintf(field, sizeof field, "rows.row_keys[%zu]", i);
+		int rc = rk_sv__check_row_key(k, field, st);
+		if (rc) {
 			free_ranges(r, n);
-			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-			                   "rows.row_keys[%zu]: empty row key", i);
+			return rc;
 		}
 		r[n].start = keycopy(k->data, k->len, 0, &r[n].slen);
 		r[n].end = keycopy(k->data, k->len, 1, &r[n].elen);

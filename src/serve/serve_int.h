@@ -130,6 +130,9 @@ int rk_sv__wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *b, siz
 #define RK_SV_MAX_ROW_KEY 4096u
 #define RK_SV_MAX_MUTATIONS 100000u
 #define RK_SV_MAX_QUALIFIER (16u << 10)
+/* Row keys and ranges of one ReadRows (Bigtable: bounded by the request's
+ * size only); each is a scan here. */
+#define RK_SV_MAX_ROW_RANGES 100000u
 #define RK_SV_MAX_VALUE RK_MAX_VALUE_LEN
 
 /* ---- Admin API (admin.c) ---- */

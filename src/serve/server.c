@@ -22,8 +22,7 @@
 #include "key/error.h"
 #include "serve/serve_int.h"
 
-#define ACCEPTS 8                     /* call requests kept posted */
-#define MAX_REQUEST (256u << 20)      /* larger requests: RESOURCE_EXHAUSTED */
+#define ACCEPTS 8 /* call requests kept posted (while under the call limit) */
 
 typedef struct slot {
 	grpc_call *call;
@@ -36,6 +35,8 @@ typedef struct slot {
 struct rk_sv_server {
 	grpc_server *server;
 	grpc_completion_queue *ncq;
+	grpc_resource_quota *quota;
+	rk_sv_limits lim;
 	rk_sv_env env;
 	char project[128], instance[128];
 	pthread_t acceptor;
@@ -44,8 +45,8 @@ struct rk_sv_server {
 	unsigned drain_ms;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	unsigned running;
-	unsigned long long answered;
+	unsigned running, posted;
+	unsigned long long answered, stalled;
 	int shutdown_tag;
 };
 
@@ -58,14 +59,31 @@ typedef struct callctx {
 	int closed; /* RECV_CLOSE_ON_SERVER completed */
 	int cancelled;
 	int close_tag, op_tag;
+	unsigned stall_ms; /* the client's part of a step may take this long */
+	int stalled;       /* the call was cancelled for it */
 } callctx;
 
-/* Waits for `tag` on the call's queue; 1 when its batch succeeded. */
+/* Waits for `tag` on the call's queue; 1 when its batch succeeded. A client
+ * that takes longer than the stall limit over its part (sending the
+ * request, taking a response the flow control holds back) has its call
+ * cancelled with DEADLINE_EXCEEDED, so it cannot hold a call thread: the
+ * wait then ends as soon as gRPC fails the batch. */
 static int wait_tag(callctx *c, void *tag)
 {
 	for (;;) {
-		grpc_event ev = grpc_completion_queue_next(c->cq, gpr_inf_future(GPR_CLOCK_REALTIME),
-		                                           NULL);
+		gpr_timespec dl = c->stalled ? gpr_inf_future(GPR_CLOCK_MONOTONIC)
+		                             : gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+		                                            gpr_time_from_millis(c->stall_ms,
+		                                                                 GPR_TIMESPAN));
+		grpc_event ev = grpc_completion_queue_next(c->cq, dl, NULL);
+		if (ev.type == GRPC_QUEUE_TIMEOUT) {
+			c->stalled = 1;
+			grpc_call_cancel_with_status(c->call, GRPC_STATUS_DEADLINE_EXCEEDED,
+			                             "rowkey serve: the client stalled (sent or took "
+			                             "nothing for the server's stall limit)",
+			                             NULL);
+			continue;
+		}
 		if (ev.type != GRPC_OP_COMPLETE)
 			return 0;
 		if (ev.tag == &c->close_tag) {
@@ -158,7 +176,7 @@ static void finish(callctx *c, const rk_sv_status *st)
 
 static void run_call(struct rk_sv_server *srv, slot *sl)
 {
-	callctx c = {sl->call, sl->cq, 0, 0, 0, 0, 0};
+	callctx c = {sl->call, sl->cq, 0, 0, 0, 0, 0, srv->lim.stall_ms, 0};
 	rk_sv_status st = {RK_SV_OK, ""};
 	char path[256];
 	size_t pl = GRPC_SLICE_LENGTH(sl->details.method);
@@ -201,10 +219,16 @@ static void run_call(struct rk_sv_server *srv, slot *sl)
 		}
 	}
 	free(req);
-	finish(&c, &st);
+	if (!c.stalled)
+		finish(&c, &st);
 	if (close_started && !c.closed)
 		wait_tag(&c, &c.close_tag);
 	grpc_call_unref(c.call);
+	if (c.stalled) {
+		pthread_mutex_lock(&srv->mu);
+		srv->stalled++;
+		pthread_mutex_unlock(&srv->mu);
+	}
 }
 
 static void slot_free(slot *sl)
@@ -236,6 +260,7 @@ static void *call_thread(void *arg)
 /* ---- accepting ---- */
 
 
+/* Posts one call request (srv->mu held by the caller or not needed). */
 static int post(struct rk_sv_server *srv)
 {
 	slot *sl = calloc(1, sizeof *sl);
@@ -250,7 +275,21 @@ static int post(struct rk_sv_server *srv)
 		slot_free(sl);
 		return RK_EIO;
 	}
+	srv->posted++;
 	return 0;
+}
+
+/* Keeps ACCEPTS call requests posted, as long as the calls running and
+ * posted stay under the call limit: past it, new calls wait in gRPC (on
+ * their connections' flow control) until one ends, rather than each taking
+ * a thread. */
+static void post_more(struct rk_sv_server *srv)
+{
+	pthread_mutex_lock(&srv->mu);
+	while (srv->posted < ACCEPTS && srv->running + srv->posted < srv->lim.max_calls)
+		if (post(srv))
+			break;
+	pthread_mutex_unlock(&srv->mu);
 }
 
 static void *acceptor(void *arg)
@@ -269,6 +308,8 @@ static void *acceptor(void *arg)
 			grpc_server_cancel_all_calls(srv->server);
 			drain_end = gpr_inf_future(GPR_CLOCK_MONOTONIC);
 		}
+		if (!shutting)
+			post_more(srv); /* calls that ended made room */
 		gpr_timespec dl = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
 		                               gpr_time_from_millis(100, GPR_TIMESPAN));
 		grpc_event ev = grpc_completion_queue_next(srv->ncq, dl, NULL);
@@ -279,6 +320,11 @@ static void *acceptor(void *arg)
 		if (ev.tag == &srv->shutdown_tag)
 			break;
 		slot *sl = ev.tag;
+		pthread_mutex_lock(&srv->mu);
+		srv->posted--;
+		if (ev.success)
+			srv->running++;
+		pthread_mutex_unlock(&srv->mu);
 		if (!ev.success) {
 			slot_free(sl);
 			continue;
@@ -287,26 +333,61 @@ static void *acceptor(void *arg)
 		pthread_attr_t at;
 		pthread_attr_init(&at);
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		pthread_mutex_lock(&srv->mu);
-		srv->running++;
-		pthread_mutex_unlock(&srv->mu);
 		if (pthread_create(&th, &at, call_thread, sl) != 0) {
 			/* no thread: answer from here */
 			call_thread(sl);
 		}
 		pthread_attr_destroy(&at);
 		if (!shutting)
-			post(srv);
+			post_more(srv);
 	}
 	return NULL;
 }
 
-int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
-                       const char *project, const char *instance, char *bound, size_t cap)
+/* The channel arguments of the limits: gRPC enforces these itself. */
+static grpc_channel_args *server_args(grpc_arg *args, grpc_channel_args *ca,
+                                      const rk_sv_limits *lim, grpc_resource_quota *quota)
 {
+	static const struct {
+		const char *key;
+		int lim_field; /* 0 max_request, 1 max_streams, 2 idle_ms, or -1: value below */
+		int value;
+	} ints[] = {
+		{GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 0, 0},
+		{GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1, -1},
+		{GRPC_ARG_MAX_CONCURRENT_STREAMS, 1, 0},
+		{GRPC_ARG_MAX_CONNECTION_IDLE_MS, 2, 0},
+		/* ping a silent client every 2 minutes; no answer in 20 s: gone */
+		{GRPC_ARG_KEEPALIVE_TIME_MS, -1, 120000},
+		{GRPC_ARG_KEEPALIVE_TIMEOUT_MS, -1, 20000},
+	};
+	size_t n = 0;
+	for (; n < sizeof ints / sizeof ints[0]; n++) {
+		args[n].type = GRPC_ARG_INTEGER;
+		args[n].key = (char *)ints[n].key;
+		args[n].value.integer = ints[n].lim_field == 0   ? (int)lim->max_request
+		                        : ints[n].lim_field == 1 ? (int)lim->max_streams
+		                        : ints[n].lim_field == 2 ? (int)lim->idle_ms
+		                                                 : ints[n].value;
+	}
+	args[n].type = GRPC_ARG_POINTER;
+	args[n].key = (char *)GRPC_ARG_RESOURCE_QUOTA;
+	args[n].value.pointer.p = quota;
+	args[n].value.pointer.vtable = grpc_resource_quota_arg_vtable();
+	ca->num_args = n + 1;
+	ca->args = args;
+	return ca;
+}
+
+int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
+                       const char *project, const char *instance, const rk_sv_limits *lim,
+                       char *bound, size_t cap)
+{
+	static const rk_sv_limits defaults = RK_SV_LIMITS_INIT;
 	struct rk_sv_server *srv = calloc(1, sizeof *srv);
 	if (!srv)
 		return rk__err(RK_ENOMEM, "serve: out of memory");
+	srv->lim = lim ? *lim : defaults;
 	snprintf(srv->project, sizeof srv->project, "%s", project);
 	snprintf(srv->instance, sizeof srv->instance, "%s", instance);
 	pthread_mutex_init(&srv->mu, NULL);
@@ -323,15 +404,11 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 	srv->env.project = srv->project;
 	srv->env.instance = srv->instance;
 	grpc_init();
-	grpc_arg args[2];
-	args[0].type = GRPC_ARG_INTEGER;
-	args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-	args[0].value.integer = (int)MAX_REQUEST;
-	args[1].type = GRPC_ARG_INTEGER;
-	args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-	args[1].value.integer = -1;
-	grpc_channel_args ca = {2, args};
-	srv->server = grpc_server_create(&ca, NULL);
+	grpc_arg args[8];
+	grpc_channel_args ca;
+	srv->quota = grpc_resource_quota_create("rowkey serve");
+	grpc_resource_quota_resize(srv->quota, srv->lim.memory);
+	srv->server = grpc_server_create(server_args(args, &ca, &srv->lim, srv->quota), NULL);
 	srv->ncq = grpc_completion_queue_create_for_next(NULL);
 	grpc_server_register_completion_queue(srv->server, srv->ncq, NULL);
 	grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
@@ -345,6 +422,7 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 		               .type != GRPC_QUEUE_SHUTDOWN)
 			;
 		grpc_completion_queue_destroy(srv->ncq);
+		grpc_resource_quota_unref(srv->quota);
 		grpc_shutdown();
 		rk_sv__tables_free(srv->env.tables);
 		free(srv);
@@ -355,8 +433,7 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 	int hl = colon ? (int)(colon - listen) : (int)strlen(listen);
 	snprintf(bound, cap, "%.*s:%d", hl, listen, port);
 	grpc_server_start(srv->server);
-	for (int i = 0; i < ACCEPTS; i++)
-		post(srv);
+	post_more(srv);
 	if (pthread_create(&srv->acceptor, NULL, acceptor, srv) != 0) {
 		rk_sv_server_stop(srv, 0);
 		return rk__err(RK_EIO, "serve: cannot start a thread");
@@ -367,11 +444,13 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 }
 
 void rk_sv_server_counts(const rk_sv_server *s, unsigned long long *answered,
-                         unsigned *in_flight)
+                         unsigned *in_flight, unsigned long long *stalled)
 {
 	pthread_mutex_lock((pthread_mutex_t *)&s->mu);
 	*answered = s->answered;
 	*in_flight = s->running;
+	if (stalled)
+		*stalled = s->stalled;
 	pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
 }
 
@@ -409,6 +488,7 @@ void rk_sv_server_stop(rk_sv_server *srv, unsigned drain_ms)
 			slot_free(ev.tag);
 	}
 	grpc_completion_queue_destroy(srv->ncq);
+	grpc_resource_quota_unref(srv->quota);
 	grpc_shutdown();
 	rk_sv__tables_free(srv->env.tables);
 	pthread_mutex_destroy(&srv->mu);

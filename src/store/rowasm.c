@@ -208,6 +208,13 @@ int rk_rowasm__add(rk__rowasm *a, const rk__cellkey *ck, const uint8_t *val, siz
 	a->returned++;
 
 	rk__rowbuf *b = a->out;
+	if (b->len + ck->qual_len + vlen > RK_MAX_ROW_BYTES) {
+		char kb[200];
+		return rk__err(RK_ETOOLONG, "table %s: row '%s': its cells pass %u MiB: not read",
+		               a->table->name, rk__err_bytes(kb, sizeof kb, b->data + b->key_off,
+		                                             b->key_len),
+		               RK_MAX_ROW_BYTES >> 20);
+	}
 	if ((rc = grow((void **)&b->ents, &b->cap_ents, b->nents + 1, sizeof *b->ents)) != 0)
 		return rc;
 	struct rk__rowent *e = &b->ents[b->nents];

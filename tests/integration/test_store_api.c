@@ -833,6 +833,41 @@ static void test_gc_rules_in_meta(void **state)
 	free(dir);
 }
 
+/* A row is read whole into memory: one whose cells pass RK_MAX_ROW_BYTES
+ * is refused (RK_ETOOLONG naming it) rather than read; a column of it
+ * still reads. */
+static void test_row_too_big_to_read(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("bigrow");
+	rk_store *s = open_store(dir, 1, 0);
+	create(s, "t", NULL, 0, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	uint8_t *v = calloc(1, RK_MAX_VALUE_LEN);
+	assert_non_null(v);
+	for (unsigned i = 0; i < RK_MAX_ROW_BYTES / RK_MAX_VALUE_LEN; i++) {
+		uint8_t q = (uint8_t)('a' + i);
+		ST_OK(rk_table_put(t, (const uint8_t *)"huge", 4, "cf", &q, 1, 0, v,
+		                   RK_MAX_VALUE_LEN));
+	}
+	free(v);
+	rk_row *r;
+	assert_int_equal(rk_table_get(&r, t, (const uint8_t *)"huge", 4, NULL), RK_ETOOLONG);
+	assert_non_null(strstr(rk_error_last(), "row 'huge'"));
+	rk_column c = {"cf", (const uint8_t *)"a", 1};
+	rk_read_options ro = RK_READ_OPTIONS_INIT;
+	ro.columns = &c;
+	ro.ncolumns = 1;
+	ST_OK(rk_table_get(&r, t, (const uint8_t *)"huge", 4, &ro));
+	assert_int_equal(r->cells[0].value_len, RK_MAX_VALUE_LEN);
+	rk_row_free(r);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 /* ---- the suite on the embedded store ---- */
 
 static char *suite_dir;
@@ -878,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_delete_order_durable),
 		cmocka_unit_test(test_delete_markers_of_old_stores),
 		cmocka_unit_test(test_gc_rules_in_meta),
+		cmocka_unit_test(test_row_too_big_to_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
