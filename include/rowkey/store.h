@@ -168,6 +168,20 @@ typedef struct rk_table_def {
  * error. */
 int rk_table_create(rk_store *store, const rk_table_def *def);
 
+/* A table setting (see rk_store_table_prop_set) given at creation. */
+typedef struct rk_table_prop {
+	const char *key;
+	const void *val;
+	size_t len;
+} rk_table_prop;
+
+/* rk_table_create with settings props[0..nprops), saved with the table in
+ * one step: after a crash the table is there with all of them, or not at
+ * all. A bad key or value: RK_EINVALID, nothing created; a backend that
+ * keeps no settings (Bigtable) refuses any. */
+int rk_table_create_with(rk_store *store, const rk_table_def *def, const rk_table_prop *props,
+                         size_t nprops);
+
 /* Drops a table and deletes its cells. RK_ENOTFOUND, RK_EBUSY while a
  * handle on it is open. */
 int rk_table_drop(rk_store *store, const char *name);

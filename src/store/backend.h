@@ -75,7 +75,9 @@ struct rk_backend_ops {
 	const char *name;
 	int (*close)(rk_store *s);
 	int (*sync)(rk_store *s);
-	int (*table_create)(rk_store *s, const rk_table_def *def);
+	/* props: checked by store.c but for the key's form (the backend's) */
+	int (*table_create)(rk_store *s, const rk_table_def *def, const rk_table_prop *props,
+	                    size_t nprops);
 	int (*table_drop)(rk_store *s, const char *name);
 	int (*table_list)(rk_table_info **out, size_t *count, rk_store *s);
 	int (*table_open)(rk_table **out, rk_store *s, const char *name);

@@ -107,7 +107,7 @@ static int row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 	return al < bl ? -1 : al > bl;
 }
 
-int rk_table_create(rk_store *store, const rk_table_def *def)
+static int check_def(const rk_table_def *def)
 {
 	if (!def || !rk_store__valid_name(def->name, RK_MAX_TABLE_NAME_LEN))
 		return rk__err(RK_EINVALID,
@@ -154,7 +154,30 @@ int rk_table_create(rk_store *store, const rk_table_def *def)
 	if (def->bucket_prefix_len > 8)
 		return rk__err(RK_EINVALID, "table %s: bucket prefix of %u bytes (allowed 0..8)",
 		               def->name, def->bucket_prefix_len);
-	return store->ops->table_create(store, def);
+	return 0;
+}
+
+int rk_table_create(rk_store *store, const rk_table_def *def)
+{
+	int rc = check_def(def);
+	return rc ? rc : store->ops->table_create(store, def, NULL, 0);
+}
+
+int rk_table_create_with(rk_store *store, const rk_table_def *def, const rk_table_prop *props,
+                         size_t nprops)
+{
+	int rc = check_def(def);
+	if (rc)
+		return rc;
+	if (nprops && !store->ops->table_prop_set)
+		return rk__err(RK_EINVALID, "table %s: the %s backend keeps no table settings",
+		               def->name, store->ops->name);
+	for (size_t i = 0; i < nprops; i++)
+		if (!props[i].key || (props[i].len && !props[i].val) || props[i].len > 65536)
+			return rk__err(RK_EINVALID, "table %s: setting %zu: no key, or a value of "
+			               "%zu bytes (at most 65536)",
+			               def->name, i, props[i].len);
+	return store->ops->table_create(store, def, props, nprops);
 }
 
 int rk_table_drop(rk_store *store, const char *name)

@@ -512,6 +512,18 @@ static void test_table_settings(void **state)
 	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
 	create(s, "b", NULL, 0, 0); /* a new table of an old name starts bare */
 	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
+	/* settings given at creation, in the same step; a bad one: no table */
+	rk_table_def d = {"c", fams, 2, NULL, 0, 0};
+	rk_table_prop bad[] = {{"owner", "me", 2}, {"Bad Key", "x", 1}};
+	assert_int_equal(rk_table_create_with(s, &d, bad, 2), RK_EINVALID);
+	rk_table *t;
+	assert_int_equal(rk_table_open(&t, s, "c"), RK_ENOTFOUND);
+	ST_OK(rk_table_create_with(s, &d, bad, 1));
+	ST_OK(rk_store_close(s));
+	s = open_store(dir, 2, 0);
+	ST_OK(rk_store_table_prop_get(&v, &n, s, "c", "owner"));
+	assert_string_equal((char *)v, "me");
+	free(v);
 	ST_OK(rk_store_close(s));
 	st_rmtree(dir);
 	free(dir);

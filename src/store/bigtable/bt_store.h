@@ -70,7 +70,8 @@ int rk_bt__get_families(rk__family **out, size_t *count, bt_store *s, const char
 /* Regions of one table from SampleRowKeys, appended to *a (n entries, cap). */
 int rk_bt__table_regions(rk_region_info **a, size_t *n, size_t *cap, bt_store *s,
                          const char *table);
-int rk_bt__table_create_op(rk_store *st, const rk_table_def *def);
+int rk_bt__table_create_op(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
+                           size_t nprops);
 int rk_bt__table_drop_op(rk_store *st, const char *name);
 int rk_bt__table_list_op(rk_table_info **out, size_t *count, rk_store *st);
 int rk_bt__table_open_op(rk_table **out, rk_store *st, const char *name);

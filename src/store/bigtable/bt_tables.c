@@ -14,8 +14,11 @@
 
 /* ---- tables ---- */
 
-int rk_bt__table_create_op(rk_store *st, const rk_table_def *def)
+int rk_bt__table_create_op(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
+                           size_t nprops)
 {
+	(void)props;
+	(void)nprops; /* store.c refuses settings: the ops table has no table_prop_set */
 	bt_store *s = (bt_store *)st;
 	rk_bt_family fams[255];
 	rk_bt_bytes *splits = NULL;

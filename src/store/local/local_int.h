@@ -170,7 +170,8 @@ int rk_local__metrics_write(rk__local *s, const char *path);
 
 int rk_local__close(rk_store *st);
 int rk_local__sync(rk_store *st);
-int rk_local__table_create(rk_store *st, const rk_table_def *def);
+int rk_local__table_create(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
+                           size_t nprops);
 int rk_local__table_drop(rk_store *st, const char *name);
 int rk_local__table_list(rk_table_info **out, size_t *count, rk_store *st);
 int rk_local__table_open(rk_table **out, rk_store *st, const char *name);

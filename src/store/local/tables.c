@@ -20,7 +20,8 @@ static int fam_cmp(const void *a, const void *b)
 	return strcmp(((const rk__family *)a)->name, ((const rk__family *)b)->name);
 }
 
-int rk_local__table_create(rk_store *st, const rk_table_def *def)
+int rk_local__table_create(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
+                           size_t nprops)
 {
 	rk__local *s = (rk__local *)st;
 	rk__tmeta *t = NULL;
@@ -51,6 +52,15 @@ int rk_local__table_create(rk_store *st, const rk_table_def *def)
 			goto fail;
 	}
 	qsort(t->families, t->nfamilies, sizeof *t->families, fam_cmp);
+	for (size_t i = 0; i < nprops; i++) {
+		if (!rk_meta__prop_key_ok(props[i].key)) {
+			rc = rk__err(RK_EINVALID, "table %s: setting '%s': a key is 1..%d bytes of a-z "
+			             "0-9 _ .", def->name, props[i].key, RK__PROP_KEY_MAX);
+			goto fail;
+		}
+		if ((rc = rk_meta__prop_set(&t->props, props[i].key, props[i].val, props[i].len)) != 0)
+			goto fail;
+	}
 	for (size_t i = 0; i <= def->nsplits; i++) {
 		const rk_bytes *a = i ? &def->split_points[i - 1] : NULL;
 		const rk_bytes *b = i < def->nsplits ? &def->split_points[i] : NULL;
@@ -91,11 +101,7 @@ int rk_local__table_create(rk_store *st, const rk_table_def *def)
 	return 0;
 fail:
 	pthread_rwlock_unlock(&s->lock);
-	if (t) {
-		free(t->families);
-		free(t->regions);
-		free(t);
-	}
+	rk_meta__table_free(t); /* its families' rules and settings too */
 	return rc;
 }
 
