@@ -45,15 +45,6 @@ static int fam_ok(const char *s)
 	return 1;
 }
 
-/* The name prefix "projects/P/instances/I" of a checked request name
- * (a parent, or a table's name). */
-static void inst_name(char *buf, size_t cap, const char *name)
-{
-	const char *t = strstr(name, "/tables/");
-	int n = t ? (int)(t - name) : (int)strlen(name);
-	snprintf(buf, cap, "%.*s", n, name);
-}
-
 /* Packs any message into a malloc'd buffer. */
 static int pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_status *st)
 {
@@ -67,13 +58,13 @@ static int pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_st
 	return 0;
 }
 
-/* Packs a Table message for `info` (families unless name_only). */
-static int pack_table(uint8_t **resp, size_t *len, const char *inst_of,
+/* Packs a Table message for `info`, table `id` of instance `inst` (families
+ * unless name_only). */
+static int pack_table(uint8_t **resp, size_t *len, const char *inst, const char *id,
                       const rk_table_info *info, int name_only, rk_sv_status *st)
 {
-	char inst[400], name[600];
-	inst_name(inst, sizeof inst, inst_of);
-	snprintf(name, sizeof name, "%s/tables/%s", inst, info->name);
+	char name[RK_SV_MAX_INSTANCE + RK_MAX_TABLE_NAME_LEN + 16];
+	snprintf(name, sizeof name, "%s/tables/%s", inst, id);
 	Rkbt__Table t = RKBT__TABLE__INIT;
 	t.name = name;
 	t.granularity = RKBT__TABLE__TIMESTAMP_GRANULARITY__MILLIS;
@@ -114,23 +105,22 @@ out:
 	return rc;
 }
 
-/* The info of table `id` from rk_table_list (caller frees *all). */
-static int find_table(rk_table_info **all, size_t *n, const rk_table_info **one,
-                      const rk_sv_env *env, const char *inst_of, const char *id,
+/* The info of the table ref found (table `id` of instance `inst`), from
+ * rk_table_list (caller frees *all). */
+static int table_info(rk_table_info **all, size_t *n, const rk_table_info **one,
+                      const rk_sv_env *env, const rk_sv_ref *ref, const rk_sv_tname *tn,
                       rk_sv_status *st)
 {
 	int rc = rk_table_list(all, n, env->store);
 	if (rc)
 		return rk_sv__from_store(st, rc, "listing tables");
 	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*all)[i].name, id) == 0) {
+		if (strcmp((*all)[i].name, ref->store) == 0 && rk_sv__catalog_still(env->catalog, ref)) {
 			*one = &(*all)[i];
 			return 0;
 		}
-	char inst[400];
-	inst_name(inst, sizeof inst, inst_of);
-	return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %s/tables/%s not found", inst,
-	                   id);
+	return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %s/tables/%s not found",
+	                   tn->inst, tn->id);
 }
 
 static int split_cmp(const void *a, const void *b)
@@ -197,21 +187,21 @@ static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r,
 	for (size_t i = 0; i < ns; i++)
 		if (!w || split_cmp(&splits[w - 1], &splits[i]) != 0)
 			splits[w++] = splits[i];
-	rk_table_def def = {r->table_id, fams, nf, splits, w, 0};
-	if ((rc = rk_table_create(env->store, &def)) != 0) {
-		if (rc == RK_EEXISTS) {
-			char inst[400];
-			inst_name(inst, sizeof inst, r->parent);
-			rc = rk_sv__fail(st, RK_SV_ALREADY_EXISTS, rc, "table %s/tables/%s already exists",
-			                 inst, r->table_id);
-		} else {
+	rk_table_def def = {NULL, fams, nf, splits, w, 0};
+	rk_sv_ref ref;
+	if ((rc = rk_sv__catalog_create(&ref, env->catalog, r->parent, r->table_id, &def)) != 0) {
+		if (rc == RK_EEXISTS)
+			rc = rk_sv__fail(st, RK_SV_ALREADY_EXISTS, rc, "%s", rk_error_last());
+		else
 			rc = rk_sv__from_store(st, rc, "CreateTable");
-		}
 		goto out;
 	}
+	rk_sv_tname tn;
+	snprintf(tn.inst, sizeof tn.inst, "%s", r->parent);
+	snprintf(tn.id, sizeof tn.id, "%s", r->table_id);
 	const rk_table_info *one;
-	if ((rc = find_table(&all, &nall, &one, env, r->parent, r->table_id, st)) == 0)
-		rc = pack_table(resp, len, r->parent, one, 0, st);
+	if ((rc = table_info(&all, &nall, &one, env, &ref, &tn, st)) == 0)
+		rc = pack_table(resp, len, tn.inst, tn.id, one, 0, st);
 out:
 	rk_table_info_free(all, nall);
 	for (size_t i = 0; rules && i < nf; i++)
@@ -229,6 +219,18 @@ static int view_name_only(int view, int dflt_name_only)
 	return view == RKBT__TABLE__VIEW__NAME_ONLY;
 }
 
+/* The store's info for the table listed as `named`, or NULL (dropped
+ * since it was listed). */
+static const rk_table_info *info_of(const rk_table_info *all, size_t n, const rk_sv_named *named)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i].name, named->store) == 0)
+			return &all[i];
+	return NULL;
+}
+
+/* A page of the instance's tables in the order of their ids: page_token is
+ * the id the page starts at (the next_page_token this server gave). */
 static int list_tables(const rk_sv_env *env, const Rkbt__ListTablesRequest *r, uint8_t **resp,
                        size_t *len, rk_sv_status *st)
 {
@@ -238,43 +240,59 @@ static int list_tables(const rk_sv_env *env, const Rkbt__ListTablesRequest *r, u
 	if (r->page_size < 0)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 		                   "page_size: must not be negative (got %d)", r->page_size);
-	rk_table_info *all;
-	size_t n;
-	if ((rc = rk_table_list(&all, &n, env->store)) != 0)
+	if (*r->page_token && !rk_sv__id_ok(r->page_token, strlen(r->page_token),
+	                                    RK_MAX_TABLE_NAME_LEN))
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "page_token: '%.100s' is not a token this server gave",
+		                   r->page_token);
+	rk_sv_named *named = NULL;
+	rk_table_info *all = NULL;
+	size_t nn = 0, n = 0;
+	if ((rc = rk_sv__catalog_list(&named, &nn, env->catalog, r->parent)) != 0 ||
+	    (rc = rk_table_list(&all, &n, env->store)) != 0) {
+		free(named);
 		return rk_sv__from_store(st, rc, "ListTables");
+	}
+	size_t from = 0;
+	while (from < nn && strcmp(named[from].id, r->page_token) < 0)
+		from++;
+	size_t max = r->page_size > 0 ? (size_t)r->page_size : nn;
 	int name_only = view_name_only(r->view, 1);
 	Rkbt__ListTablesResponse out = RKBT__LIST_TABLES_RESPONSE__INIT;
-	Rkbt__Table **tabs = calloc(n ? n : 1, sizeof *tabs);
-	uint8_t **bufs = calloc(n ? n : 1, sizeof *bufs);
-	size_t nt = 0;
-	if (!tabs || !bufs) {
+	Rkbt__Table **tabs = calloc(nn ? nn : 1, sizeof *tabs);
+	uint8_t **bufs = calloc(nn ? nn : 1, sizeof *bufs);
+	size_t nt = 0, i = from;
+	if (!tabs || !bufs)
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
-		goto out;
-	}
 	/* each table packed alone, then unpacked into the list: one way to
 	 * build a Table, the one GetTable uses */
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (; !rc && i < nn && nt < max; i++) {
+		const rk_table_info *info = info_of(all, n, &named[i]);
 		size_t bl;
-		if ((rc = pack_table(&bufs[i], &bl, r->parent, &all[i], name_only, st)) != 0)
+		if (!info)
+			continue;
+		if ((rc = pack_table(&bufs[nt], &bl, r->parent, named[i].id, info, name_only, st)))
 			break;
-		if (!(tabs[i] = rkbt__table__unpack(NULL, bl, bufs[i])))
+		if (!(tabs[nt] = rkbt__table__unpack(NULL, bl, bufs[nt])))
 			rc = rk_sv__fail(st, RK_SV_INTERNAL, RK_ENOMEM, "out of memory");
 		else
-			nt = i + 1;
+			nt++;
 	}
 	if (!rc) {
 		out.n_tables = nt;
 		out.tables = tabs;
+		if (i < nn)
+			out.next_page_token = named[i].id;
 		rc = pack(resp, len, &out.base, st);
 	}
-out:
-	for (size_t i = 0; tabs && i < n; i++) {
-		if (tabs[i])
-			rkbt__table__free_unpacked(tabs[i], NULL);
-		free(bufs ? bufs[i] : NULL);
+	for (size_t k = 0; tabs && k <= nt && k < nn; k++) {
+		if (tabs[k])
+			rkbt__table__free_unpacked(tabs[k], NULL);
+		free(bufs ? bufs[k] : NULL);
 	}
 	free(tabs);
 	free(bufs);
+	free(named);
 	rk_table_info_free(all, n);
 	return rc;
 }
@@ -282,15 +300,16 @@ out:
 static int get_table(const rk_sv_env *env, const Rkbt__GetTableRequest *r, uint8_t **resp,
                      size_t *len, rk_sv_status *st)
 {
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__table_id(id, env, r->name, "name", st);
+	rk_sv_tname tn;
+	rk_sv_ref ref;
+	int rc = rk_sv__table_find(&ref, &tn, env, r->name, "name", st);
 	if (rc)
 		return rc;
 	rk_table_info *all = NULL;
 	size_t n = 0;
 	const rk_table_info *one;
-	if ((rc = find_table(&all, &n, &one, env, r->name, id, st)) == 0)
-		rc = pack_table(resp, len, r->name, one, view_name_only(r->view, 0), st);
+	if ((rc = table_info(&all, &n, &one, env, &ref, &tn, st)) == 0)
+		rc = pack_table(resp, len, tn.inst, tn.id, one, view_name_only(r->view, 0), st);
 	rk_table_info_free(all, n);
 	return rc;
 }
@@ -298,15 +317,14 @@ static int get_table(const rk_sv_env *env, const Rkbt__GetTableRequest *r, uint8
 static int delete_table(const rk_sv_env *env, const Rkbt__DeleteTableRequest *r,
                         uint8_t **resp, size_t *len, rk_sv_status *st)
 {
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__table_id(id, env, r->name, "name", st);
+	rk_sv_tname tn;
+	int rc = rk_sv__table_name(&tn, env, r->name, "name", st);
 	if (rc)
 		return rc;
-	rk_sv__table_block(env->tables, id);
-	rc = rk_table_drop(env->store, id);
-	rk_sv__table_unblock(env->tables, id);
+	rc = rk_sv__catalog_drop(env->catalog, tn.inst, tn.id);
 	if (rc == RK_ENOTFOUND)
-		return rk_sv__fail(st, RK_SV_NOT_FOUND, rc, "table %s not found", r->name);
+		return rk_sv__fail(st, RK_SV_NOT_FOUND, rc, "table %s/tables/%s not found", tn.inst,
+		                   tn.id);
 	if (rc)
 		return rk_sv__from_store(st, rc, "DeleteTable");
 	Rkbt__Empty e = RKBT__EMPTY__INIT;
@@ -316,8 +334,9 @@ static int delete_table(const rk_sv_env *env, const Rkbt__DeleteTableRequest *r,
 static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamiliesRequest *r,
                            uint8_t **resp, size_t *len, rk_sv_status *st)
 {
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__table_id(id, env, r->name, "name", st);
+	rk_sv_tname tn;
+	rk_sv_ref ref;
+	int rc = rk_sv__table_find(&ref, &tn, env, r->name, "name", st);
 	if (rc)
 		return rc;
 	if (r->n_modifications == 0)
@@ -326,7 +345,7 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 	rk_table_info *all = NULL;
 	size_t n = 0;
 	const rk_table_info *one;
-	if ((rc = find_table(&all, &n, &one, env, r->name, id, st)) != 0)
+	if ((rc = table_info(&all, &n, &one, env, &ref, &tn, st)) != 0)
 		goto out;
 	rk_family_def *defs = calloc(r->n_modifications, sizeof *defs);
 	rk_gc_rule **rules = calloc(r->n_modifications, sizeof *rules);
@@ -393,14 +412,17 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 		}
 	}
 	if (!rc) {
-		rk_sv__table_block(env->tables, id);
+		rk_sv__table_block(env->tables, ref.store);
+		if (!rk_sv__catalog_still(env->catalog, &ref)) /* dropped meanwhile */
+			rc = rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %s not found",
+			                 r->name);
 		for (size_t i = 0; i < r->n_modifications && !rc; i++) {
-			rc = drop[i] ? rk_table_family_drop(env->store, id, defs[i].name)
-			             : rk_table_family_set(env->store, id, &defs[i]);
+			rc = drop[i] ? rk_table_family_drop(env->store, ref.store, defs[i].name)
+			             : rk_table_family_set(env->store, ref.store, &defs[i]);
 			if (rc)
 				rk_sv__from_store(st, rc, "ModifyColumnFamilies");
 		}
-		rk_sv__table_unblock(env->tables, id);
+		rk_sv__table_unblock(env->tables, ref.store);
 	}
 	for (size_t i = 0; rules && i < r->n_modifications; i++)
 		free(rules[i]);
@@ -411,8 +433,8 @@ static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamilie
 		rk_table_info_free(all, n);
 		all = NULL;
 		n = 0;
-		if ((rc = find_table(&all, &n, &one, env, r->name, id, st)) == 0)
-			rc = pack_table(resp, len, r->name, one, 0, st);
+		if ((rc = table_info(&all, &n, &one, env, &ref, &tn, st)) == 0)
+			rc = pack_table(resp, len, tn.inst, tn.id, one, 0, st);
 	}
 out:
 	rk_table_info_free(all, n);
@@ -424,10 +446,6 @@ out:
 static int drop_row_range(const rk_sv_env *env, const Rkbt__DropRowRangeRequest *r,
                           uint8_t **resp, size_t *len, rk_sv_status *st)
 {
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__table_id(id, env, r->name, "name", st);
-	if (rc)
-		return rc;
 	if (r->target_case == RKBT__DROP_ROW_RANGE_REQUEST__TARGET_ROW_KEY_PREFIX) {
 		if (r->row_key_prefix.len == 0)
 			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
@@ -438,11 +456,10 @@ static int drop_row_range(const rk_sv_env *env, const Rkbt__DropRowRangeRequest 
 		                   "target: row_key_prefix or delete_all_data_from_table is needed");
 	}
 	rk_table *t;
-	if ((rc = rk_sv__table_acquire(&t, env->tables, id)) != 0) {
-		if (rc == RK_ENOTFOUND)
-			return rk_sv__fail(st, RK_SV_NOT_FOUND, rc, "table %s not found", r->name);
-		return rk_sv__from_store(st, rc, "DropRowRange");
-	}
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
+	int rc = rk_sv__open_table(&t, store, env, r->name, "name", st);
+	if (rc)
+		return rc;
 	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
 	if (r->target_case == RKBT__DROP_ROW_RANGE_REQUEST__TARGET_ROW_KEY_PREFIX) {
 		so.prefix = r->row_key_prefix.data;
@@ -498,7 +515,7 @@ out:
 	rk_scan_close(sc);
 	free(muts);
 	free(keys);
-	rk_sv__table_release(env->tables, id, t);
+	rk_sv__table_release(env->tables, store, t);
 	if (rc)
 		return rc;
 	Rkbt__Empty e = RKBT__EMPTY__INIT;

@@ -31,17 +31,26 @@ int rk_sv__send(const rk_sv_sink *sink, const ProtobufCMessage *m, rk_sv_status 
 	return 0;
 }
 
-int rk_sv__open_table(rk_table **t, char *id, const rk_sv_env *env, const char *name,
-                      rk_sv_status *st)
+int rk_sv__open_table(rk_table **t, char *store, const rk_sv_env *env, const char *name,
+                      const char *field, rk_sv_status *st)
 {
-	int rc = rk_sv__table_id(id, env, name, "table_name", st);
+	rk_sv_tname tn;
+	rk_sv_ref ref;
+	int rc = rk_sv__table_find(&ref, &tn, env, name, field, st);
 	if (rc)
 		return rc;
-	if ((rc = rk_sv__table_acquire(t, env->tables, id)) != 0) {
+	if ((rc = rk_sv__table_acquire(t, env->tables, ref.store)) != 0) {
 		if (rc == RK_ENOTFOUND)
 			return rk_sv__fail(st, RK_SV_NOT_FOUND, rc, "table %.300s not found", name);
 		return rk_sv__from_store(st, rc, "opening the table");
 	}
+	/* dropped (and its store name taken again) while it was opened */
+	if (!rk_sv__catalog_still(env->catalog, &ref)) {
+		rk_sv__table_release(env->tables, ref.store, *t);
+		*t = NULL;
+		return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %.300s not found", name);
+	}
+	memcpy(store, ref.store, sizeof ref.store);
 	return 0;
 }
 
@@ -80,15 +89,19 @@ static int region_cmp(const void *a, const void *b)
 static int sample_row_keys(const rk_sv_env *env, const Rkbt__SampleRowKeysRequest *r,
                            const rk_sv_sink *sink, rk_sv_status *st)
 {
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__table_id(id, env, r->table_name, "table_name", st);
+	rk_sv_tname tn;
+	rk_sv_ref ref;
+	int rc = rk_sv__table_find(&ref, &tn, env, r->table_name, "table_name", st);
 	if (rc)
 		return rc;
 	rk_region_info *regs;
 	size_t n;
-	if ((rc = rk_store_regions(&regs, &n, env->store, id)) != 0) {
-		if (rc == RK_ENOTFOUND)
-			return rk_sv__fail(st, RK_SV_NOT_FOUND, rc, "table %.300s not found",
+	if ((rc = rk_store_regions(&regs, &n, env->store, ref.store)) != 0 ||
+	    !rk_sv__catalog_still(env->catalog, &ref)) {
+		if (!rc)
+			rk_region_info_free(regs, n);
+		if (!rc || rc == RK_ENOTFOUND)
+			return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %.300s not found",
 			                   r->table_name);
 		return rk_sv__from_store(st, rc, "listing regions");
 	}

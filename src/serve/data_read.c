@@ -309,11 +309,11 @@ int rk_sv__read_rows(const rk_sv_env *env, const Rkbt__ReadRowsRequest *r,
 	if (rc)
 		return rc;
 	rk_table *t = NULL;
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
 	range *g = NULL;
 	size_t ng = 0;
 	rbuf rb = {NULL, 0, 0, sink};
-	if ((rc = rk_sv__open_table(&t, id, env, r->table_name, st)) != 0)
+	if ((rc = rk_sv__open_table(&t, store, env, r->table_name, "table_name", st)) != 0)
 		goto done;
 	if ((rc = build_ranges(&g, &ng, r->rows, st)) != 0)
 		goto done;
@@ -327,6 +327,6 @@ done:
 	free(rb.b);
 	free(f);
 	if (t)
-		rk_sv__table_release(env->tables, id, t);
+		rk_sv__table_release(env->tables, store, t);
 	return rc;
 }

@@ -149,17 +149,17 @@ int rk_sv__mutate_row(const rk_sv_env *env, const Rkbt__MutateRowRequest *r,
                       const rk_sv_sink *sink, rk_sv_status *st)
 {
 	rk_table *t;
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
 	int rc = rk_sv__check_row_key(&r->row_key, "row_key", st);
 	if (rc)
 		return rc;
 	if (r->n_mutations > RK_SV_MAX_MUTATIONS)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 		                   "mutations: %zu (at most %u)", r->n_mutations, RK_SV_MAX_MUTATIONS);
-	if ((rc = rk_sv__open_table(&t, id, env, r->table_name, st)) != 0)
+	if ((rc = rk_sv__open_table(&t, store, env, r->table_name, "table_name", st)) != 0)
 		return rc;
 	mvec v = {0};
-	rc = convert(&v, t, id, &r->row_key, r->mutations, r->n_mutations, "mutations", st);
+	rc = convert(&v, t, r->table_name, &r->row_key, r->mutations, r->n_mutations, "mutations", st);
 	if (!rc && (rc = rk_table_apply(t, v.m, v.n, NULL)) != 0)
 		rk_sv__from_store(st, rc, "applying the mutations");
 	if (!rc) {
@@ -167,7 +167,7 @@ int rk_sv__mutate_row(const rk_sv_env *env, const Rkbt__MutateRowRequest *r,
 		rc = rk_sv__send(sink, &resp.base, st);
 	}
 	free(v.m);
-	rk_sv__table_release(env->tables, id, t);
+	rk_sv__table_release(env->tables, store, t);
 	return rc;
 }
 
@@ -175,7 +175,7 @@ int rk_sv__mutate_row(const rk_sv_env *env, const Rkbt__MutateRowRequest *r,
  * own status in est[i] and nothing of it goes to the store; first[i] ..
  * first[i + 1] are the mutations of entry i. */
 static void convert_entries(mvec *v, size_t *first, rk_sv_status *est, rk_table *t,
-                            const char *id, const Rkbt__MutateRowsRequest *r)
+                            const char *table, const Rkbt__MutateRowsRequest *r)
 {
 	for (size_t i = 0; i < r->n_entries; i++) {
 		const Rkbt__MutateRowsRequest__Entry *e = r->entries[i];
@@ -184,7 +184,7 @@ static void convert_entries(mvec *v, size_t *first, rk_sv_status *est, rk_table 
 		snprintf(field, sizeof field, "entries[%zu].mutations", i);
 		est[i].code = RK_SV_OK;
 		if (rk_sv__check_row_key(&e->row_key, field, &est[i]) ||
-		    convert(v, t, id, &e->row_key, e->mutations, e->n_mutations, field, &est[i]))
+		    convert(v, t, table, &e->row_key, e->mutations, e->n_mutations, field, &est[i]))
 			v->n = before;
 		first[i] = before;
 		first[i + 1] = v->n;
@@ -247,8 +247,8 @@ int rk_sv__mutate_rows(const rk_sv_env *env, const Rkbt__MutateRowsRequest *r,
 		                   "entries: %zu mutations in all (at most %u)", total,
 		                   RK_SV_MAX_MUTATIONS);
 	rk_table *t;
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__open_table(&t, id, env, r->table_name, st);
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
+	int rc = rk_sv__open_table(&t, store, env, r->table_name, "table_name", st);
 	if (rc)
 		return rc;
 	size_t n = r->n_entries;
@@ -260,7 +260,7 @@ int rk_sv__mutate_rows(const rk_sv_env *env, const Rkbt__MutateRowsRequest *r,
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
 		goto out;
 	}
-	convert_entries(&v, first, est, t, id, r);
+	convert_entries(&v, first, est, t, r->table_name, r);
 	if (v.n && !(results = calloc(v.n, sizeof *results))) {
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
 		goto out;
@@ -273,7 +273,7 @@ out:
 	free(est);
 	free(first);
 	free(results);
-	rk_sv__table_release(env->tables, id, t);
+	rk_sv__table_release(env->tables, store, t);
 	return rc;
 }
 
@@ -294,17 +294,17 @@ int rk_sv__check_and_mutate(const rk_sv_env *env, const Rkbt__CheckAndMutateRowR
 	                                                "predicate_filter", st)) != 0)
 		return rc;
 	rk_table *t;
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	if ((rc = rk_sv__open_table(&t, id, env, r->table_name, st)) != 0) {
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
+	if ((rc = rk_sv__open_table(&t, store, env, r->table_name, "table_name", st)) != 0) {
 		free(f);
 		return rc;
 	}
 	mvec yes = {0}, no = {0};
 	int matched = 0;
 	/* both branches are checked first, so a bad one fails the call either way */
-	if ((r->n_true_mutations && (rc = convert(&yes, t, id, &r->row_key, r->true_mutations,
+	if ((r->n_true_mutations && (rc = convert(&yes, t, r->table_name, &r->row_key, r->true_mutations,
 	                                          r->n_true_mutations, "true_mutations", st))) ||
-	    (r->n_false_mutations && (rc = convert(&no, t, id, &r->row_key, r->false_mutations,
+	    (r->n_false_mutations && (rc = convert(&no, t, r->table_name, &r->row_key, r->false_mutations,
 	                                           r->n_false_mutations, "false_mutations", st))))
 		goto out;
 	if ((rc = rk_table_check_and_mutate(&matched, t, r->row_key.data, r->row_key.len, f, yes.m,
@@ -319,7 +319,7 @@ out:
 	free(yes.m);
 	free(no.m);
 	free(f);
-	rk_sv__table_release(env->tables, id, t);
+	rk_sv__table_release(env->tables, store, t);
 	return rc;
 }
 
@@ -421,8 +421,8 @@ int rk_sv__read_modify_write(const rk_sv_env *env, const Rkbt__ReadModifyWriteRo
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID, "rules: %zu (at most %u)",
 		                   r->n_rules, RK_SV_MAX_MUTATIONS);
 	rk_table *t;
-	char id[RK_MAX_TABLE_NAME_LEN + 1];
-	if ((rc = rk_sv__open_table(&t, id, env, r->table_name, st)) != 0)
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
+	if ((rc = rk_sv__open_table(&t, store, env, r->table_name, "table_name", st)) != 0)
 		return rc;
 	rk_rmw_rule *rules = calloc(r->n_rules, sizeof *rules);
 	rk_row *row = NULL;
@@ -430,7 +430,7 @@ int rk_sv__read_modify_write(const rk_sv_env *env, const Rkbt__ReadModifyWriteRo
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = rules_of(rules, t, id, r, st)) != 0)
+	if ((rc = rules_of(rules, t, r->table_name, r, st)) != 0)
 		goto out;
 	if ((rc = rk_table_read_modify_write(&row, t, r->row_key.data, r->row_key.len, rules,
 	                                     r->n_rules, now_ms_micros())) != 0) {
@@ -441,6 +441,6 @@ int rk_sv__read_modify_write(const rk_sv_env *env, const Rkbt__ReadModifyWriteRo
 out:
 	rk_row_free(row);
 	free(rules);
-	rk_sv__table_release(env->tables, id, t);
+	rk_sv__table_release(env->tables, store, t);
 	return rc;
 }

@@ -10,7 +10,8 @@
  *   data.c     google.bigtable.v2.Bigtable likewise: dispatch and
  *              SampleRowKeys; data_write.c the mutations, check-and-mutate
  *              and read-modify-write; data_read.c ReadRows.
- *   tables.c   the open table handles the calls share, by table id.
+ *   tables.c   the open table handles the calls share, by store table.
+ *   catalog.c  which store table each instance's table is.
  *   wire.c     a request's shape checked before it is decoded.
  *
  * Serve does protocol work only: it maps Bigtable's messages onto the
@@ -84,21 +85,75 @@ void rk_sv__table_release(rk_sv_tables *t, const char *id, rk_table *table);
 void rk_sv__table_block(rk_sv_tables *t, const char *id);
 void rk_sv__table_unblock(rk_sv_tables *t, const char *id);
 
+/* ---- tables by instance (catalog.c) ---- */
+
+typedef struct rk_sv_catalog rk_sv_catalog;
+
+/* A table found in the catalog: its store name, and the serial number of
+ * the entry (a table dropped and created again has another). */
+typedef struct rk_sv_ref {
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
+	uint64_t serial;
+} rk_sv_ref;
+
+/* A table of an instance, as listed: its id there and its store name. */
+typedef struct rk_sv_named {
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	char store[RK_MAX_TABLE_NAME_LEN + 1];
+} rk_sv_named;
+
+/* Reads the store's tables; drops go through `pool` (rk_sv__table_block). */
+int rk_sv__catalog_new(rk_sv_catalog **out, rk_store *store, rk_sv_tables *pool);
+void rk_sv__catalog_free(rk_sv_catalog *c);
+
+/* Table `id` of instance `inst` ("projects/P/instances/I"): the instance's
+ * own, else a table no instance owns. RK_ENOTFOUND (no error text set). */
+int rk_sv__catalog_find(rk_sv_ref *ref, rk_sv_catalog *c, const char *inst, const char *id);
+
+/* 1 while the table ref found is still there (not dropped, not another
+ * table of the same store name): checked after opening or blocking it. */
+int rk_sv__catalog_still(rk_sv_catalog *c, const rk_sv_ref *ref);
+
+/* The tables instance `inst` sees, by id (*out free()). */
+int rk_sv__catalog_list(rk_sv_named **out, size_t *count, rk_sv_catalog *c, const char *inst);
+
+/* Creates table `id` of instance `inst` from def (families, splits; its
+ * name is set here). RK_EEXISTS when the instance sees a table `id`. */
+int rk_sv__catalog_create(rk_sv_ref *ref, rk_sv_catalog *c, const char *inst, const char *id,
+                          rk_table_def *def);
+
+/* Drops table `id` of instance `inst` and its cells, once the calls using
+ * it are done. RK_ENOTFOUND. */
+int rk_sv__catalog_drop(rk_sv_catalog *c, const char *inst, const char *id);
+
 /* ---- what every call sees ---- */
 
 typedef struct rk_sv_env {
 	rk_store *store;
 	rk_sv_tables *tables;
+	rk_sv_catalog *catalog;
 	const char *project;  /* the names this server answers for; both "*": */
 	const char *instance; /* any project and instance (as the emulator) */
 } rk_sv_env;
 
+/* The longest "projects/P/instances/I" taken. */
+#define RK_SV_MAX_INSTANCE 400u
+
+/* A table's name in a request, taken apart. */
+typedef struct rk_sv_tname {
+	char inst[RK_SV_MAX_INSTANCE + 1]; /* "projects/P/instances/I" */
+	char id[RK_MAX_TABLE_NAME_LEN + 1]; /* T */
+} rk_sv_tname;
+
 /* Parses "projects/P/instances/I/tables/T" (field names the request field
- * for the message), checking P and I against env, and copies T into
- * id[RK_MAX_TABLE_NAME_LEN + 1]. INVALID_ARGUMENT naming the field when
- * malformed, NOT_FOUND when project or instance differ. */
-int rk_sv__table_id(char *id, const rk_sv_env *env, const char *name, const char *field,
-                    rk_sv_status *st);
+ * for the message), checking P and I against env. INVALID_ARGUMENT naming
+ * the field when malformed, NOT_FOUND when project or instance differ. */
+int rk_sv__table_name(rk_sv_tname *tn, const rk_sv_env *env, const char *name,
+                      const char *field, rk_sv_status *st);
+
+/* rk_sv__table_name, then the table in the catalog: NOT_FOUND naming it. */
+int rk_sv__table_find(rk_sv_ref *ref, rk_sv_tname *tn, const rk_sv_env *env, const char *name,
+                      const char *field, rk_sv_status *st);
 
 /* 1 when s[0..n) is a Bigtable id ([_a-zA-Z0-9][-_.a-zA-Z0-9]*) of at most
  * max bytes. */
@@ -171,10 +226,11 @@ int rk_sv__data_call(const rk_sv_env *env, const char *method, const uint8_t *re
  * gone). */
 int rk_sv__send(const rk_sv_sink *sink, const ProtobufCMessage *m, rk_sv_status *st);
 
-/* The table a request names, acquired (release with its id, id[RK_MAX_
- * TABLE_NAME_LEN + 1]); NOT_FOUND when it does not exist. */
-int rk_sv__open_table(rk_table **t, char *id, const rk_sv_env *env, const char *name,
-                      rk_sv_status *st);
+/* The table a request names (field `field`), acquired: release it with
+ * rk_sv__table_release(env->tables, store, *t), store[RK_MAX_TABLE_NAME_LEN
+ * + 1] its store name. NOT_FOUND when the instance has no such table. */
+int rk_sv__open_table(rk_table **t, char *store, const rk_sv_env *env, const char *name,
+                      const char *field, rk_sv_status *st);
 
 /* INVALID_ARGUMENT naming `field` for an empty row key or one over 4 KiB. */
 int rk_sv__check_row_key(const ProtobufCBinaryData *k, const char *field, rk_sv_status *st);

@@ -395,6 +395,8 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 	atomic_init(&srv->stopping, 0);
 	srv->drain_ms = 30000;
 	int rc = rk_sv__tables_new(&srv->env.tables, store);
+	if (!rc)
+		rc = rk_sv__catalog_new(&srv->env.catalog, store, srv->env.tables);
 	if (rc) {
 		rk_sv__tables_free(srv->env.tables);
 		free(srv);
@@ -424,6 +426,7 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 		grpc_completion_queue_destroy(srv->ncq);
 		grpc_resource_quota_unref(srv->quota);
 		grpc_shutdown();
+		rk_sv__catalog_free(srv->env.catalog);
 		rk_sv__tables_free(srv->env.tables);
 		free(srv);
 		return rc;
@@ -490,6 +493,7 @@ void rk_sv_server_stop(rk_sv_server *srv, unsigned drain_ms)
 	grpc_completion_queue_destroy(srv->ncq);
 	grpc_resource_quota_unref(srv->quota);
 	grpc_shutdown();
+	rk_sv__catalog_free(srv->env.catalog);
 	rk_sv__tables_free(srv->env.tables);
 	pthread_mutex_destroy(&srv->mu);
 	pthread_cond_destroy(&srv->cv);

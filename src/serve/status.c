@@ -65,6 +65,10 @@ int rk_sv__instance_name(const rk_sv_env *env, const char *name, const char *fie
 	    strchr(name + 9, '/') != in || strchr(in + 11, '/'))
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 		                   "%s: '%.200s' is not projects/P/instances/I", field, name);
+	if (strlen(name) > RK_SV_MAX_INSTANCE)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "%s: the instance's name is over %u bytes", field,
+		                   RK_SV_MAX_INSTANCE);
 	int any = strcmp(env->project, "*") == 0 && strcmp(env->instance, "*") == 0;
 	if (!any && strcmp(name, want) != 0)
 		return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND,
@@ -73,8 +77,8 @@ int rk_sv__instance_name(const rk_sv_env *env, const char *name, const char *fie
 	return 0;
 }
 
-int rk_sv__table_id(char *id, const rk_sv_env *env, const char *name, const char *field,
-                    rk_sv_status *st)
+int rk_sv__table_name(rk_sv_tname *tn, const rk_sv_env *env, const char *name,
+                      const char *field, rk_sv_status *st)
 {
 	const char *t = name ? strstr(name, "/tables/") : NULL;
 	if (!name || !*name)
@@ -83,13 +87,14 @@ int rk_sv__table_id(char *id, const rk_sv_env *env, const char *name, const char
 	if (!t)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 		                   "%s: '%.200s' is not projects/P/instances/I/tables/T", field, name);
-	char inst[512];
 	size_t il = (size_t)(t - name);
-	if (il >= sizeof inst)
-		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID, "%s: too long", field);
-	memcpy(inst, name, il);
-	inst[il] = 0;
-	int rc = rk_sv__instance_name(env, inst, field, st);
+	if (il > RK_SV_MAX_INSTANCE)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "%s: the instance's name is over %u bytes", field,
+		                   RK_SV_MAX_INSTANCE);
+	memcpy(tn->inst, name, il);
+	tn->inst[il] = 0;
+	int rc = rk_sv__instance_name(env, tn->inst, field, st);
 	if (rc)
 		return rc;
 	t += 8;
@@ -99,6 +104,18 @@ int rk_sv__table_id(char *id, const rk_sv_env *env, const char *name, const char
 		                   "%s: table id '%.200s' is not [_a-zA-Z0-9][-_.a-zA-Z0-9]* of at "
 		                   "most %u bytes",
 		                   field, t, RK_MAX_TABLE_NAME_LEN);
-	memcpy(id, t, n + 1);
+	memcpy(tn->id, t, n + 1);
+	return 0;
+}
+
+int rk_sv__table_find(rk_sv_ref *ref, rk_sv_tname *tn, const rk_sv_env *env, const char *name,
+                      const char *field, rk_sv_status *st)
+{
+	int rc = rk_sv__table_name(tn, env, name, field, st);
+	if (rc)
+		return rc;
+	if (rk_sv__catalog_find(ref, env->catalog, tn->inst, tn->id))
+		return rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %s/tables/%s not found",
+		                   tn->inst, tn->id);
 	return 0;
 }

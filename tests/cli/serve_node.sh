@@ -3,8 +3,9 @@
 # for call against Google's emulator: tests/node/serve_diff.js makes the same
 # calls (create with splits, families, insert, createReadStream over keys,
 # ranges, prefixes and filters, checkAndMutate, increment, append rules,
-# deletes, a MutateRows with a bad entry, deleteRows, delete) against each
-# server and the two JSON answers must be equal. Known differences are left
+# deletes, a MutateRows with a bad entry, a table of the same id in another
+# instance, deleteRows, delete) against each server and the two JSON answers
+# must be equal. Known differences are left
 # out of the comparison by the script and listed there (timestamps, random
 # SampleRowKeys, the emulator's random family order when counting cells per
 # row). SampleRowKeys of rowkey serve must be the table's splits.

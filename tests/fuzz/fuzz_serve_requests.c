@@ -1,8 +1,9 @@
 /*
  * Fuzz target: rowkey serve's request path. The first byte picks
  * a Data or Admin API method, the rest is its request message, decoded and
- * run against a real store (a table "t" with families cf and meta, split at
- * "g" and "p", recreated when an input drops it). Responses go to a sink
+ * run against a real store (table "t" of projects/p/instances/i with
+ * families cf and meta, split at "g" and "p", recreated when an input
+ * drops it). Responses go to a sink
  * that checks each one parses as its method's response type. Nothing may
  * crash, leak or hang; every refusal must carry a status and a message.
  */
@@ -28,10 +29,12 @@ static const char *const admin_methods[] = {"CreateTable", "ListTables",
 
 static rk_store *store;
 static rk_sv_tables *tables;
+static rk_sv_catalog *catalog;
 static char dir[] = "/tmp/rk_fuzz_serve_XXXXXX";
 
 static void cleanup(void)
 {
+	rk_sv__catalog_free(catalog);
 	rk_sv__tables_free(tables);
 	rk_store_close(store);
 	char cmd[256];
@@ -44,8 +47,11 @@ static void ensure_table(void)
 {
 	static const rk_family_def fams[] = {{"cf", 3, NULL}, {"meta", 1, NULL}};
 	static const rk_bytes splits[] = {{(const uint8_t *)"g", 1}, {(const uint8_t *)"p", 1}};
-	rk_table_def d = {"t", fams, 2, splits, 2, 0};
-	int rc = rk_table_create(store, &d);
+	rk_table_def d = {NULL, fams, 2, splits, 2, 0};
+	rk_sv_ref ref;
+	if (rk_sv__catalog_find(&ref, catalog, "projects/p/instances/i", "t") == 0)
+		return;
+	int rc = rk_sv__catalog_create(&ref, catalog, "projects/p/instances/i", "t", &d);
 	if (rc && rc != RK_EEXISTS)
 		abort();
 }
@@ -60,7 +66,8 @@ static void setup(void)
 	o.durability = RK_DURABILITY_ASYNC;
 	o.n_servers = 2;
 	o.background_splits = 0;
-	if (rk_store_open(&store, dir, &o) || rk_sv__tables_new(&tables, store))
+	if (rk_store_open(&store, dir, &o) || rk_sv__tables_new(&tables, store) ||
+	    rk_sv__catalog_new(&catalog, store, tables))
 		abort();
 	atexit(cleanup);
 }
@@ -93,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	setup();
 	ensure_table();
-	rk_sv_env env = {store, tables, "*", "*"};
+	rk_sv_env env = {store, tables, catalog, "*", "*"};
 	rk_sv_status st;
 	unsigned pick = data[0] % (NDATA + NADMIN);
 	if (pick < NDATA) {

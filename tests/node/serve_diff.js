@@ -144,6 +144,19 @@ async function main() {
     const [samples] = await table.sampleRowKeys();
     out.samples = samples.map(s => (Buffer.isBuffer(s.key) ? s.key.toString() : String(s.key)));
   }
+  // instances apart: the same table id in another instance is another table,
+  // listed, read and dropped there alone
+  const other = bt.instance('i2').table(tableId);
+  await other.create();
+  await other.createFamily('o');
+  await other.insert([{key: 'only-i2', data: {o: {x: 'v'}}}]);
+  out.inst_other_rows = await read(other, {});
+  out.inst_own_rows = (await read(table, {prefix: 'only'})).map(r => r.key);
+  out.inst_other_families = (await other.getFamilies())[0].map(f => f.id).sort();
+  out.inst_tables_i = (await instance.getTables())[0].map(t => t.name).sort();
+  out.inst_tables_i2 = (await bt.instance('i2').getTables())[0].map(t => t.name).sort();
+  await other.delete();
+  out.inst_own_after_other_drop = [(await table.exists())[0], (await other.exists())[0]];
   await table.deleteRows('k');
   out.after_drop_prefix = (await read(table, {})).map(r => r.key);
   await table.delete();
