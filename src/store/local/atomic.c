@@ -63,6 +63,7 @@ static int run_call(rowcall *c)
 		                            : rk_engine__failure(s->servers[c->region->server].engine));
 out:
 	rk_wops__fini(&req.ops);
+	free(req.acct); /* the writer counted the call's cells there */
 	rk_wdone__fini(&done);
 	return rc;
 }
