@@ -1,6 +1,8 @@
 /*
- * google.bigtable.admin.v2.BigtableTableAdmin for `rowkey serve`: tables and
- * column families of the store, on raw request bytes (no gRPC here).
+ * google.bigtable.admin.v2.BigtableTableAdmin for `rowkey serve`, on raw
+ * request bytes (no gRPC here): the dispatch and the tables (CreateTable,
+ * ListTables, GetTable, DeleteTable), each instance's through the catalog
+ * (catalog.c). Column families and DropRowRange are in admin_families.c.
  *
  * GC rules are the store's own (rk_gc_rule: versions, age, unions and
  * intersections, nested), kept and answered as they were sent; the mapping
@@ -17,36 +19,7 @@
 #include "serve/serve_int.h"
 #include "store/bigtable/bt_map.h"
 
-/* The family definition for a GcRule (NULL: keep every version), its rule
- * in *rule (free() it). INVALID_ARGUMENT naming the rule when Bigtable
- * would refuse it. */
-static int family_def(rk_family_def *def, rk_gc_rule **rule, const char *name,
-                      const Rkbt__GcRule *r, const char *field, rk_sv_status *st)
-{
-	char path[200];
-	snprintf(path, sizeof path, "%s: column family %.80s: gc_rule", field, name);
-	*rule = NULL;
-	if (rk_bt__gc_from_pb(rule, r, path))
-		return rk_sv__from_store(st, RK_EINVALID, "gc_rule");
-	*def = (rk_family_def){name, 1, *rule};
-	return 0;
-}
-
-/* A family name: 1..64 bytes of [-_.a-zA-Z0-9] (Bigtable's and the store's). */
-static int fam_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > RK_MAX_FAMILY_LEN)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
-			return 0;
-	return 1;
-}
-
-/* Packs any message into a malloc'd buffer. */
-static int pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_status *st)
+int rk_sv__pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_status *st)
 {
 	size_t n = protobuf_c_message_get_packed_size(m);
 	uint8_t *b = malloc(n ? n : 1);
@@ -58,9 +31,7 @@ static int pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_st
 	return 0;
 }
 
-/* Packs a Table message for `info`, table `id` of instance `inst` (families
- * unless name_only). */
-static int pack_table(uint8_t **resp, size_t *len, const char *inst, const char *id,
+int rk_sv__pack_table(uint8_t **resp, size_t *len, const char *inst, const char *id,
                       const rk_table_info *info, int name_only, rk_sv_status *st)
 {
 	char name[RK_SV_MAX_INSTANCE + RK_MAX_TABLE_NAME_LEN + 16];
@@ -94,7 +65,7 @@ static int pack_table(uint8_t **resp, size_t *len, const char *inst, const char 
 	t.n_column_families = nf;
 	t.column_families = ep;
 	if (!rc)
-		rc = pack(resp, len, &t.base, st);
+		rc = rk_sv__pack(resp, len, &t.base, st);
 out:
 	for (size_t i = 0; gcs && i < nf; i++)
 		rk_bt__gc_pb_free(gcs[i]);
@@ -105,9 +76,7 @@ out:
 	return rc;
 }
 
-/* The info of the table ref found (table `id` of instance `inst`), from
- * rk_table_list (caller frees *all). */
-static int table_info(rk_table_info **all, size_t *n, const rk_table_info **one,
+int rk_sv__table_info(rk_table_info **all, size_t *n, const rk_table_info **one,
                       const rk_sv_env *env, const rk_sv_ref *ref, const rk_sv_tname *tn,
                       rk_sv_status *st)
 {
@@ -131,11 +100,32 @@ static int split_cmp(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* The settings of a Table to create that rowkey has not: refused by name
+ * (UNIMPLEMENTED), a granularity that is not milliseconds INVALID_ARGUMENT. */
+static int table_options(const Rkbt__Table *t, rk_sv_status *st)
+{
+	const char *what = !t                            ? NULL
+	                   : t->deletion_protection       ? "deletion_protection"
+	                   : t->change_stream_config.len   ? "change_stream_config"
+	                   : t->automated_backup_policy.len ? "automated_backup_policy"
+	                   : t->row_key_schema.len         ? "row_key_schema"
+	                                                    : NULL;
+	if (what)
+		return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+		                   "table.%s: not implemented by rowkey serve", what);
+	if (t && t->granularity != RKBT__TABLE__TIMESTAMP_GRANULARITY__TIMESTAMP_GRANULARITY_UNSPECIFIED &&
+	    t->granularity != RKBT__TABLE__TIMESTAMP_GRANULARITY__MILLIS)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "table.granularity: %d is not a granularity (MILLIS is the one)",
+		                   (int)t->granularity);
+	return 0;
+}
+
 static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r, uint8_t **resp,
                         size_t *len, rk_sv_status *st)
 {
 	int rc = rk_sv__instance_name(env, r->parent, "parent", st);
-	if (rc)
+	if (rc || (rc = table_options(r->table, st)) != 0)
 		return rc;
 	if (!rk_sv__id_ok(r->table_id, strlen(r->table_id), 50))
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
@@ -154,15 +144,15 @@ static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r,
 	}
 	for (size_t i = 0; i < nf; i++) {
 		const Rkbt__Table__ColumnFamiliesEntry *e = r->table->column_families[i];
-		if (!fam_ok(e->key)) {
+		if (!rk_sv__family_name_ok(e->key)) {
 			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 			                 "table.column_families: family name '%.100s' is not 1..%u "
 			                 "bytes of [-_.a-zA-Z0-9]",
 			                 e->key, RK_MAX_FAMILY_LEN);
 			goto out;
 		}
-		if ((rc = family_def(&fams[i], &rules[i], e->key, e->value ? e->value->gc_rule : NULL,
-		                     "table.column_families", st)) != 0)
+		if ((rc = rk_sv__family_def(&fams[i], &rules[i], e->key, e->value, "table.column_families",
+		                     st)) != 0)
 			goto out;
 	}
 	size_t ns = 0;
@@ -200,8 +190,8 @@ static int create_table(const rk_sv_env *env, const Rkbt__CreateTableRequest *r,
 	snprintf(tn.inst, sizeof tn.inst, "%s", r->parent);
 	snprintf(tn.id, sizeof tn.id, "%s", r->table_id);
 	const rk_table_info *one;
-	if ((rc = table_info(&all, &nall, &one, env, &ref, &tn, st)) == 0)
-		rc = pack_table(resp, len, tn.inst, tn.id, one, 0, st);
+	if ((rc = rk_sv__table_info(&all, &nall, &one, env, &ref, &tn, st)) == 0)
+		rc = rk_sv__pack_table(resp, len, tn.inst, tn.id, one, 0, st);
 out:
 	rk_table_info_free(all, nall);
 	for (size_t i = 0; rules && i < nf; i++)
@@ -212,11 +202,29 @@ out:
 	return rc;
 }
 
-static int view_name_only(int view, int dflt_name_only)
+/* Whether `view` answers names only (dflt_name_only: what unspecified
+ * means for the call); -1 with st set for a view rowkey has not. */
+static int view_name_only(int view, int dflt_name_only, rk_sv_status *st)
 {
-	if (view == RKBT__TABLE__VIEW__VIEW_UNSPECIFIED)
+	switch (view) {
+	case RKBT__TABLE__VIEW__VIEW_UNSPECIFIED:
 		return dflt_name_only;
-	return view == RKBT__TABLE__VIEW__NAME_ONLY;
+	case RKBT__TABLE__VIEW__NAME_ONLY:
+		return 1;
+	case RKBT__TABLE__VIEW__SCHEMA_VIEW:
+	case RKBT__TABLE__VIEW__FULL:
+		return 0;
+	case RKBT__TABLE__VIEW__REPLICATION_VIEW:
+	case RKBT__TABLE__VIEW__ENCRYPTION_VIEW:
+		rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+		            "view: %s is not implemented by rowkey serve (no clusters)",
+		            view == RKBT__TABLE__VIEW__REPLICATION_VIEW ? "REPLICATION_VIEW"
+		                                                       : "ENCRYPTION_VIEW");
+		return -1;
+	default:
+		rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID, "view: %d is not a view", view);
+		return -1;
+	}
 }
 
 /* The store's info for the table listed as `named`, or NULL (dropped
@@ -245,6 +253,9 @@ static int list_tables(const rk_sv_env *env, const Rkbt__ListTablesRequest *r, u
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 		                   "page_token: '%.100s' is not a token this server gave",
 		                   r->page_token);
+	int name_only = view_name_only(r->view, 1, st);
+	if (name_only < 0)
+		return RK_EINVALID;
 	rk_sv_named *named = NULL;
 	rk_table_info *all = NULL;
 	size_t nn = 0, n = 0;
@@ -257,7 +268,6 @@ static int list_tables(const rk_sv_env *env, const Rkbt__ListTablesRequest *r, u
 	while (from < nn && strcmp(named[from].id, r->page_token) < 0)
 		from++;
 	size_t max = r->page_size > 0 ? (size_t)r->page_size : nn;
-	int name_only = view_name_only(r->view, 1);
 	Rkbt__ListTablesResponse out = RKBT__LIST_TABLES_RESPONSE__INIT;
 	Rkbt__Table **tabs = calloc(nn ? nn : 1, sizeof *tabs);
 	uint8_t **bufs = calloc(nn ? nn : 1, sizeof *bufs);
@@ -271,7 +281,7 @@ static int list_tables(const rk_sv_env *env, const Rkbt__ListTablesRequest *r, u
 		size_t bl;
 		if (!info)
 			continue;
-		if ((rc = pack_table(&bufs[nt], &bl, r->parent, named[i].id, info, name_only, st)))
+		if ((rc = rk_sv__pack_table(&bufs[nt], &bl, r->parent, named[i].id, info, name_only, st)))
 			break;
 		if (!(tabs[nt] = rkbt__table__unpack(NULL, bl, bufs[nt])))
 			rc = rk_sv__fail(st, RK_SV_INTERNAL, RK_ENOMEM, "out of memory");
@@ -283,7 +293,7 @@ static int list_tables(const rk_sv_env *env, const Rkbt__ListTablesRequest *r, u
 		out.tables = tabs;
 		if (i < nn)
 			out.next_page_token = named[i].id;
-		rc = pack(resp, len, &out.base, st);
+		rc = rk_sv__pack(resp, len, &out.base, st);
 	}
 	for (size_t k = 0; tabs && k <= nt && k < nn; k++) {
 		if (tabs[k])
@@ -302,14 +312,17 @@ static int get_table(const rk_sv_env *env, const Rkbt__GetTableRequest *r, uint8
 {
 	rk_sv_tname tn;
 	rk_sv_ref ref;
+	int name_only = view_name_only(r->view, 0, st);
+	if (name_only < 0)
+		return RK_EINVALID;
 	int rc = rk_sv__table_find(&ref, &tn, env, r->name, "name", st);
 	if (rc)
 		return rc;
 	rk_table_info *all = NULL;
 	size_t n = 0;
 	const rk_table_info *one;
-	if ((rc = table_info(&all, &n, &one, env, &ref, &tn, st)) == 0)
-		rc = pack_table(resp, len, tn.inst, tn.id, one, view_name_only(r->view, 0), st);
+	if ((rc = rk_sv__table_info(&all, &n, &one, env, &ref, &tn, st)) == 0)
+		rc = rk_sv__pack_table(resp, len, tn.inst, tn.id, one, name_only, st);
 	rk_table_info_free(all, n);
 	return rc;
 }
@@ -328,198 +341,7 @@ static int delete_table(const rk_sv_env *env, const Rkbt__DeleteTableRequest *r,
 	if (rc)
 		return rk_sv__from_store(st, rc, "DeleteTable");
 	Rkbt__Empty e = RKBT__EMPTY__INIT;
-	return pack(resp, len, &e.base, st);
-}
-
-static int modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamiliesRequest *r,
-                           uint8_t **resp, size_t *len, rk_sv_status *st)
-{
-	rk_sv_tname tn;
-	rk_sv_ref ref;
-	int rc = rk_sv__table_find(&ref, &tn, env, r->name, "name", st);
-	if (rc)
-		return rc;
-	if (r->n_modifications == 0)
-		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-		                   "modifications: at least one is needed");
-	rk_table_info *all = NULL;
-	size_t n = 0;
-	const rk_table_info *one;
-	if ((rc = table_info(&all, &n, &one, env, &ref, &tn, st)) != 0)
-		goto out;
-	rk_family_def *defs = calloc(r->n_modifications, sizeof *defs);
-	rk_gc_rule **rules = calloc(r->n_modifications, sizeof *rules);
-	int *drop = calloc(r->n_modifications, sizeof *drop);
-	if (!defs || !rules || !drop) {
-		free(defs);
-		free(rules);
-		free(drop);
-		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
-		goto out;
-	}
-	/* check every modification before applying any */
-	for (size_t i = 0; i < r->n_modifications && !rc; i++) {
-		const Rkbt__ModifyColumnFamiliesRequest__Modification *m = r->modifications[i];
-		int exists = 0;
-		for (size_t f = 0; f < one->nfamilies; f++)
-			exists |= strcmp(one->families[f].name, m->id) == 0;
-		if (!fam_ok(m->id)) {
-			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-			                 "modifications[%zu].id: '%.100s' is not 1..%u bytes of "
-			                 "[-_.a-zA-Z0-9]",
-			                 i, m->id, RK_MAX_FAMILY_LEN);
-			break;
-		}
-		defs[i].name = m->id;
-		switch (m->mod_case) {
-		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_CREATE:
-			if (exists)
-				rc = rk_sv__fail(st, RK_SV_ALREADY_EXISTS, RK_EEXISTS,
-				                 "modifications[%zu]: column family %s already exists", i,
-				                 m->id);
-			else
-				rc = family_def(&defs[i], &rules[i], m->id,
-				                m->create ? m->create->gc_rule : NULL, "modifications", st);
-			break;
-		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_UPDATE:
-			if (!exists) {
-				rc = rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND,
-				                 "modifications[%zu]: column family %s not found", i, m->id);
-				break;
-			}
-			for (size_t p = 0; m->update_mask && p < m->update_mask->n_paths && !rc; p++)
-				if (strcmp(m->update_mask->paths[p], "gc_rule") != 0)
-					rc = rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
-					                 "modifications[%zu].update_mask: path '%.100s' is not "
-					                 "supported (only gc_rule)",
-					                 i, m->update_mask->paths[p]);
-			if (!rc)
-				rc = family_def(&defs[i], &rules[i], m->id,
-				                m->update ? m->update->gc_rule : NULL, "modifications", st);
-			break;
-		case RKBT__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_DROP:
-			if (!m->drop)
-				rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-				                 "modifications[%zu].drop: must be true", i);
-			else if (!exists)
-				rc = rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND,
-				                 "modifications[%zu]: column family %s not found", i, m->id);
-			drop[i] = 1;
-			break;
-		default:
-			rc = rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-			                 "modifications[%zu]: one of create, update or drop is needed", i);
-		}
-	}
-	if (!rc) {
-		rk_sv__table_block(env->tables, ref.store);
-		if (!rk_sv__catalog_still(env->catalog, &ref)) /* dropped meanwhile */
-			rc = rk_sv__fail(st, RK_SV_NOT_FOUND, RK_ENOTFOUND, "table %s not found",
-			                 r->name);
-		for (size_t i = 0; i < r->n_modifications && !rc; i++) {
-			rc = drop[i] ? rk_table_family_drop(env->store, ref.store, defs[i].name)
-			             : rk_table_family_set(env->store, ref.store, &defs[i]);
-			if (rc)
-				rk_sv__from_store(st, rc, "ModifyColumnFamilies");
-		}
-		rk_sv__table_unblock(env->tables, ref.store);
-	}
-	for (size_t i = 0; rules && i < r->n_modifications; i++)
-		free(rules[i]);
-	free(rules);
-	free(drop);
-	free(defs);
-	if (!rc) {
-		rk_table_info_free(all, n);
-		all = NULL;
-		n = 0;
-		if ((rc = table_info(&all, &n, &one, env, &ref, &tn, st)) == 0)
-			rc = pack_table(resp, len, tn.inst, tn.id, one, 0, st);
-	}
-out:
-	rk_table_info_free(all, n);
-	return rc;
-}
-
-/* Deletes the rows of the table (all, or those under a prefix), in batches
- * of DELETE_ROW mutations as the scan goes. */
-static int drop_row_range(const rk_sv_env *env, const Rkbt__DropRowRangeRequest *r,
-                          uint8_t **resp, size_t *len, rk_sv_status *st)
-{
-	if (r->target_case == RKBT__DROP_ROW_RANGE_REQUEST__TARGET_ROW_KEY_PREFIX) {
-		if (r->row_key_prefix.len == 0)
-			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-			                   "row_key_prefix: empty (use delete_all_data_from_table)");
-	} else if (r->target_case != RKBT__DROP_ROW_RANGE_REQUEST__TARGET_DELETE_ALL_DATA_FROM_TABLE ||
-	           !r->delete_all_data_from_table) {
-		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
-		                   "target: row_key_prefix or delete_all_data_from_table is needed");
-	}
-	rk_table *t;
-	char store[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__open_table(&t, store, env, r->name, "name", st);
-	if (rc)
-		return rc;
-	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
-	if (r->target_case == RKBT__DROP_ROW_RANGE_REQUEST__TARGET_ROW_KEY_PREFIX) {
-		so.prefix = r->row_key_prefix.data;
-		so.prefix_len = r->row_key_prefix.len;
-	}
-	enum { BATCH = 512 };
-	rk_mutation *muts = calloc(BATCH, sizeof *muts);
-	uint8_t **keys = calloc(BATCH, sizeof *keys);
-	rk_scan *sc = NULL;
-	size_t nm = 0;
-	if (!muts || !keys) {
-		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = rk_scan_open(&sc, t, &so)) != 0) {
-		rk_sv__from_store(st, rc, "DropRowRange");
-		goto out;
-	}
-	for (;;) {
-		const rk_row *row;
-		rc = rk_scan_next(&row, sc);
-		if (rc == 0) {
-			if (!(keys[nm] = malloc(row->key_len))) {
-				rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
-				break;
-			}
-			memcpy(keys[nm], row->key, row->key_len);
-			muts[nm] = (rk_mutation){RK_MUT_DELETE_ROW, keys[nm], row->key_len, NULL, NULL,
-			                         0, 0, NULL, 0, 0};
-			nm++;
-		} else if (rc != RK_EITEROVER) {
-			rk_sv__from_store(st, rc, "DropRowRange");
-			break;
-		}
-		if (nm == BATCH || (rc == RK_EITEROVER && nm)) {
-			int arc = rk_table_apply(t, muts, nm, NULL);
-			for (size_t i = 0; i < nm; i++)
-				free(keys[i]);
-			nm = 0;
-			if (arc) {
-				rc = rk_sv__from_store(st, arc, "DropRowRange");
-				break;
-			}
-		}
-		if (rc == RK_EITEROVER) {
-			rc = 0;
-			break;
-		}
-	}
-out:
-	for (size_t i = 0; keys && i < nm; i++)
-		free(keys[i]);
-	rk_scan_close(sc);
-	free(muts);
-	free(keys);
-	rk_sv__table_release(env->tables, store, t);
-	if (rc)
-		return rc;
-	Rkbt__Empty e = RKBT__EMPTY__INIT;
-	return pack(resp, len, &e.base, st);
+	return rk_sv__pack(resp, len, &e.base, st);
 }
 
 int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *req,
@@ -548,8 +370,8 @@ int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *
 #define call_list_tables_request list_tables
 #define call_get_table_request get_table
 #define call_delete_table_request delete_table
-#define call_modify_column_families_request modify_families
-#define call_drop_row_range_request drop_row_range
+#define call_modify_column_families_request rk_sv__modify_families
+#define call_drop_row_range_request rk_sv__drop_row_range
 	CALL("CreateTable", CreateTableRequest, create_table_request)
 	CALL("ListTables", ListTablesRequest, list_tables_request)
 	CALL("GetTable", GetTableRequest, get_table_request)

@@ -54,6 +54,19 @@ int rk_sv__open_table(rk_table **t, char *store, const rk_sv_env *env, const cha
 	return 0;
 }
 
+int rk_sv__no_views(const char *authorized, const char *materialized, rk_sv_status *st)
+{
+	if (authorized && *authorized)
+		return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+		                   "authorized_view_name: authorized views are not implemented by "
+		                   "rowkey serve (name the table in table_name)");
+	if (materialized && *materialized)
+		return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+		                   "materialized_view_name: materialized views are not implemented "
+		                   "by rowkey serve");
+	return 0;
+}
+
 int rk_sv__check_row_key(const ProtobufCBinaryData *k, const char *field, rk_sv_status *st)
 {
 	if (k->len == 0)
@@ -91,8 +104,8 @@ static int sample_row_keys(const rk_sv_env *env, const Rkbt__SampleRowKeysReques
 {
 	rk_sv_tname tn;
 	rk_sv_ref ref;
-	int rc = rk_sv__table_find(&ref, &tn, env, r->table_name, "table_name", st);
-	if (rc)
+	int rc = rk_sv__no_views(r->authorized_view_name, r->materialized_view_name, st);
+	if (rc || (rc = rk_sv__table_find(&ref, &tn, env, r->table_name, "table_name", st)) != 0)
 		return rc;
 	rk_region_info *regs;
 	size_t n;
@@ -121,6 +134,20 @@ static int sample_row_keys(const rk_sv_env *env, const Rkbt__SampleRowKeysReques
 	return rc;
 }
 
+/* ---- PingAndWarm: the instance named is this server's ---- */
+
+static int ping_and_warm(const rk_sv_env *env, const Rkbt__PingAndWarmRequest *r,
+                         const rk_sv_sink *sink, rk_sv_status *st)
+{
+	int rc = rk_sv__instance_name(env, r->name, "name", st);
+	if (rc)
+		return rc;
+	static const uint8_t none[1]; /* PingAndWarmResponse is empty */
+	if (sink->send(sink->arg, none, 0))
+		return rk_sv__fail(st, RK_SV_CANCELLED, RK_EIO, "the client went away");
+	return 0;
+}
+
 /* ---- dispatch ---- */
 
 int rk_sv__data_call(const rk_sv_env *env, const char *method, const uint8_t *req, size_t len,
@@ -128,12 +155,6 @@ int rk_sv__data_call(const rk_sv_env *env, const char *method, const uint8_t *re
 {
 	st->code = RK_SV_OK;
 	st->msg[0] = 0;
-	if (strcmp(method, "PingAndWarm") == 0) { /* PingAndWarmResponse is empty */
-		static const uint8_t none[1];
-		return sink->send(sink->arg, none, 0)
-		               ? rk_sv__fail(st, RK_SV_CANCELLED, RK_EIO, "the client went away")
-		               : 0;
-	}
 #define CALL(NAME, type, fn, handler)                                                          \
 	if (strcmp(method, NAME) == 0) {                                                       \
 		int wrc_ = rk_sv__wire_check(&rkbt__##fn##__descriptor, req, len, st);          \
@@ -157,6 +178,7 @@ int rk_sv__data_call(const rk_sv_env *env, const char *method, const uint8_t *re
 	CALL("ReadModifyWriteRow", ReadModifyWriteRowRequest, read_modify_write_row_request,
 	     rk_sv__read_modify_write)
 	CALL("SampleRowKeys", SampleRowKeysRequest, sample_row_keys_request, sample_row_keys)
+	CALL("PingAndWarm", PingAndWarmRequest, ping_and_warm_request, ping_and_warm)
 #undef CALL
 	return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
 	                   "google.bigtable.v2.Bigtable/%.100s is not implemented by rowkey serve",

@@ -300,13 +300,23 @@ static int read_range(rk_table *t, const range *g, int reversed, const rk_filter
 int rk_sv__read_rows(const rk_sv_env *env, const Rkbt__ReadRowsRequest *r,
                      const rk_sv_sink *sink, rk_sv_status *st)
 {
+	int rc = rk_sv__no_views(r->authorized_view_name, r->materialized_view_name, st);
+	if (rc)
+		return rc;
 	if (r->rows_limit < 0)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 		                   "rows_limit: must not be negative (got %lld)",
 		                   (long long)r->rows_limit);
+	if (r->request_stats_view < 0 || r->request_stats_view > 2)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "request_stats_view: %d is not a RequestStatsView",
+		                   r->request_stats_view);
+	if (r->request_stats_view == 2)
+		return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+		                   "request_stats_view: REQUEST_STATS_FULL is not implemented by "
+		                   "rowkey serve (no request stats are kept)");
 	rk_filter *f = NULL;
-	int rc = r->filter ? rk_sv__filter(&f, r->filter, "filter", st) : 0;
-	if (rc)
+	if (r->filter && (rc = rk_sv__filter(&f, r->filter, "filter", st)) != 0)
 		return rc;
 	rk_table *t = NULL;
 	char store[RK_MAX_TABLE_NAME_LEN + 1];

@@ -124,6 +124,14 @@ static int convert(mvec *out, rk_table *t, const char *table, const ProtobufCBin
 		case RKBT__MUTATION__MUTATION_DELETE_FROM_ROW:
 			x.type = RK_MUT_DELETE_ROW;
 			break;
+		case RKBT__MUTATION__MUTATION_ADD_TO_CELL:
+		case RKBT__MUTATION__MUTATION_MERGE_TO_CELL:
+			return rk_sv__fail(st, RK_SV_UNIMPLEMENTED, RK_EINVALID,
+			                   "%s[%zu].%s: aggregate cells are not implemented by rowkey "
+			                   "serve", field, i,
+			                   m->mutation_case == RKBT__MUTATION__MUTATION_ADD_TO_CELL
+			                           ? "add_to_cell"
+			                           : "merge_to_cell");
 		default:
 			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
 			                   "%s[%zu]: no mutation set", field, i);
@@ -150,8 +158,8 @@ int rk_sv__mutate_row(const rk_sv_env *env, const Rkbt__MutateRowRequest *r,
 {
 	rk_table *t;
 	char store[RK_MAX_TABLE_NAME_LEN + 1];
-	int rc = rk_sv__check_row_key(&r->row_key, "row_key", st);
-	if (rc)
+	int rc = rk_sv__no_views(r->authorized_view_name, NULL, st);
+	if (rc || (rc = rk_sv__check_row_key(&r->row_key, "row_key", st)) != 0)
 		return rc;
 	if (r->n_mutations > RK_SV_MAX_MUTATIONS)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
@@ -237,6 +245,8 @@ out:
 int rk_sv__mutate_rows(const rk_sv_env *env, const Rkbt__MutateRowsRequest *r,
                        const rk_sv_sink *sink, rk_sv_status *st)
 {
+	if (rk_sv__no_views(r->authorized_view_name, NULL, st))
+		return RK_EINVALID;
 	if (r->n_entries == 0)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID, "entries: none given");
 	size_t total = 0;
@@ -282,8 +292,8 @@ out:
 int rk_sv__check_and_mutate(const rk_sv_env *env, const Rkbt__CheckAndMutateRowRequest *r,
                             const rk_sv_sink *sink, rk_sv_status *st)
 {
-	int rc = rk_sv__check_row_key(&r->row_key, "row_key", st);
-	if (rc)
+	int rc = rk_sv__no_views(r->authorized_view_name, NULL, st);
+	if (rc || (rc = rk_sv__check_row_key(&r->row_key, "row_key", st)) != 0)
 		return rc;
 	if (r->n_true_mutations + r->n_false_mutations > RK_SV_MAX_MUTATIONS)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
@@ -412,8 +422,8 @@ static int rules_of(rk_rmw_rule *out, rk_table *t, const char *table,
 int rk_sv__read_modify_write(const rk_sv_env *env, const Rkbt__ReadModifyWriteRowRequest *r,
                              const rk_sv_sink *sink, rk_sv_status *st)
 {
-	int rc = rk_sv__check_row_key(&r->row_key, "row_key", st);
-	if (rc)
+	int rc = rk_sv__no_views(r->authorized_view_name, NULL, st);
+	if (rc || (rc = rk_sv__check_row_key(&r->row_key, "row_key", st)) != 0)
 		return rc;
 	if (r->n_rules == 0)
 		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID, "rules: none given");

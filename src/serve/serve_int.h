@@ -6,7 +6,8 @@
  *              hands Admin API calls to admin.c; signals, draining.
  *   admin.c    google.bigtable.admin.v2.BigtableTableAdmin: unary calls on
  *              raw request bytes -> raw response bytes (no gRPC inside, so
- *              tests and the fuzz target call it directly).
+ *              tests and the fuzz target call it directly); the tables.
+ *              admin_families.c column families and DropRowRange.
  *   data.c     google.bigtable.v2.Bigtable likewise: dispatch and
  *              SampleRowKeys; data_write.c the mutations, check-and-mutate
  *              and read-modify-write; data_read.c ReadRows.
@@ -31,6 +32,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "bt_admin.pb-c.h"
 #include "bt_data.pb-c.h"
 #include "rowkey/store.h"
 
@@ -202,6 +204,38 @@ int rk_sv__wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *b, siz
 int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *req,
                        size_t len, uint8_t **resp, size_t *resp_len, rk_sv_status *st);
 
+/* ---- shared by admin.c and admin_families.c ---- */
+
+/* Packs any message into a malloc'd buffer (*resp, free() it). */
+int rk_sv__pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_status *st);
+
+/* Packs a Table message for `info`, table `id` of instance `inst` (its
+ * families unless name_only). */
+int rk_sv__pack_table(uint8_t **resp, size_t *len, const char *inst, const char *id,
+                      const rk_table_info *info, int name_only, rk_sv_status *st);
+
+/* The store's info on the table ref found (table tn), from rk_table_list
+ * (the caller frees *all, n); NOT_FOUND when it is gone. */
+int rk_sv__table_info(rk_table_info **all, size_t *n, const rk_table_info **one,
+                      const rk_sv_env *env, const rk_sv_ref *ref, const rk_sv_tname *tn,
+                      rk_sv_status *st);
+
+/* The family definition for ColumnFamily cf (NULL, or no GcRule: keep
+ * every version), its rule in *rule (free() it); field names the request
+ * field in messages. INVALID_ARGUMENT naming the rule when Bigtable would
+ * refuse it; UNIMPLEMENTED for an aggregate family (value_type). */
+int rk_sv__family_def(rk_family_def *def, rk_gc_rule **rule, const char *name,
+                      const Rkbt__ColumnFamily *cf, const char *field, rk_sv_status *st);
+
+/* 1 for a family name: 1..64 bytes of [-_.a-zA-Z0-9] (Bigtable's and the
+ * store's). */
+int rk_sv__family_name_ok(const char *s);
+
+int rk_sv__modify_families(const rk_sv_env *env, const Rkbt__ModifyColumnFamiliesRequest *r,
+                           uint8_t **resp, size_t *len, rk_sv_status *st);
+int rk_sv__drop_row_range(const rk_sv_env *env, const Rkbt__DropRowRangeRequest *r,
+                          uint8_t **resp, size_t *len, rk_sv_status *st);
+
 /* ---- Data API (data.c) ---- */
 
 /* Where a call's responses go: `send` takes one encoded response message and
@@ -231,6 +265,11 @@ int rk_sv__send(const rk_sv_sink *sink, const ProtobufCMessage *m, rk_sv_status 
  * + 1] its store name. NOT_FOUND when the instance has no such table. */
 int rk_sv__open_table(rk_table **t, char *store, const rk_sv_env *env, const char *name,
                       const char *field, rk_sv_status *st);
+
+/* UNIMPLEMENTED naming the field when a request reads or writes through
+ * an authorized view or a materialized view (materialized NULL: the
+ * request has no such field). */
+int rk_sv__no_views(const char *authorized, const char *materialized, rk_sv_status *st);
 
 /* INVALID_ARGUMENT naming `field` for an empty row key or one over 4 KiB. */
 int rk_sv__check_row_key(const ProtobufCBinaryData *k, const char *field, rk_sv_status *st);
