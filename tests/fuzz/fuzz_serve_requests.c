@@ -18,9 +18,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const data_methods[] = {"ReadRows",          "MutateRow",
-                                           "MutateRows",        "CheckAndMutateRow",
-                                           "ReadModifyWriteRow", "SampleRowKeys"};
+/* the order seeds are written in (gen_serve_requests_seeds.py,
+ * grpc_record.js) */
+static const char *const data_methods[] = {"ReadRows",           "MutateRow",
+                                           "MutateRows",         "CheckAndMutateRow",
+                                           "ReadModifyWriteRow", "SampleRowKeys",
+                                           "PingAndWarm"};
 static const char *const admin_methods[] = {"CreateTable", "ListTables",
                                             "GetTable",    "DeleteTable",
                                             "ModifyColumnFamilies", "DropRowRange"};
