@@ -1,13 +1,14 @@
 # rowkey: the two commands of the README, plus a few for developers.
 #   make demo    install missing Debian packages, build, run the main job
 #   make check   install missing Debian packages, build, run every test (ctest)
-# Developers: make build, make asan (sanitizer suite), make tsan, make fuzz, make bench.
+# Developers: make build, make asan (sanitizer suite), make tsan, make fuzz, make bench,
+#   make soak (rowkey serve under load and faults, SOAK_SECONDS, default 300).
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build check demo asan tsan fuzz bench clean
+.PHONY: all deps build check demo asan tsan fuzz bench soak clean
 
 all: build
 
@@ -36,6 +37,12 @@ tsan: deps
 
 fuzz: deps
 	@scripts/fuzz.sh $${FUZZ_SECONDS:-60}
+
+# the server built with ASan+UBSan, so its exit runs LeakSanitizer
+soak: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRK_SANITIZE=address,undefined >/dev/null
+	@cmake --build build-asan -j $(JOBS) --target rowkey -- --no-print-directory
+	@scripts/soak_serve.sh $${SOAK_SECONDS:-300} build-asan/rowkey build-asan
 
 bench: build
 	@scripts/bench.sh $(BUILD)
