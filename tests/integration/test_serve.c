@@ -1,5 +1,5 @@
 /*
- * rowkey serve through gRPC (issue 10): an in-process server on a temporary
+ * rowkey serve through gRPC: an in-process server on a temporary
  * store, reached by a real gRPC channel (serve_client.h). Admin and data
  * calls and their answers; at least 20 hostile or malformed requests with
  * the status each must get and nothing of them applied; concurrent
