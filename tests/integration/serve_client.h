@@ -69,6 +69,22 @@ static inline void sv_stop(int keep)
 	}
 }
 
+/* cmocka's group set-up and tear-down for the tests of one instance: a
+ * server for projects/p/instances/i on a new store, removed after. */
+static inline int sv_setup(void **state)
+{
+	(void)state;
+	sv_start("p", "i", 0);
+	return 0;
+}
+
+static inline int sv_teardown(void **state)
+{
+	(void)state;
+	sv_stop(0);
+	return 0;
+}
+
 /* One call: the responses concatenated as length-prefixed blobs in *out
  * (caller frees), their count in *n; returns the gRPC status code. */
 typedef struct resp {

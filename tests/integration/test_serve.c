@@ -630,20 +630,6 @@ static void test_admin_seen_under_load(void **state)
 	drop_table();
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	sv_start("p", "i", 0);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sv_stop(0);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,5 +640,5 @@ int main(void)
 		cmocka_unit_test(test_cancel_midstream),
 		cmocka_unit_test(test_damaged_block_is_data_loss),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, sv_setup, sv_teardown);
 }

@@ -19,13 +19,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	sv_stop(0);
-	return 0;
-}
-
 /* CreateTable `id` in instance inst with one family; the call's status. */
 static int create_in(const char *inst, const char *id, const char *family)
 {
@@ -271,5 +264,5 @@ int main(void)
 		cmocka_unit_test(test_tables_of_no_instance),
 		cmocka_unit_test(test_list_pages),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, sv_teardown);
 }

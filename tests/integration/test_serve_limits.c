@@ -227,20 +227,6 @@ static void test_stalled_clients(void **state)
 	drop_table();
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	sv_start("p", "i", 0);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sv_stop(0);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,5 +234,5 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_stalled_clients),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, sv_setup, sv_teardown);
 }
