@@ -90,7 +90,7 @@ static void load(double *rps, double *cpu_per_row, const uint8_t *keys, uint64_t
 	o.key_buckets = kb;
 	if (getenv("RK_BENCH_BUCKET_MS")) /* under callgrind, as many rows an interval as at full speed */
 		o.metrics_bucket_ms = (unsigned)strtoul(getenv("RK_BENCH_BUCKET_MS"), NULL, 10);
-	rk_family_def f = {"f", 1};
+	rk_family_def f = {"f", 1, NULL};
 	rk_table_def d = {"t", &f, 1, NULL, 0, 0};
 	if (rk_store_open(&s, dir, &o) || rk_table_create(s, &d) || rk_table_open(&t, s, "t"))
 		die("store");
@@ -99,7 +99,7 @@ static void load(double *rps, double *cpu_per_row, const uint8_t *keys, uint64_t
 	for (uint64_t i = 0; i < n; i += BATCH) {
 		size_t k = 0;
 		for (uint64_t j = i; j < i + BATCH && j < n; j++, k++)
-			m[k] = (rk_mutation){RK_MUT_PUT, keys + j * KLEN, KLEN, "f", NULL, 0, 0, value, VLEN};
+			m[k] = (rk_mutation){RK_MUT_PUT, keys + j * KLEN, KLEN, "f", NULL, 0, 0, value, VLEN, 0};
 		if (rk_table_apply_async(t, m, k))
 			die("apply");
 	}

@@ -43,7 +43,7 @@ static rk_store *open_kv(const char *dir, unsigned key_buckets)
 
 static void make_table(rk_store *s)
 {
-	rk_family_def f = {"d", 1};
+	rk_family_def f = {"d", 1, NULL};
 	rk_table_def def = {"t", &f, 1, NULL, 0, 0};
 	ST_OK(rk_table_create(s, &def));
 }
@@ -67,7 +67,7 @@ static void write_seq(rk_store *s, int from, int per, int n)
 		for (int j = 0; j < per; j++) {
 			snprintf(keys[j], sizeof keys[j], "k%05d", from + i * per + j);
 			m[j] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[j], 6, "d", (const uint8_t *)"q", 1,
-			                     0, (const uint8_t *)"v", 1};
+			                     0, (const uint8_t *)"v", 1, 0};
 		}
 		ST_OK(rk_table_apply(t, m, (size_t)per, NULL));
 		sleep_ms(WIDTH_MS + 20);
@@ -362,7 +362,7 @@ static void *writer(void *arg)
 		for (int k = 0; k < 50; k++) {
 			snprintf(keys[k], sizeof keys[k], "%c%07d", 'a' + j->id, i + k);
 			m[k] = (rk_mutation){RK_MUT_PUT, (const uint8_t *)keys[k], 8, "d", (const uint8_t *)"q", 1,
-			                     0, (const uint8_t *)"v", 1};
+			                     0, (const uint8_t *)"v", 1, 0};
 		}
 		ST_OK(rk_table_apply_async(t, m, 50));
 	}
@@ -397,7 +397,7 @@ static void test_concurrent_writers_and_snapshots(void **state)
 	o.metrics_bucket_ms = 20; /* many intervals close while batches are in flight */
 	o.durability = RK_DURABILITY_ASYNC;
 	ST_OK(rk_store_open(&s, dir, &o));
-	rk_family_def f = {"d", 1};
+	rk_family_def f = {"d", 1, NULL};
 	rk_bytes splits[3] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"c", 1}, {(const uint8_t *)"d", 1}};
 	rk_table_def def = {"t", &f, 1, splits, 3, 0};
 	ST_OK(rk_table_create(s, &def));
