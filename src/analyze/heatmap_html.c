@@ -355,7 +355,33 @@ static void side_by_side(rk__sb *b, const rk_analysis *const *runs, size_t n)
 	rk__sb_put(b, "</div></div>\n", 13);
 }
 
-/* one run's section: its verdict, schema, report and map */
+/* the run's causes, each with its number, remedy and heatmap pattern */
+static void causes_list(rk__sb *b, const rk_report *r)
+{
+	if (!r->ncauses)
+		return;
+	RK__SB_LIT(b, "<ul class=\"causes\">\n");
+	for (size_t k = 0; k < r->ncauses; k++) {
+		const rk_cause *c = &r->causes[k];
+		rk__sb_printf(b, "<li class=\"cause\" data-kind=\"%s\"><b>", c->kind);
+		html_text(b, c->kind);
+		RK__SB_LIT(b, "</b>: ");
+		html_text(b, c->text ? c->text : "");
+		if (c->pattern) {
+			RK__SB_LIT(b, " <i>(Key Visualizer: ");
+			html_text(b, c->pattern);
+			RK__SB_LIT(b, ")</i>");
+		}
+		if (c->remedy) {
+			RK__SB_LIT(b, "<br>remedy: ");
+			html_text(b, c->remedy);
+		}
+		RK__SB_LIT(b, "</li>\n");
+	}
+	RK__SB_LIT(b, "</ul>\n");
+}
+
+/* one run's section: its verdict and causes, schema, report and map */
 static void run_section(rk__sb *b, const rk_analysis *a, size_t i)
 {
 	char *text = NULL;
@@ -364,6 +390,7 @@ static void run_section(rk__sb *b, const rk_analysis *a, size_t i)
 	rk__sb_printf(b, " <small>(%s)</small></h2>\n<p class=\"verdict\">", a->rep.engine);
 	html_text(b, a->rep.verdict ? a->rep.verdict : "");
 	rk__sb_put(b, "</p>\n", 5);
+	causes_list(b, &a->rep);
 	if (a->schema_text) {
 		rk__sb_put(b, "<p>schema: <code>", 17);
 		html_text(b, a->schema_text);

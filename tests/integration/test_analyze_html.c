@@ -132,6 +132,14 @@ static void page_in_chromium(void **state)
 	for (int i = 0; i < 2; i++) {
 		const rk_report *r = rk_analysis_report(runs[i]);
 		assert_non_null(strstr(d, r->verdict));
+		/* the verdict's causes, each named with its kind */
+		for (size_t k = 0; k < r->ncauses; k++) {
+			char kind[96];
+			snprintf(kind, sizeof kind, "data-kind=\"%s\"", r->causes[k].kind);
+			assert_non_null(strstr(d, kind));
+		}
+		if (i == 0) /* the date-first key: its rising lead is named */
+			assert_non_null(strstr(d, "data-kind=\"rising_lead\""));
 		/* hover details of the hottest cell */
 		rk_heatmap h;
 		assert_int_equal(rk_analysis_heatmap(&h, runs[i]), 0);
