@@ -34,10 +34,9 @@ static int hexval(int c)
 	return -1;
 }
 
-int rk_schema__lex(parser *ps)
+/* Skips blanks, # comments and backslash-newline continuations. */
+static const char *skip_blank(parser *ps, const char *c)
 {
-	token *t = &ps->tok;
-	const char *c = ps->cur;
 	for (;;) {
 		while (c < ps->end && (*c == ' ' || *c == '\t' || *c == '\r'))
 			c++;
@@ -52,8 +51,77 @@ int rk_schema__lex(parser *ps)
 			ps->line_start = c;
 			continue;
 		}
-		break;
+		return c;
 	}
+}
+
+/* The escape after a backslash at *c (c past the backslash) into *out;
+ * -1 for an unknown one. */
+static int unescape(const parser *ps, const char **c, uint8_t *out)
+{
+	const char *p = *c;
+	switch (*p) {
+	case 'n': *out = '\n'; break;
+	case 't': *out = '\t'; break;
+	case '0': *out = 0; break;
+	case '\\': *out = '\\'; break;
+	case '"': *out = '"'; break;
+	case '\'': *out = '\''; break;
+	case 'x':
+		if (p + 2 < ps->end && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
+			*out = (uint8_t)(hexval(p[1]) * 16 + hexval(p[2]));
+			*c = p + 3;
+			return 0;
+		}
+		return -1;
+	default:
+		return -1;
+	}
+	*c = p + 1;
+	return 0;
+}
+
+/* A "quoted" or 'quoted' literal starting at c, unescaped into t->sval. */
+static int lex_string(parser *ps, token *t, const char *c)
+{
+	char q = *c++;
+	t->slen = 0;
+	while (c < ps->end && *c != q && *c != '\n') {
+		uint8_t b;
+		if (*c == '\\') {
+			if (c + 1 >= ps->end)
+				break;
+			c++;
+			if (unescape(ps, &c, &b) < 0) {
+				t->kind = T_STR;
+				t->n = (size_t)(c - t->p) + 1;
+				return rk_schema__perr(ps, t, "unknown escape in string literal (use \\n \\t \\0 \\\\ \\\" \\' \\xNN)");
+			}
+		} else {
+			b = (uint8_t)*c++;
+		}
+		if (t->slen >= sizeof t->sval) {
+			t->kind = T_STR;
+			t->n = (size_t)(c - t->p);
+			return rk_schema__perr(ps, t, "string literal longer than %zu bytes", sizeof t->sval);
+		}
+		t->sval[t->slen++] = b;
+	}
+	t->kind = T_STR;
+	if (c >= ps->end || *c != q) {
+		t->n = (size_t)(c - t->p);
+		return rk_schema__perr(ps, t, "unterminated string literal");
+	}
+	c++;
+	t->n = (size_t)(c - t->p);
+	ps->cur = c;
+	return 0;
+}
+
+int rk_schema__lex(parser *ps)
+{
+	token *t = &ps->tok;
+	const char *c = skip_blank(ps, ps->cur);
 	t->p = c;
 	t->line = ps->line;
 	t->col = (int)(c - ps->line_start) + 1;
@@ -93,66 +161,14 @@ int rk_schema__lex(parser *ps)
 		ps->cur = c;
 		return 0;
 	}
-	if (*c == '"' || *c == '\'') {
-		char q = *c++;
-		t->slen = 0;
-		while (c < ps->end && *c != q) {
-			if (*c == '\n')
-				break;
-			uint8_t b;
-			if (*c == '\\') {
-				if (c + 1 >= ps->end)
-					break;
-				c++;
-				switch (*c) {
-				case 'n': b = '\n'; c++; break;
-				case 't': b = '\t'; c++; break;
-				case '0': b = 0; c++; break;
-				case '\\': b = '\\'; c++; break;
-				case '"': b = '"'; c++; break;
-				case '\'': b = '\''; c++; break;
-				case 'x':
-					if (c + 2 < ps->end && hexval(c[1]) >= 0 && hexval(c[2]) >= 0) {
-						b = (uint8_t)(hexval(c[1]) * 16 + hexval(c[2]));
-						c += 3;
-						break;
-					}
-					/* fall through */
-				default:
-					t->kind = T_STR;
-					t->n = (size_t)(c - t->p) + 1;
-					return rk_schema__perr(ps, t, "unknown escape in string literal (use \\n \\t \\0 \\\\ \\\" \\' \\xNN)");
-				}
-			} else {
-				b = (uint8_t)*c++;
-			}
-			if (t->slen >= sizeof t->sval) {
-				t->kind = T_STR;
-				t->n = (size_t)(c - t->p);
-				return rk_schema__perr(ps, t, "string literal longer than %zu bytes", sizeof t->sval);
-			}
-			t->sval[t->slen++] = b;
-		}
-		if (c >= ps->end || *c != q) {
-			t->kind = T_STR;
-			t->n = (size_t)(c - t->p);
-			return rk_schema__perr(ps, t, "unterminated string literal");
-		}
-		c++;
-		t->kind = T_STR;
-		t->n = (size_t)(c - t->p);
-		ps->cur = c;
-		return 0;
-	}
-	if (strchr("(),[]:=", *c)) {
-		t->kind = T_PUNCT;
-		t->n = 1;
-		ps->cur = c + 1;
-		return 0;
-	}
+	if (*c == '"' || *c == '\'')
+		return lex_string(ps, t, c);
 	t->kind = T_PUNCT;
 	t->n = 1;
-	return rk_schema__perr(ps, t, "unexpected character");
+	if (!*c || !strchr("(),[]:=", *c)) /* strchr finds the NUL too */
+		return rk_schema__perr(ps, t, "unexpected character");
+	ps->cur = c + 1;
+	return 0;
 }
 
 int rk_schema__expect_punct(parser *ps, char c)
