@@ -280,6 +280,84 @@ static int valid_name_bytes(const uint8_t *p, size_t n, size_t max)
 	return rk_store__valid_name(buf, max);
 }
 
+/* The nfam families of table t (version: the file's, which says whether
+ * they carry GC rules). Nonzero with the error set. */
+static int decode_families(rbuf *r, rk__tmeta *t, uint16_t nfam, uint32_t version)
+{
+	char ebuf[200];
+	for (size_t f = 0; f < nfam; f++) {
+		const uint8_t *fn;
+		size_t fl;
+		uint32_t mv;
+		const uint8_t *gb = NULL;
+		size_t gl = 0;
+		if (rbytes16(r, &fn, &fl, "family name") || ru32(r, &mv, "max versions") ||
+		    (version >= META_VERSION_GC && rbytes16(r, &gb, &gl, "family GC rule")))
+			return RK_ECORRUPT;
+		if (!valid_name_bytes(fn, fl, RK_MAX_FAMILY_LEN) || mv < 1) {
+			rk__err(RK_ECORRUPT, "%s: table %s: bad family %zu ('%s', %u versions)", r->file,
+			        t->name, f, rk__err_bytes(ebuf, sizeof ebuf, fn, fl), mv);
+			return RK_ECORRUPT;
+		}
+		memcpy(t->families[f].name, fn, fl);
+		t->families[f].name_len = fl;
+		t->families[f].max_versions = mv;
+		t->nfamilies = f + 1; /* its rule is freed with the table from here on */
+		if (gl && rk_gc__decode(&t->families[f].gc, gb, gl)) {
+			rk__err_wrap(RK_ECORRUPT, "%s: table %s: family %s", r->file, t->name,
+			             t->families[f].name);
+			return RK_ECORRUPT;
+		}
+		if (f && strcmp(t->families[f - 1].name, t->families[f].name) >= 0) {
+			rk__err(RK_ECORRUPT, "%s: table %s: family %s repeated or out of name order",
+			        r->file, t->name, t->families[f].name);
+			return RK_ECORRUPT;
+		}
+	}
+	return 0;
+}
+
+/* The nreg regions of table t (room for them allocated), each new to
+ * the meta map m. Nonzero with the error set. */
+static int decode_regions(rk__meta *m, rbuf *r, rk__tmeta *t, uint32_t nreg)
+{
+	for (uint32_t k = 0; k < nreg; k++) {
+		uint64_t rid;
+		uint32_t srv;
+		uint8_t kind;
+		const uint8_t *s, *e = NULL;
+		size_t sl, el = 0;
+		if (ru64(r, &rid, "region id") || ru32(r, &srv, "region server") ||
+		    rbytes16(r, &s, &sl, "region start") || ru8(r, &kind, "region end kind"))
+			return RK_ECORRUPT;
+		if (kind == END_BOUNDED) {
+			if (rbytes16(r, &e, &el, "region end"))
+				return RK_ECORRUPT;
+		} else if (kind != END_UNBOUNDED) {
+			rk__err(RK_ECORRUPT, "%s: table %s: region %llu: unknown end kind %u", r->file,
+			        t->name, (unsigned long long)rid, kind);
+			return RK_ECORRUPT;
+		}
+		if (rid == 0 || rid >= m->next_region_id || rk_meta__region(m, rid)) {
+			rk__err(RK_ECORRUPT, "%s: table %s: region id %llu duplicated or out of range",
+			        r->file, t->name, (unsigned long long)rid);
+			return RK_ECORRUPT;
+		}
+		for (uint32_t j = 0; j < k; j++)
+			if (t->regions[j]->id == rid) {
+				rk__err(RK_ECORRUPT, "%s: table %s: region id %llu twice", r->file, t->name,
+				        (unsigned long long)rid);
+				return RK_ECORRUPT;
+			}
+		rk__region *reg = rk_meta__region_new(m, t, rid, s, sl, e, el, srv);
+		if (!reg)
+			return RK_ECORRUPT;
+		t->regions[k] = reg;
+		t->nregions = k + 1;
+	}
+	return 0;
+}
+
 static int decode_table(rk__meta *m, rbuf *r, uint32_t version)
 {
 	uint32_t id, nreg;
@@ -321,35 +399,8 @@ static int decode_table(rk__meta *m, rbuf *r, uint32_t version)
 		rk__err(RK_ENOMEM, "out of memory reading %s", r->file);
 		goto fail;
 	}
-	for (size_t f = 0; f < nfam; f++) {
-		const uint8_t *fn;
-		size_t fl;
-		uint32_t mv;
-		const uint8_t *gb = NULL;
-		size_t gl = 0;
-		if (rbytes16(r, &fn, &fl, "family name") || ru32(r, &mv, "max versions") ||
-		    (version >= META_VERSION_GC && rbytes16(r, &gb, &gl, "family GC rule")))
-			goto fail;
-		if (!valid_name_bytes(fn, fl, RK_MAX_FAMILY_LEN) || mv < 1) {
-			rk__err(RK_ECORRUPT, "%s: table %s: bad family %zu ('%s', %u versions)", r->file,
-			        t->name, f, rk__err_bytes(ebuf, sizeof ebuf, fn, fl), mv);
-			goto fail;
-		}
-		memcpy(t->families[f].name, fn, fl);
-		t->families[f].name_len = fl;
-		t->families[f].max_versions = mv;
-		t->nfamilies = f + 1; /* its rule is freed with the table from here on */
-		if (gl && rk_gc__decode(&t->families[f].gc, gb, gl)) {
-			rk__err_wrap(RK_ECORRUPT, "%s: table %s: family %s", r->file, t->name,
-			             t->families[f].name);
-			goto fail;
-		}
-		if (f && strcmp(t->families[f - 1].name, t->families[f].name) >= 0) {
-			rk__err(RK_ECORRUPT, "%s: table %s: family %s repeated or out of name order",
-			        r->file, t->name, t->families[f].name);
-			goto fail;
-		}
-	}
+	if (decode_families(r, t, nfam, version))
+		goto fail;
 	t->nfamilies = nfam;
 	if (ru32(r, &nreg, "region count"))
 		goto fail;
@@ -363,40 +414,8 @@ static int decode_table(rk__meta *m, rbuf *r, uint32_t version)
 		rk__err(RK_ENOMEM, "out of memory reading %s", r->file);
 		goto fail;
 	}
-	for (uint32_t k = 0; k < nreg; k++) {
-		uint64_t rid;
-		uint32_t srv;
-		uint8_t kind;
-		const uint8_t *s, *e = NULL;
-		size_t sl, el = 0;
-		if (ru64(r, &rid, "region id") || ru32(r, &srv, "region server") ||
-		    rbytes16(r, &s, &sl, "region start") || ru8(r, &kind, "region end kind"))
-			goto fail;
-		if (kind == END_BOUNDED) {
-			if (rbytes16(r, &e, &el, "region end"))
-				goto fail;
-		} else if (kind != END_UNBOUNDED) {
-			rk__err(RK_ECORRUPT, "%s: table %s: region %llu: unknown end kind %u", r->file,
-			        t->name, (unsigned long long)rid, kind);
-			goto fail;
-		}
-		if (rid == 0 || rid >= m->next_region_id || rk_meta__region(m, rid)) {
-			rk__err(RK_ECORRUPT, "%s: table %s: region id %llu duplicated or out of range",
-			        r->file, t->name, (unsigned long long)rid);
-			goto fail;
-		}
-		for (uint32_t j = 0; j < k; j++)
-			if (t->regions[j]->id == rid) {
-				rk__err(RK_ECORRUPT, "%s: table %s: region id %llu twice", r->file, t->name,
-				        (unsigned long long)rid);
-				goto fail;
-			}
-		rk__region *reg = rk_meta__region_new(m, t, rid, s, sl, e, el, srv);
-		if (!reg)
-			goto fail;
-		t->regions[k] = reg;
-		t->nregions = k + 1;
-	}
+	if (decode_regions(m, r, t, nreg))
+		goto fail;
 	if (version >= 2) {
 		char owner[RK_MAX_TABLE_NAME_LEN + 8];
 		snprintf(owner, sizeof owner, "table %s", t->name);
