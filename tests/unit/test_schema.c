@@ -65,6 +65,13 @@ static void test_parse_errors(void **state)
 	expect_error("fields a:str\noption max_key_len=0\nkey a", "t.rk:2:20", "max_key_len must be between");
 	expect_error("fields a:str\noption colour=red\nkey a", "t.rk:2:8", "unknown option");
 	expect_error("fields a:str\nkey a $", "t.rk:2:7", "unexpected character");
+	{ /* a NUL byte is no punctuation (strchr finds the terminator) */
+		static const char nul[] = "fields a:str\nkey a \0";
+		rk_schema *s = NULL;
+		assert_int_equal(rk_schema_parse(&s, nul, sizeof nul - 1, "t.rk"), RK_EINVALID);
+		assert_non_null(strstr(rk_error_last(), "t.rk:2:7"));
+		assert_non_null(strstr(rk_error_last(), "unexpected character"));
+	}
 	expect_error("fields a:str\nkey a extra", "t.rk:2:7", "unknown field or function 'extra'");
 	expect_error("fields a:str\nflavour x\nkey a", "t.rk:2:1", "expected a directive");
 	expect_error("fields a:u32; option max_key_len=3; key u32(a)", NULL, "shortest key (4 bytes) is over max_key_len 3");
