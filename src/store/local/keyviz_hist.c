@@ -160,8 +160,11 @@ int rk_kvhist__adopt(rk__kvt *t, rk_keyviz_table *from)
 	pthread_mutex_lock(&t->mu);
 	int rc = room(t, from->niv);
 	if (!rc) {
-		memmove(&h->iv[from->niv], h->iv, h->niv * sizeof *h->iv);
-		memcpy(h->iv, from->iv, from->niv * sizeof *h->iv);
+		/* either may be empty, and an empty array NULL, which memmove must not see */
+		if (h->niv)
+			memmove(&h->iv[from->niv], h->iv, h->niv * sizeof *h->iv);
+		if (from->niv)
+			memcpy(h->iv, from->iv, from->niv * sizeof *h->iv);
 		h->niv += from->niv;
 		from->niv = 0; /* moved, references and all */
 		rc = bound(t);
