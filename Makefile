@@ -3,12 +3,16 @@
 #   make check   install missing Debian packages, build, run every test (ctest)
 # Developers: make build, make asan (sanitizer suite), make tsan, make fuzz, make bench,
 #   make soak (rowkey serve under load and faults, SOAK_SECONDS, default 300).
+# Installing (GNU conventions): make install [PREFIX=/usr/local] [DESTDIR=/staging];
+# make uninstall removes what the last install put there.
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
+prefix    ?= /usr/local
+PREFIX    ?= $(prefix)
 
-.PHONY: all deps build check demo asan tsan fuzz bench soak clean
+.PHONY: all deps build check demo install uninstall asan tsan fuzz bench soak clean
 
 all: build
 
@@ -16,7 +20,8 @@ deps:
 	@scripts/deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) \
+	  $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 check: build
@@ -24,6 +29,14 @@ check: build
 
 demo: build
 	@scripts/demo.sh $(BUILD)
+
+install: build
+	@DESTDIR=$(DESTDIR) cmake --install $(BUILD)
+
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || { echo "nothing installed from $(BUILD)"; exit 1; }
+	@xargs -d '\n' rm -f -- < $(BUILD)/install_manifest.txt
+	@rm $(BUILD)/install_manifest.txt
 
 asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRK_SANITIZE=address,undefined >/dev/null

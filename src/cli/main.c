@@ -5,7 +5,9 @@
  */
 #include "cli/cli.h"
 
+#include <rowkey/bigtable.h>
 #include <rowkey/key.h>
+#include <rowkey/version.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -105,6 +107,9 @@ static int finish_output(const char *cmd, int status)
 
 int main(int argc, char **argv)
 {
+#ifdef RK_WITH_BIGTABLE
+	rk_bigtable_register(); /* --db bigtable://PROJECT/INSTANCE */
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return RK_EXIT_USAGE;
@@ -114,7 +119,7 @@ int main(int argc, char **argv)
 		return finish_output("--help", RK_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("rowkey 0.1.0\n");
+		printf("rowkey %s\n", rk_version());
 		return finish_output("--version", RK_EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -131,11 +131,13 @@ struct rk_backend_ops {
 	                         const rk_rmw_rule *rules, size_t n, uint64_t ts);
 };
 
+typedef int rk__backend_open_fn(rk_store **out, const char *where, const rk_store_options *opts);
+
 /* A backend as the registry knows it (src/store/backends.c). */
 typedef struct rk__backend {
 	const char *name;
 	const char *scheme; /* the store names it opens start with this; NULL: any other name */
-	int (*open)(rk_store **out, const char *where, const rk_store_options *opts);
+	rk__backend_open_fn *open;
 	/* NULL: the backend keeps no logs to repair */
 	int (*repair)(size_t *out, const char *where, void (*report)(const char *, void *),
 	              void *payload);
@@ -144,6 +146,10 @@ typedef struct rk__backend {
 /* The backend that opens store name `where` (never NULL: a name no scheme
  * claims is a local directory). */
 const rk__backend *rk_store__backend(const char *where);
+
+/* Gives the registry the opener of backend `name` ("bigtable"), one that
+ * lives in a library of its own. Thread-safe; a later call replaces it. */
+int rk_store__provide(const char *name, rk__backend_open_fn *open);
 
 /* 1 when `name` is 1..max bytes of [A-Za-z0-9_.-] (src/store/names.c, as
  * the next: shared by store.c and the backends). */

@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <rowkey/bigtable.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -489,6 +490,19 @@ static void test_emulator_stopped_inside_an_apply(void **state)
 	ST_OK(rk_store_close(s));
 }
 
+/* Until the Bigtable part is registered a bigtable:// name is refused, saying
+ * what to do, and never taken for a directory; after, it opens. */
+static void test_registration(void **state)
+{
+	(void)state;
+	rk_store *s;
+	assert_int_equal(rk_store_open(&s, "bigtable://p/registration", NULL), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "rk_bigtable_register()"));
+	assert_int_equal(rk_bigtable_register(), 0);
+	ST_OK(rk_store_open(&s, "bigtable://p/registration", NULL));
+	ST_OK(rk_store_close(s));
+}
+
 /* ---- the suite on Bigtable ---- */
 
 static rk_store *bt_open(const char *tag)
@@ -518,6 +532,7 @@ int main(void)
 	}
 	B = &bigtable;
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registration), /* first: the others need it */
 		SUITE_CASES,
 		cmocka_unit_test(test_bigtable_limits),
 		cmocka_unit_test(test_bigtable_regions),

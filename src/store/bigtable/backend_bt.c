@@ -35,6 +35,8 @@
  */
 #include "store/bigtable/bt_store.h"
 
+#include <rowkey/bigtable.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -97,6 +99,11 @@ int rk_bt__store_open(rk_store **out, const char *uri, const rk_store_options *o
 	s->base.ops = &bt_ops;
 	*out = &s->base;
 	return 0;
+}
+
+int rk_bigtable_register(void)
+{
+	return rk_store__provide("bigtable", rk_bt__store_open);
 }
 
 static int bt_close(rk_store *st)

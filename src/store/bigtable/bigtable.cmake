@@ -1,7 +1,7 @@
 # The Bigtable backend: gRPC's C core + protobuf-c. Included by the top
 # CMakeLists.txt when RK_WITH_BIGTABLE is ON. It generates the protobuf-c code
-# for the .proto subset in proto/ at build time, and appends the generated and
-# hand-written sources to RK_LIB_SRC and the libraries to RK_LIB_DEPS.
+# for the .proto subset in proto/ at build time, and builds the generated and
+# hand-written sources as the part rowkey-bigtable (cmake/parts.cmake).
 
 find_program(RK_PROTOC_C protoc-c)
 if(NOT RK_PROTOC_C)
@@ -35,7 +35,6 @@ file(GLOB RK_BT_SRC CONFIGURE_DEPENDS ${RK_BT_DIR}/*.c)
 set_source_files_properties(${RK_BT_SRC} PROPERTIES
   OBJECT_DEPENDS "${RK_BT_GEN_DIR}/bt_data.pb-c.h;${RK_BT_GEN_DIR}/bt_admin.pb-c.h")
 
-list(APPEND RK_LIB_SRC ${RK_BT_GEN_SRC} ${RK_BT_SRC})
-list(APPEND RK_LIB_DEPS PkgConfig::GRPC PkgConfig::PROTOBUFC)
 include_directories(${RK_BT_GEN_DIR})
-add_compile_definitions(RK_WITH_BIGTABLE)
+rk_add_part(bigtable SOURCES ${RK_BT_GEN_SRC} ${RK_BT_SRC}
+            DEPS PkgConfig::GRPC PkgConfig::PROTOBUFC Threads::Threads PUBLIC_PARTS store)

@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "key/error.h"
 #include "store/bigtable/backend_bt.h"
 #include "store/bigtable/bt_client.h"
 
