@@ -5,7 +5,13 @@
 #   include/rowkey/*.h                         the public headers (version.h generated)
 #   lib/pkgconfig/rowkey-PART.pc, rowkey.pc    (rowkey: every part)
 #   lib/cmake/rowkey/                          find_package(rowkey [COMPONENTS PART...])
+#   share/man/man1/rowkey*.1, man5/rowkey-schema.5
+#   share/bash-completion/completions/rowkey, share/zsh/site-functions/_rowkey
 install(TARGETS rowkey RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${RK_DOC_DIR}/man1 ${RK_DOC_DIR}/man5 DESTINATION ${CMAKE_INSTALL_MANDIR})
+install(FILES ${RK_DOC_DIR}/rowkey.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME rowkey)
+install(FILES ${RK_DOC_DIR}/_rowkey DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
 install(DIRECTORY include/rowkey DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/rowkey/version.h

@@ -9,11 +9,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/opts.h"
+
 #define RK_EXIT_OK 0
 #define RK_EXIT_FAIL 1
 #define RK_EXIT_USAGE 2
 
-#define RK_CMD(name, fn, summary) int fn(int argc, char **argv);
+#define RK_CMD(name, fn, summary)                                                          \
+	int fn(int argc, char **argv);                                                     \
+	extern const rk_cli_spec rk_cli_spec_##name;
 #include "cli/commands.def"
 #undef RK_CMD
 

@@ -14,48 +14,49 @@
 #include "cli/wopts.h"
 #include "cli/engine.h"
 
-static void help(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey analyze -s SCHEMA -w WORKLOAD [options]\n\n"
-	        "Runs a workload through a key design on a simulated cluster and reports where\n"
-	        "the writes land: the hottest server's share, effective servers, throughput\n"
-	        "before saturation, regions, whether the key identifies every record, key bytes,\n"
-	        "what each query shape costs, the causes with their numbers, a verdict.\n\n"
-	        "  -s, --schema SCHEMA        schema file or schema text\n"
-	        "  -w, --workload NAME        messages, keys, urls, trades, cars, users, file\n"
-	        "      --describe             print the workload's fields, query shapes and obvious key\n"
-	        "                             (no schema needed) and exit\n"
-	        "      --design LABEL         name of the design in reports\n"
-	        "      --engine sim|store|both  sim: the simulator (default); store: load the writes\n"
-	        "                             into a new embedded store whose servers are capped at\n"
-	        "                             --capacity and measure its throughput in wall-clock\n"
-	        "                             time (reads not executed); both: side by side\n"
-	        "      --store DIR            where the store run keeps its store (a new directory;\n"
-	        "                             implies --engine both; without it a store run uses a\n"
-	        "                             temporary directory, removed at the end)\n"
-	        "      --json                 one JSON object (two engines: an array of two)\n"
-	        "      --html FILE            write the HTML report with the heatmap\n"
-	        "      --png FILE             write the heatmap as a PNG\n"
-	        "  -h, --help                 this help\n" RK_CLI_WORKLOAD_HELP);
-}
+static const rk_cli_opt analyze_opts[] = {
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	{"workload", 'w', 'w', "NAME", RK_ARG_WORKLOAD, NULL,
+	 "the workload (file: records of --file; --describe shows one)"},
+	{"describe", 0, 'W', NULL, RK_ARG_NONE, NULL,
+	 "print the workload's fields, query shapes and obvious key (no schema needed) and exit"},
+	{"design", 0, 'D', "LABEL", RK_ARG_TEXT, NULL, "the name of the design in reports"},
+	{"engine", 0, 'E', "sim|store|both", RK_ARG_CHOICE, "sim store both",
+	 "sim: the simulator (default); store: load the writes into a new embedded store whose "
+	 "servers are capped at --capacity and measure its throughput in wall-clock time (reads "
+	 "are not executed); both: side by side"},
+	{"store", 0, 'S', "DIR", RK_ARG_DIR, NULL,
+	 "where the store run keeps its store (a new directory; implies --engine both; without it "
+	 "a store run uses a temporary directory, removed at the end)"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object (two engines: an array of two)"},
+	{"html", 0, 'H', "FILE", RK_ARG_FILE, NULL, "write the HTML report with the heatmap"},
+	{"png", 0, 'P', "FILE", RK_ARG_FILE, NULL, "write the heatmap as a PNG"},
+	RK_CLI_WORKLOAD_OPTIONS,
+};
+
+const rk_cli_spec rk_cli_spec_analyze = {
+	"analyze",
+	"-s SCHEMA -w WORKLOAD [options]",
+	"Runs a workload through a key design on a simulated cluster, which uses the store's own "
+	"region and split code, and reports where the writes land: the hottest server's share, "
+	"the servers effectively used, the throughput before the hottest server saturates, "
+	"regions, whether the key identifies every record, key bytes, what each query shape "
+	"costs, the causes with their numbers, and a verdict.",
+	analyze_opts, RK_CLI_NOPTS(analyze_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey analyze -w messages --servers 8 \\\n"
+	"      -s 'fields date:str, time:str, id:u64; key date \":\" time \":\" id'\n",
+	"rowkey-compare(1), rowkey-suggest(1), rowkey-profile(1), rowkey-heatmap(1)",
+};
 
 int rk_cli_analyze(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"schema", required_argument, 0, 's'},  {"workload", required_argument, 0, 'w'},
-	    {"design", required_argument, 0, 'D'},  {"store", required_argument, 0, 'S'},
-	    {"json", no_argument, 0, 'j'},          {"html", required_argument, 0, 'H'},
-	    {"png", required_argument, 0, 'P'},     {"help", no_argument, 0, 'h'},
-	    {"describe", no_argument, 0, 'W'},       {"engine", required_argument, 0, 'E'},
-	    RK_CLI_WORKLOAD_OPTIONS,  {0, 0, 0, 0}};
 	rk_cli_wopts W;
 	rk_cli_wopts_init(&W);
 	const char *schema_arg = NULL, *design = NULL, *store = NULL, *html = NULL, *png = NULL;
 	int json = 0, describe = 0, engine_given = 0, c, idx;
 	rk_cli_engine eng = {0, 0, NULL, {0}};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:w:h", opts, &idx)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_analyze, argc, argv, &idx)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'w': W.wo.name = optarg; break;
@@ -70,12 +71,12 @@ int rk_cli_analyze(int argc, char **argv)
 				return rk_cli_usage_error("analyze", "%s", rk_error_last());
 			engine_given = 1;
 			break;
-		case 'h': help(stdout); return RK_EXIT_OK;
+		case 'h': rk_cli_help(&rk_cli_spec_analyze, stdout); return RK_EXIT_OK;
 		case RK_CLI_WOPT:
-			if (rk_cli_wopts_set(&W, opts[idx].name, optarg) < 0)
+			if (rk_cli_wopts_set(&W, rk_cli_spec_analyze.opts[idx].name, optarg) < 0)
 				return rk_cli_usage_error("analyze", "%s", rk_error_last());
 			break;
-		default: help(stderr); return RK_EXIT_USAGE;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

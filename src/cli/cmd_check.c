@@ -11,21 +11,26 @@
 
 #define CMD "check"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey check [options] [DIR]\n\n"
-	           "Opens the store (replaying the servers' logs), then verifies that each\n"
-	           "table's regions cover its key space without gap or overlap, that every cell\n"
-	           "decodes and lies in a region held by the server that stores it, and that\n"
-	           "every engine file reads back with valid checksums.\n\n"
-	           "A store whose write-ahead log is damaged before its end does not open (the\n"
-	           "error names the log file and offset). --repair first replays each server's\n"
-	           "log dropping the damaged records, prints what was dropped (also appended to\n"
-	           "DIR/repair.log), then checks.\n\n"
-	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB "; or give DIR)\n"
-	           "  --repair     drop damaged write-ahead log records (say which), then check\n"
-	           "  -h, --help   this help\n");
-}
+static const rk_cli_opt check_opts[] = {
+	RK_CLI_OPT_DB,
+	{"repair", 0, 'r', NULL, RK_ARG_NONE, NULL,
+	 "drop damaged write-ahead log records (saying which), then check"},
+};
+
+const rk_cli_spec rk_cli_spec_check = {
+	"check",
+	"[options] [DIR]",
+	"Opens the store (replaying the servers' logs), then verifies that each table's regions "
+	"cover its key space without gap or overlap, that every cell decodes and lies in a region "
+	"held by the server that stores it, and that every engine file reads back with valid "
+	"checksums. DIR, when given, names the store instead of --db.\n\n"
+	"A store whose write-ahead log is damaged before its end does not open (the error names "
+	"the log file and offset). --repair first replays each server's log dropping the damaged "
+	"records, prints what was dropped (also appended to DIR/repair.log), then checks.",
+	check_opts, RK_CLI_NOPTS(check_opts), RK_ARG_DIR, NULL,
+	"  $ rowkey check /tmp/rk\n",
+	"rowkey-stats(1)",
+};
 
 static void print_dropped(const char *line, void *payload)
 {
@@ -41,15 +46,9 @@ static void print_problem(const char *problem, void *payload)
 
 int rk_cli_check(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"repair", no_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	int c, repair = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_check, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -58,10 +57,10 @@ int rk_cli_check(int argc, char **argv)
 			repair = 1;
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_check, stdout);
 			return RK_EXIT_OK;
-		default:
-			return rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
+			return RK_EXIT_USAGE;
 		}
 	}
 	if (argc - optind > 1)

@@ -17,27 +17,39 @@
 
 #define MAX_DESIGNS 32
 
-static void help(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey compare -w WORKLOAD -d [LABEL=]SCHEMA -d [LABEL=]SCHEMA ... [options]\n\n"
-	        "Runs the same workload through several key designs and prints them side by side:\n"
-	        "hottest server share (whole run and at a time), effective servers, max/mean,\n"
-	        "throughput before the hottest server saturates, regions, key bytes, read cost.\n\n"
-	        "  -d, --design [LABEL=]SCHEMA   a design (schema file or text); repeat, up to 32\n"
-	        "  -w, --workload NAME           messages, keys, urls, trades, cars, users, file\n"
-	        "      --engine sim|store|both   sim: the simulator (default); store: load each design\n"
-	        "                                into a new embedded store, servers capped at\n"
-	        "                                --capacity, throughput measured; both: side by side\n"
-	        "      --store DIR               keep the store runs' stores in DIR/<n> (implies\n"
-	        "                                --engine both; without it a temporary directory)\n"
-	        "      --json                    a JSON array of the runs\n"
-	        "      --html FILE               one HTML page with every run and its heatmap\n"
-	        "      --png PREFIX              heatmaps as PREFIX<label>.png, and all of them side\n"
-	        "                                by side on one colour scale as PREFIXcompare.png\n"
-	        "  workload and cluster options as in rowkey analyze --help\n"
-	        "  -h, --help                    this help\n");
-}
+static const rk_cli_opt compare_opts[] = {
+	{"design", 'd', 'd', "[LABEL=]SCHEMA", RK_ARG_SCHEMA, NULL,
+	 "a design (schema file or text); repeat, up to 32"},
+	{"workload", 'w', 'w', "NAME", RK_ARG_WORKLOAD, NULL,
+	 "the workload (file: records of --file; analyze --describe shows one)"},
+	{"engine", 0, 'E', "sim|store|both", RK_ARG_CHOICE, "sim store both",
+	 "sim: the simulator (default); store: load each design into a new embedded store, "
+	 "servers capped at --capacity, throughput measured; both: side by side"},
+	{"store", 0, 'S', "DIR", RK_ARG_DIR, NULL,
+	 "keep the store runs' stores in DIR/N-LABEL (implies --engine both; without it a "
+	 "temporary directory)"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "a JSON array of the runs"},
+	{"html", 0, 'H', "FILE", RK_ARG_FILE, NULL, "one HTML page with every run and its heatmap"},
+	{"png", 0, 'P', "PREFIX", RK_ARG_FILE, NULL,
+	 "heatmaps as PREFIX<label>.png, and all of them side by side on one colour scale as "
+	 "PREFIXcompare.png"},
+	RK_CLI_WORKLOAD_OPTIONS,
+};
+
+const rk_cli_spec rk_cli_spec_compare = {
+	"compare",
+	"-w WORKLOAD -d [LABEL=]SCHEMA -d [LABEL=]SCHEMA... [options]",
+	"Runs the same workload through several key designs and prints them side by side: the "
+	"hottest server's share (over the whole run and at a time), the servers effectively used, "
+	"max/mean, the throughput before the hottest server saturates, regions, key bytes and "
+	"read cost.",
+	compare_opts, RK_CLI_NOPTS(compare_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey compare -w messages --servers 8 \\\n"
+	"      -d 'plain=fields date:str, time:str, id:u64; key date \":\" time \":\" id' \\\n"
+	"      -d 'salted=fields date:str, time:str, id:u64; key bucket(8, xxh3(id), dec) \":\" date \":\" time \":\" id' \\\n"
+	"      --html report.html --png heat-\n",
+	"rowkey-analyze(1), rowkey-suggest(1)",
+};
 
 static void file_label(char *out, size_t cap, const char *label)
 {
@@ -52,12 +64,6 @@ static void file_label(char *out, size_t cap, const char *label)
 
 int rk_cli_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"design", required_argument, 0, 'd'}, {"workload", required_argument, 0, 'w'},
-	    {"store", required_argument, 0, 'S'},  {"json", no_argument, 0, 'j'},
-	    {"html", required_argument, 0, 'H'},   {"png", required_argument, 0, 'P'},
-	    {"help", no_argument, 0, 'h'},          {"engine", required_argument, 0, 'E'},
-	    RK_CLI_WORKLOAD_OPTIONS,  {0, 0, 0, 0}};
 	rk_cli_wopts W;
 	rk_cli_wopts_init(&W);
 	const char *store = NULL, *html = NULL, *png = NULL, *designs[MAX_DESIGNS];
@@ -65,7 +71,7 @@ int rk_cli_compare(int argc, char **argv)
 	int json = 0, engine_given = 0, c, idx;
 	rk_cli_engine eng = {0, 0, NULL, {0}};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:w:h", opts, &idx)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_compare, argc, argv, &idx)) != -1) {
 		switch (c) {
 		case 'd':
 			if (nd == MAX_DESIGNS)
@@ -82,12 +88,12 @@ int rk_cli_compare(int argc, char **argv)
 			break;
 		case 'H': html = optarg; break;
 		case 'P': png = optarg; break;
-		case 'h': help(stdout); return RK_EXIT_OK;
+		case 'h': rk_cli_help(&rk_cli_spec_compare, stdout); return RK_EXIT_OK;
 		case RK_CLI_WOPT:
-			if (rk_cli_wopts_set(&W, opts[idx].name, optarg) < 0)
+			if (rk_cli_wopts_set(&W, rk_cli_spec_compare.opts[idx].name, optarg) < 0)
 				return rk_cli_usage_error("compare", "%s", rk_error_last());
 			break;
-		default: help(stderr); return RK_EXIT_USAGE;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

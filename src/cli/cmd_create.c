@@ -16,35 +16,50 @@
 
 #define CMD "create"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey create [options] TABLE -f FAMILY[:VERSIONS]...\n\n"
-	        "Creates a table in the store (the store is created when missing).\n\n"
-	        "  --db DIR               store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	        "  -f, --family F[:V]     a column family keeping V versions (default 1); repeatable\n"
-	        "  --split ROW            a split point (\\xNN escapes allowed); repeatable\n"
-	        "  --splits FILE          split points, one a line in --split's form (what\n"
-	        "                         rowkey suggest --splits writes)\n"
-	        "  --buckets N            one region per salt bucket: N buckets of one byte\n"
-	        "                         (0x00..N-1), splits kept on bucket boundaries\n"
-	        "  --decimal-buckets N    the same for zero-padded decimal buckets (\"00\"..)\n"
-	        "  --hex-splits N         N regions split uniformly over 8 hex digits\n"
-	        "                         (HBase HexStringSplit), for hex hash prefixes\n"
-	        "  --decimal-splits N     N regions split uniformly over 8 decimal digits\n"
-	        "  --schema S             derive the regions from a schema (file or text): one\n"
-	        "                         per salt bucket (splits then stay on bucket\n"
-	        "                         boundaries), or with --regions N, N regions at\n"
-	        "                         quantiles of a hash prefix\n"
-	        "  --regions N            regions for --schema designs with a hash prefix\n"
-	        "  --servers N            region servers when the store is new (default 4)\n"
-	        "  --split-threshold B    (new store) bytes before a region splits\n"
-	        "  --server-capacity R    what each region server applies per second, saved\n"
-	        "                         with the store: OPS[/s] (cells written, regions a\n"
-	        "                         read visits) or BYTES[/s] with a B, KB, MB or GB\n"
-	        "                         unit; repeat for both; 'off' removes the capacity\n"
-	        "  -h, --help             this help\n");
-}
+static const rk_cli_opt create_opts[] = {
+	RK_CLI_OPT_DB,
+	{"family", 'f', 'f', "F[:V]", RK_ARG_TEXT, NULL,
+	 "a column family keeping V versions (default 1); repeatable"},
+	{NULL, 0, 0, NULL, RK_ARG_NONE, NULL, "initial regions (choose one)"},
+	{"split", 0, 's', "ROW", RK_ARG_TEXT, NULL, "a split point (\\xNN escapes allowed); repeatable"},
+	{"splits", 0, 'F', "FILE", RK_ARG_FILE, NULL,
+	 "split points, one a line in --split's form (what rowkey suggest --splits writes)"},
+	{"buckets", 0, 'b', "N", RK_ARG_NUMBER, NULL,
+	 "one region per salt bucket: N buckets of one byte (0x00..N-1), splits kept on bucket "
+	 "boundaries"},
+	{"decimal-buckets", 0, 'B', "N", RK_ARG_NUMBER, NULL,
+	 "the same for zero-padded decimal buckets (\"00\"..)"},
+	{"hex-splits", 0, 'x', "N", RK_ARG_NUMBER, NULL,
+	 "N regions split uniformly over 8 hex digits (HBase HexStringSplit), for hex hash prefixes"},
+	{"decimal-splits", 0, 'X', "N", RK_ARG_NUMBER, NULL,
+	 "N regions split uniformly over 8 decimal digits"},
+	{"schema", 0, 'S', "SCHEMA", RK_ARG_SCHEMA, NULL,
+	 "derive the regions from a schema (file or text): one per salt bucket (splits then stay on "
+	 "bucket boundaries), or with --regions N, N regions at quantiles of a hash prefix"},
+	{"regions", 0, 'r', "N", RK_ARG_NUMBER, NULL, "regions for --schema designs with a hash prefix"},
+	{NULL, 0, 0, NULL, RK_ARG_NONE, NULL, "a new store"},
+	{"servers", 0, 'n', "N", RK_ARG_NUMBER, NULL, "region servers when the store is new (default 4)"},
+	{"split-threshold", 0, 't', "BYTES", RK_ARG_NUMBER, NULL,
+	 "bytes of a region before it splits (default 268435456; 0: never)"},
+	{"server-capacity", 0, 'c', "R", RK_ARG_TEXT, NULL,
+	 "what each region server applies per second, saved with the store: OPS[/s] (cells "
+	 "written, regions a read visits) or BYTES[/s] with a B, KB, MB or GB unit; repeat for "
+	 "both; 'off' removes the capacity"},
+};
+
+const rk_cli_spec rk_cli_spec_create = {
+	"create",
+	"[options] TABLE -f FAMILY[:VERSIONS]...",
+	"Creates a table in the store (the store is created when missing), with its column "
+	"families and its initial regions: explicit split points, one region per salt bucket, "
+	"uniform hex or decimal splits for hash-prefixed keys (as HBase's RegionSplitter), or split "
+	"points derived from a schema.",
+	create_opts, RK_CLI_NOPTS(create_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey create --db /tmp/rk events -f d --split 4 --split 8 --split c\n"
+	"  created table events: 1 family, 4 regions\n"
+	"  $ rowkey create --db /tmp/rk ev -f d --buckets 8\n",
+	"rowkey-load(1), rowkey-put(1), rowkey-regions(1)",
+};
 
 static int add_split(rk_bytes **sp, size_t *n, uint8_t *p, size_t len)
 {
@@ -216,23 +231,6 @@ static int read_splits(rk_bytes **sp, size_t *nsp, const char *path)
 
 int rk_cli_create(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"family", required_argument, NULL, 'f'},
-		{"split", required_argument, NULL, 's'},
-		{"splits", required_argument, NULL, 'F'},
-		{"buckets", required_argument, NULL, 'b'},
-		{"decimal-buckets", required_argument, NULL, 'B'},
-		{"hex-splits", required_argument, NULL, 'x'},
-		{"decimal-splits", required_argument, NULL, 'X'},
-		{"schema", required_argument, NULL, 'S'},
-		{"regions", required_argument, NULL, 'r'},
-		{"servers", required_argument, NULL, 'n'},
-		{"split-threshold", required_argument, NULL, 't'},
-		{"server-capacity", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	rk_family_def fams[255];
 	char *fambuf[255];
@@ -242,7 +240,7 @@ int rk_cli_create(int argc, char **argv)
 	const char *schema_arg = NULL;
 	rk_store_options so = RK_STORE_OPTIONS_INIT;
 	int rc = RK_EXIT_USAGE, c;
-	while ((c = getopt_long(argc, argv, "d:f:h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_create, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -328,11 +326,10 @@ int rk_cli_create(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_create, stdout);
 			rc = RK_EXIT_OK;
 			goto out;
-		default:
-			rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
 			goto out;
 		}
 	}

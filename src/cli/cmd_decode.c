@@ -13,39 +13,43 @@
 #include "cli/cli.h"
 #include "cli/textio.h"
 
-static void help(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey decode -s SCHEMA [--in FILE] [--in-form text|hex] [--format tsv|jsonl]\n"
-	        "                     [--on-error stop|skip]\n\n"
-	        "Reads row keys, one per line, and writes their fields.\n\n"
-	        "  -s, --schema SCHEMA   schema file or schema text\n"
-	        "  -i, --in FILE         read keys from FILE (default: standard input)\n"
-	        "      --in-form FORM    text: escaped text as `rowkey encode` writes it (default); hex\n"
-	        "  -f, --format FMT      tsv (default, with a header line) or jsonl\n"
-	        "      --on-error MODE   stop (default) at the first bad key, or skip and count\n"
-	        "  -h, --help            this help\n\n"
-	        "Fields a key does not carry (only hashed, or time-bucketed) are empty in TSV, null in JSON.\n");
-}
+static const rk_cli_opt decode_opts[] = {
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	{"in", 'i', 'i', "FILE", RK_ARG_FILE, NULL, "read keys from FILE (default: standard input)"},
+	{"in-form", 0, 'F', "FORM", RK_ARG_CHOICE, "text hex",
+	 "text: escaped text as rowkey encode writes it (default); hex"},
+	{"format", 'f', 'f', "FMT", RK_ARG_CHOICE, "tsv jsonl", "tsv (default, with a header line) or jsonl"},
+	{"on-error", 0, 'E', "MODE", RK_ARG_CHOICE, "stop skip",
+	 "stop (default) at the first bad key, or skip it and count"},
+};
+
+const rk_cli_spec rk_cli_spec_decode = {
+	"decode",
+	"-s SCHEMA [--in FILE] [--in-form text|hex] [--format tsv|jsonl] [--on-error stop|skip]",
+	"Reads row keys, one a line, and writes their fields. Fields a key does not carry (only "
+	"hashed, or time-bucketed) are empty in TSV and null in JSON. A key that does not match "
+	"its design (a prefix its fields do not produce, a truncated field, a bad escape) is "
+	"refused naming the byte offset.",
+	decode_opts, RK_CLI_NOPTS(decode_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey decode -s 'fields date:str, time:str, id:u64; key date \":\" time \":\" id' \\\n"
+	"      --in keys.txt\n",
+	"rowkey-encode(1), rowkey-schema(5)",
+};
 
 int rk_cli_decode(int argc, char **argv)
 {
 	const char *schema_arg = NULL, *in_path = NULL, *fmt_arg = "tsv", *form_arg = "text", *onerr = "stop";
-	static const struct option opts[] = {
-		{"schema", required_argument, 0, 's'}, {"in", required_argument, 0, 'i'},
-		{"format", required_argument, 0, 'f'}, {"in-form", required_argument, 0, 'F'},
-		{"on-error", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:i:f:h", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_decode, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'i': in_path = optarg; break;
 		case 'f': fmt_arg = optarg; break;
 		case 'F': form_arg = optarg; break;
 		case 'E': onerr = optarg; break;
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_decode, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

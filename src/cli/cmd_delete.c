@@ -11,28 +11,28 @@
 
 #define CMD "delete"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey delete [options] TABLE ROW [FAMILY[:QUALIFIER]]\n\n"
-	           "Deletes the whole row, one family of it, or one column (all versions up to\n"
-	           "--ts) that exist now; a put made later shows, whatever its timestamp.\n\n"
-	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --ts N       delete versions up to this timestamp (microseconds; default now)\n"
-	           "  -h, --help   this help\n");
-}
+static const rk_cli_opt delete_opts[] = {
+	RK_CLI_OPT_DB,
+	{"ts", 0, 't', "N", RK_ARG_NUMBER, NULL,
+	 "delete the versions up to this timestamp (microseconds; default: now)"},
+};
+
+const rk_cli_spec rk_cli_spec_delete = {
+	"delete",
+	"[options] TABLE ROW [FAMILY[:QUALIFIER]]",
+	"Deletes the whole row, one family of it, or one column (every version up to --ts) that "
+	"exists now; a put made later shows, whatever its timestamp.",
+	delete_opts, RK_CLI_NOPTS(delete_opts), RK_ARG_TABLE, NULL,
+	"  $ rowkey delete --db /tmp/rk events row1 d:msg\n",
+	"rowkey-put(1), rowkey-get(1)",
+};
 
 int rk_cli_delete(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"ts", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	uint64_t ts = 0;
 	int c, rc = RK_EXIT_FAIL;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_delete, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -43,10 +43,10 @@ int rk_cli_delete(int argc, char **argv)
 				return RK_EXIT_USAGE;
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_delete, stdout);
 			return RK_EXIT_OK;
-		default:
-			return rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
+			return RK_EXIT_USAGE;
 		}
 	}
 	int nargs = argc - optind;

@@ -12,37 +12,40 @@
 #include "cli/cli.h"
 #include "cli/store_cli.h"
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: rowkey describe -s SCHEMA [--json]\n"
-	           "       rowkey describe --db DIR --table T [-s SCHEMA] [--json]\n\n"
-	           "Summarizes a key design.\n\n"
-	           "  -s, --schema SCHEMA   schema file or schema text\n"
-	           "      --db DIR          a store, with --table T: describe the schema the table\n"
-	           "      --table T         remembers; with -s too, check that it is the given one\n"
-	           "      --json            one JSON object instead of text\n"
-	           "  -h, --help            this help\n");
-}
+static const rk_cli_opt describe_opts[] = {
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	RK_CLI_OPT_DB,
+	{"table", 0, 't', "TABLE", RK_ARG_TABLE, NULL,
+	 "with --db: describe the schema the table remembers; with -s too, check that it is the "
+	 "given one"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object instead of text"},
+};
+
+const rk_cli_spec rk_cli_spec_describe = {
+	"describe",
+	"-s SCHEMA [--json]\n"
+	"--db DIR --table TABLE [-s SCHEMA] [--json]",
+	"Summarizes a key design: its fields and whether each decodes, the key's width, the "
+	"fields a point get needs, how reads fan out over salt buckets, and what the design does "
+	"to writes.",
+	describe_opts, RK_CLI_NOPTS(describe_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey describe -s 'fields user:u64, ts:ts; key bucket(8, xxh3(user)) u64(user) u64(ts)'\n",
+	"rowkey-explain(1), rowkey-schema(5)",
+};
 
 int rk_cli_describe(int argc, char **argv)
 {
 	const char *schema_arg = NULL, *db = NULL, *table = NULL;
 	int json = 0, c;
-	static const struct option opts[] = {{"schema", required_argument, 0, 's'},
-	                                     {"db", required_argument, 0, 'd'},
-	                                     {"table", required_argument, 0, 't'},
-	                                     {"json", no_argument, 0, 'j'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_describe, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'd': db = optarg; break;
 		case 't': table = optarg; break;
 		case 'j': json = 1; break;
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_describe, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

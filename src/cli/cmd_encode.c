@@ -15,41 +15,48 @@
 #include "records/map.h"
 #include "records/reader.h"
 
-static void help(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey encode -s SCHEMA [--in FILE] [--format csv|tsv|jsonl] [--out text|hex|binary]\n"
-	        "                     [--header|--no-header] [--on-error stop|skip] [--seed N]\n\n"
-	        "Reads records and writes one row key per record.\n\n"
-	        "  -s, --schema SCHEMA   schema file, or schema text ('fields a:str, b:u64; key a \":\" b')\n"
-	        "  -i, --in FILE         read records from FILE (default: standard input)\n"
-	        "  -f, --format FMT      csv (default; JSON lines are recognised), tsv or jsonl\n"
-	        "  -o, --out FORM        text: printable bytes as they are, others as \\xNN (default)\n"
-	        "                        hex: lower-case hex; binary: 2-byte big-endian length + bytes\n"
-	        "      --header          the first line names the fields (the default): columns map\n"
-	        "                        by name, in any order\n"
-	        "      --no-header       no header line: cells are the schema's fields in order\n"
-	        "      --max-record B    refuse records longer than B bytes (default 16 MiB)\n"
-	        "      --on-error MODE   stop (default) at the first bad record, or skip and count\n"
-	        "      --seed N          seed for random salts (default fixed: runs are reproducible)\n"
-	        "  -h, --help            this help\n");
-}
+static const rk_cli_opt encode_opts[] = {
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL,
+	 "the key design: a schema file, or schema text ('fields a:str, b:u64; key a \":\" b'); "
+	 "see rowkey-schema(5)"},
+	{"in", 'i', 'i', "FILE", RK_ARG_FILE, NULL, "read records from FILE (default: standard input)"},
+	{"format", 'f', 'f', "FMT", RK_ARG_CHOICE, "csv tsv jsonl",
+	 "csv (default; JSON lines are recognised), tsv or jsonl"},
+	{"out", 'o', 'o', "FORM", RK_ARG_CHOICE, "text hex binary",
+	 "text: printable bytes as they are, others as \\xNN (default); hex: lower-case hex; "
+	 "binary: a 2-byte big-endian length, then the bytes"},
+	{"header", 0, 'H', NULL, RK_ARG_NONE, NULL,
+	 "the first line names the fields (the default): columns map by name, in any order"},
+	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,
+	 "no header line: cells are the schema's fields in order"},
+	{"max-record", 0, 'M', "B", RK_ARG_NUMBER, NULL,
+	 "refuse records longer than B bytes (default 16 MiB)"},
+	{"on-error", 0, 'E', "MODE", RK_ARG_CHOICE, "stop skip",
+	 "stop (default) at the first bad record, or skip it and count"},
+	{"seed", 0, 'S', "N", RK_ARG_NUMBER, NULL,
+	 "seed for random salts (default fixed: runs are reproducible)"},
+};
+
+const rk_cli_spec rk_cli_spec_encode = {
+	"encode",
+	"-s SCHEMA [--in FILE] [--format csv|tsv|jsonl] [--out text|hex|binary]\n"
+	"[--header|--no-header] [--on-error stop|skip] [--seed N]",
+	"Reads records and writes one row key per record, one a line.",
+	encode_opts, RK_CLI_NOPTS(encode_opts), RK_ARG_NONE, NULL,
+	"  $ printf 'date,time,id\\n230611,063031,1231231\\n' |\n"
+	"      rowkey encode -s 'fields date:str, time:str, id:u64; key date \":\" time \":\" id'\n"
+	"  230611:063031:1231231\n",
+	"rowkey-decode(1), rowkey-describe(1), rowkey-schema(5)",
+};
 
 int rk_cli_encode(int argc, char **argv)
 {
 	const char *schema_arg = NULL, *in_path = NULL, *out_arg = "text", *onerr = "stop";
 	rk_rec_options ro = RK_REC_OPTIONS_INIT;
 	unsigned long long seed = 0;
-	static const struct option opts[] = {
-		{"schema", required_argument, 0, 's'}, {"in", required_argument, 0, 'i'},
-		{"format", required_argument, 0, 'f'}, {"out", required_argument, 0, 'o'},
-		{"header", no_argument, 0, 'H'},       {"no-header", no_argument, 0, 'N'},
-		{"on-error", required_argument, 0, 'E'}, {"seed", required_argument, 0, 'S'},
-		{"max-record", required_argument, 0, 'M'},
-		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:i:f:o:h", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_encode, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'i': in_path = optarg; break;
@@ -80,8 +87,8 @@ int rk_cli_encode(int argc, char **argv)
 				                          optarg);
 			break;
 		}
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_encode, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

@@ -15,20 +15,30 @@
 #include "cli/textio.h"
 #include "cli/store_cli.h"
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: rowkey explain -s SCHEMA --where PREDICATE [--db DIR --table T] [--json]\n\n"
-	           "Shows how a query over a key design is read.\n\n"
-	           "  -s, --schema SCHEMA   schema file or schema text\n"
-	           "  -w, --where PRED      conditions joined by AND: field = v, field IN (v, ...),\n"
-	           "                        field < v (<=, >, >=), field BETWEEN a AND b, field PREFIX 's'\n"
-	           "      --db DIR          a store, to count the regions the plan touches\n"
-	           "      --table T         the table in that store\n"
-	           "      --json            the plan as one JSON object\n"
-	           "      --max-ranges N    bound on point gets / ranges IN lists expand to (default 10000,\n"
-	           "                        at most 65536); past it the plan reads whole key prefixes\n"
-	           "  -h, --help            this help\n");
-}
+static const rk_cli_opt explain_opts[] = {
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	{"where", 'w', 'w', "PREDICATE", RK_ARG_TEXT, NULL,
+	 "conditions joined by AND: field = v, field IN (v, ...), field < v (<=, >, >=), "
+	 "field BETWEEN a AND b, field PREFIX 's'"},
+	RK_CLI_OPT_DB,
+	{"table", 0, 't', "TABLE", RK_ARG_TABLE, NULL,
+	 "with --db: count the regions of this table the plan touches"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "the plan as one JSON object"},
+	RK_CLI_OPT_MAX_RANGES,
+};
+
+const rk_cli_spec rk_cli_spec_explain = {
+	"explain",
+	"-s SCHEMA --where PREDICATE [--db DIR --table TABLE] [--json]",
+	"Shows how a query over a key design is read: point gets when every key is known, the "
+	"fewest row ranges the bound leading fields allow (one per salt bucket when the salt "
+	"cannot be computed, merged in logical order), or a full scan, and which conditions are "
+	"checked on the decoded rows instead.",
+	explain_opts, RK_CLI_NOPTS(explain_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey explain -s 'fields uid:u64, ts:ts; key bucket(8, xxh3(uid)) u64(uid) u64(ts)' \\\n"
+	"      -w 'uid = 3 AND ts >= 1000'\n",
+	"rowkey-query(1), rowkey-schema(5)",
+};
 
 static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
@@ -64,13 +74,8 @@ int rk_cli_explain(int argc, char **argv)
 	const char *schema_arg = NULL, *where = "", *db = NULL, *table = NULL;
 	int json = 0, c;
 	rk_plan_options po = RK_PLAN_OPTIONS_INIT;
-	static const struct option opts[] = {
-		{"schema", required_argument, 0, 's'}, {"where", required_argument, 0, 'w'},
-		{"db", required_argument, 0, 'd'},     {"table", required_argument, 0, 't'},
-		{"json", no_argument, 0, 'j'},         {"max-ranges", required_argument, 0, 'M'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:w:h", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_explain, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'w': where = optarg; break;
@@ -81,8 +86,8 @@ int rk_cli_explain(int argc, char **argv)
 			if (rk_cli__parse_max_ranges(&po, "explain", optarg))
 				return RK_EXIT_USAGE;
 			break;
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_explain, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

@@ -16,21 +16,29 @@
 #include "cli/outfile.h"
 #include "gen/gen.h"
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: rowkey gen --lang java|python|go|ts -s SCHEMA [--name NAME] [--package P] [-o DIR]\n\n"
-	           "Writes an encoder and decoder of the design's keys in another language, equal to\n"
-	           "this library byte for byte: the design's source file (its record type, its codec)\n"
-	           "and the language's runtime beside it. Standard library only. See docs/gen.md.\n\n"
-	           "  -l, --lang LANG       java, python, go or ts\n"
-	           "  -s, --schema SCHEMA   schema file or schema text\n"
-	           "  -n, --name NAME       the design's name: the generated types and file are named\n"
-	           "                        after it (default: the schema's name, else RowKey)\n"
-	           "  -p, --package P       the Java package (default: none) or Go package (default rowkey)\n"
-	           "  -o, --out DIR         the directory to write into, made when missing (default: the\n"
-	           "                        current one)\n"
-	           "  -h, --help            this help\n");
-}
+static const rk_cli_opt gen_opts[] = {
+	{"lang", 'l', 'l', "LANG", RK_ARG_CHOICE, "java python go ts", "the language to write"},
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	{"name", 'n', 'n', "NAME", RK_ARG_TEXT, NULL,
+	 "the design's name: the generated types and file are named after it (default: the "
+	 "schema's name, else RowKey)"},
+	{"package", 'p', 'p', "P", RK_ARG_TEXT, NULL,
+	 "the Java package (default: none) or Go package (default rowkey)"},
+	{"out", 'o', 'o', "DIR", RK_ARG_DIR, NULL,
+	 "the directory to write into, made when missing (default: the current one)"},
+};
+
+const rk_cli_spec rk_cli_spec_gen = {
+	"gen",
+	"--lang java|python|go|ts -s SCHEMA [--name NAME] [--package P] [-o DIR]",
+	"Writes an encoder and decoder of the design's keys in another language, equal to this "
+	"library byte for byte: the design's source file (its record type, its codec) and the "
+	"language's runtime beside it, each written whole or not at all. Standard library only; "
+	"see docs/gen.md. It prints the paths of the files it wrote.",
+	gen_opts, RK_CLI_NOPTS(gen_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey gen --lang python -s 'fields user:u64, ts:ts; key bucket(8, xxh3(user)) u64(user) u64(ts)' -o out\n",
+	"rowkey-vectors(1), rowkey-schema(5)",
+};
 
 /* mkdir -p: a missing directory and its parents are made (a source tree's
  * package directories usually are). */
@@ -87,26 +95,19 @@ static int write_file(const char *dir, const rk_gen_file *g)
 
 int rk_cli_gen(int argc, char **argv)
 {
-	static const struct option opts[] = {{"lang", required_argument, 0, 'l'},
-	                                     {"schema", required_argument, 0, 's'},
-	                                     {"name", required_argument, 0, 'n'},
-	                                     {"package", required_argument, 0, 'p'},
-	                                     {"out", required_argument, 0, 'o'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
 	const char *lang = NULL, *schema_arg = NULL, *dir = ".";
 	rk_gen_options go = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "l:s:n:p:o:h", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_gen, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'l': lang = optarg; break;
 		case 's': schema_arg = optarg; break;
 		case 'n': go.name = optarg; break;
 		case 'p': go.package = optarg; break;
 		case 'o': dir = optarg; break;
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_gen, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

@@ -11,28 +11,29 @@
 
 #define CMD "get"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey get [options] TABLE ROW\n\n"
-	           "Prints the row's cells: row, family:qualifier, timestamp, value (tab-separated;\n"
-	           "bytes outside printable ASCII as \\xNN). Exit 1 when the row does not exist.\n\n"
-	           "  --db DIR          store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  -c, --column F[:Q] only this family or column; repeatable\n"
-	           "  --versions N      newest N versions per column (default 1)\n"
-	           "  --min-ts N        only versions with timestamp >= N (microseconds)\n"
-	           "  --max-ts N        only versions with timestamp < N\n"
-	           "  --json            one JSON object\n"
-	           "  -h, --help        this help\n");
-}
+static const rk_cli_opt get_opts[] = {
+	RK_CLI_OPT_DB,
+	{"column", 'c', 'c', "F[:Q]", RK_ARG_TEXT, NULL, "only this family or column; repeatable"},
+	{"versions", 0, 'v', "N", RK_ARG_NUMBER, NULL, "the newest N versions per column (default 1)"},
+	{"min-ts", 0, 'm', "N", RK_ARG_NUMBER, NULL, "only versions with timestamp >= N (microseconds)"},
+	{"max-ts", 0, 'M', "N", RK_ARG_NUMBER, NULL, "only versions with timestamp < N"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object"},
+};
+
+const rk_cli_spec rk_cli_spec_get = {
+	"get",
+	"[options] TABLE ROW",
+	"Prints the row's cells, one a line: row, family:qualifier, timestamp, value, "
+	"tab-separated, bytes outside printable ASCII as \\xNN. Exits 1 when the row does not "
+	"exist.",
+	get_opts, RK_CLI_NOPTS(get_opts), RK_ARG_TABLE, NULL,
+	"  $ rowkey get --db /tmp/rk events row1\n"
+	"  row1\\td:msg\\t1795304818063889\\thello\n",
+	"rowkey-put(1), rowkey-scan(1)",
+};
 
 int rk_cli_get(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},       {"column", required_argument, NULL, 'c'},
-		{"versions", required_argument, NULL, 'v'}, {"min-ts", required_argument, NULL, 'm'},
-		{"max-ts", required_argument, NULL, 'M'},   {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	rk_column cols[64];
 	char *colbufs[64];
@@ -45,7 +46,7 @@ int rk_cli_get(int argc, char **argv)
 	size_t row_len;
 	rk_store *s = NULL;
 	rk_table *t = NULL;
-	while ((c = getopt_long(argc, argv, "c:h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_get, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -71,11 +72,10 @@ int rk_cli_get(int argc, char **argv)
 			json = 1;
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_get, stdout);
 			rc = RK_EXIT_OK;
 			goto out;
-		default:
-			rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
 			goto out;
 		}
 	}

@@ -15,40 +15,42 @@
 
 #define CMD "heatmap"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey heatmap [--db DIR] [TABLE] [--png FILE] [--html FILE] [--json]\n\n"
-	           "Draws where a store's writes and reads landed, from the load it recorded in\n"
-	           "DIR/metrics.tsv: x = wall-clock time, y = the table's key space cut at every\n"
-	           "region boundary it had, colour = writes per cell (log scale), the region\n"
-	           "servers beside it and a servers x time map below. TABLE defaults to the table\n"
-	           "with the most recorded writes. Prints the summary and its verdict.\n\n"
-	           "  --db DIR      store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --png FILE    the picture (default heatmap-TABLE.png when no --html is given)\n"
-	           "  --html FILE   a self-contained HTML page: zoom, metric switch (writes, reads,\n"
-	           "                bytes), the key under the pointer\n"
-	           "  --json        the summary as JSON\n"
-	           "  -h, --help    this help\n");
-}
+static const rk_cli_opt heatmap_opts[] = {
+	RK_CLI_OPT_DB,
+	{"png", 0, 'P', "FILE", RK_ARG_FILE, NULL,
+	 "the picture (default heatmap-TABLE.png when no --html is given)"},
+	{"html", 0, 'H', "FILE", RK_ARG_FILE, NULL,
+	 "a self-contained HTML page: zoom, a metric switch (writes, reads, bytes), the key under "
+	 "the pointer"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "the summary as JSON"},
+};
+
+const rk_cli_spec rk_cli_spec_heatmap = {
+	"heatmap",
+	"[--db DIR] [TABLE] [--png FILE] [--html FILE] [--json]",
+	"Draws where a store's writes and reads landed, from the load it recorded in "
+	"DIR/metrics.tsv: x = wall-clock time, y = the table's key space cut at every region "
+	"boundary it had, colour = writes per cell (log scale), the region servers beside it and "
+	"a servers x time map below. TABLE defaults to the table with the most recorded writes. "
+	"Prints the summary and its verdict.",
+	heatmap_opts, RK_CLI_NOPTS(heatmap_opts), RK_ARG_TABLE, NULL,
+	"  $ rowkey heatmap --db /tmp/rk events --png events.png\n",
+	"rowkey-regions(1), rowkey-analyze(1)",
+};
 
 int rk_cli_heatmap(int argc, char **argv)
 {
-	static const struct option lo[] = {
-	    {"db", required_argument, NULL, 'd'},  {"png", required_argument, NULL, 'P'},
-	    {"html", required_argument, NULL, 'H'}, {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB, *png = NULL, *html = NULL, *table = NULL;
 	int json = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_heatmap, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'P': png = optarg; break;
 		case 'H': html = optarg; break;
 		case 'j': json = 1; break;
-		case 'h': usage(stdout); return RK_EXIT_OK;
-		default: usage(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_heatmap, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

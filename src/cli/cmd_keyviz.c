@@ -18,38 +18,38 @@
 
 #define CMD "keyviz"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey keyviz [options] [DIR]\n\n"
-	           "Serves the live Key Visualizer page of the store in DIR over HTTP: the load of\n"
-	           "its tables' key buckets x time (rows and bytes written and read), zoom into a\n"
-	           "key range and a time window, the keys through each table's schema, the regions\n"
-	           "and their servers, the hottest key ranges; refreshed every 3 s from\n"
-	           "DIR/metrics.tsv (rowkey serve rewrites it every 5 s). Read-only; the JSON the\n"
-	           "page reads is in docs/serve.md. `rowkey serve --http` serves the same page from\n"
-	           "the open store, up to the second. SIGTERM or SIGINT stops it.\n\n"
-	           "  --db DIR            store directory (default " RK_CLI_DEFAULT_DB "; or give DIR)\n"
-	           "  --http [HOST:]PORT  address (default 127.0.0.1:8087; HOST defaults to\n"
-	           "                      127.0.0.1; port 0 picks one)\n"
-	           "  -h, --help          this help\n");
-}
+static const rk_cli_opt keyviz_opts[] = {
+	{"db", 0, 'd', "DIR", RK_ARG_DIR, NULL, "the store directory (default " RK_CLI_DEFAULT_DB "; or give DIR)"},
+	{"http", 0, 'H', "[HOST:]PORT", RK_ARG_TEXT, NULL,
+	 "the address (default 127.0.0.1:8087; HOST defaults to 127.0.0.1; port 0 picks one)"},
+};
+
+const rk_cli_spec rk_cli_spec_keyviz = {
+	"keyviz",
+	"[options] [DIR]",
+	"Serves the live Key Visualizer page of the store in DIR over HTTP: the load of its "
+	"tables' key buckets x time (rows and bytes written and read), zoom into a key range and a "
+	"time window, the keys through each table's schema, the regions and their servers, the "
+	"hottest key ranges; refreshed every 3 s from DIR/metrics.tsv (rowkey serve rewrites it "
+	"every 5 s). Read-only: it takes no lock, so it runs beside a server. The JSON the page "
+	"reads is in docs/serve.md. rowkey serve --http serves the same page from the open store, "
+	"up to the second.\n\n"
+	"SIGTERM or SIGINT stops it.",
+	keyviz_opts, RK_CLI_NOPTS(keyviz_opts), RK_ARG_DIR, NULL,
+	"  $ rowkey keyviz --db /tmp/bt --http 8087\n",
+	"rowkey-serve(1), rowkey-heatmap(1), rowkey-stats(1)",
+};
 
 int rk_cli_keyviz(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"http", required_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB, *http = "127.0.0.1:8087";
 	int c;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_keyviz, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'H': http = optarg; break;
-		case 'h': usage(stdout); return RK_EXIT_OK;
-		default: return rk_cli_usage_error(CMD, "unknown option");
+		case 'h': rk_cli_help(&rk_cli_spec_keyviz, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (argc - optind > 1)

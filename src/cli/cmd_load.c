@@ -28,28 +28,39 @@
 
 #define CMD "load"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey load [options] TABLE -s SCHEMA [FILE]\n\n"
-	        "Loads records from FILE (default stdin) into TABLE: the row key is the schema's\n"
-	        "key of the record; each field becomes a cell FAMILY:field with its text value.\n\n"
-	        "  --db DIR            store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	        "  -s, --schema S      schema file or inline schema text\n"
-	        "  --format FMT        csv (default; JSON lines are recognised), tsv or jsonl\n"
-	        "  --header            the first line names the fields (the default): columns\n"
-	        "                      map by name, in any order\n"
-	        "  --no-header         no header line: cells are the schema's fields in order\n"
-	        "  --max-record BYTES  refuse records longer than this (default 16 MiB)\n"
-	        "  -f, --family F      the family to write (default: the table's first)\n"
-	        "  --batch N           records per write batch (default 1000; up to two in flight)\n"
-	        "  --async             do not fsync each batch (see docs/store.md)\n"
-	        "  --strict            stop at the first bad record (exit 1)\n"
-	        "  --force             load even when the table remembers another schema\n"
-	        "  --seed N            seed for random salts (default 0: reproducible)\n"
-	        "  -q, --quiet         no progress line\n"
-	        "  -h, --help          this help\n");
-}
+static const rk_cli_opt load_opts[] = {
+	RK_CLI_OPT_DB,
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	{"format", 0, 'F', "FMT", RK_ARG_CHOICE, "csv tsv jsonl",
+	 "csv (default; JSON lines are recognised), tsv or jsonl"},
+	{"header", 0, 'H', NULL, RK_ARG_NONE, NULL,
+	 "the first line names the fields (the default): columns map by name, in any order"},
+	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,
+	 "no header line: cells are the schema's fields in order"},
+	{"max-record", 0, 'M', "BYTES", RK_ARG_NUMBER, NULL,
+	 "refuse records longer than this (default 16 MiB)"},
+	{"family", 'f', 'f', "F", RK_ARG_TEXT, NULL, "the family to write (default: the table's first)"},
+	{"batch", 0, 'b', "N", RK_ARG_NUMBER, NULL,
+	 "records per write batch (default 1000; up to two in flight)"},
+	{"async", 0, 'a', NULL, RK_ARG_NONE, NULL, "do not fsync each batch (see docs/store.md)"},
+	{"strict", 0, 'S', NULL, RK_ARG_NONE, NULL, "stop at the first bad record (exit 1)"},
+	{"force", 0, 'X', NULL, RK_ARG_NONE, NULL, "load even when the table remembers another schema"},
+	{"seed", 0, 'e', "N", RK_ARG_NUMBER, NULL, "seed for random salts (default 0: reproducible)"},
+	{"quiet", 'q', 'q', NULL, RK_ARG_NONE, NULL, "no progress line"},
+};
+
+const rk_cli_spec rk_cli_spec_load = {
+	"load",
+	"[options] TABLE -s SCHEMA [FILE]",
+	"Loads records from FILE (default: standard input) into TABLE: the row key is the "
+	"schema's key of the record, and each field becomes a cell FAMILY:field with its text "
+	"value. The first load with a schema stores it with the table; later loads and queries "
+	"with another schema are refused (--force to go on anyway).",
+	load_opts, RK_CLI_NOPTS(load_opts), RK_ARG_TABLE, NULL,
+	"  $ printf 'uid,ts\\n3,10\\n3,20\\n4,10\\n' |\n"
+	"      rowkey load --db /tmp/rk ev -s 'fields uid:u64, ts:ts; key bucket(8, xxh3(uid)) u64(uid) u64(rts(ts))'\n",
+	"rowkey-create(1), rowkey-query(1), rowkey-schema(5)",
+};
 
 static double now_s(void)
 {
@@ -71,19 +82,9 @@ typedef struct load_args {
 
 static int parse_args(load_args *a, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},   {"schema", required_argument, NULL, 's'},
-		{"format", required_argument, NULL, 'F'}, {"header", no_argument, NULL, 'H'},
-		{"no-header", no_argument, NULL, 'N'},  {"family", required_argument, NULL, 'f'},
-		{"batch", required_argument, NULL, 'b'}, {"async", no_argument, NULL, 'a'},
-		{"strict", no_argument, NULL, 'S'},     {"seed", required_argument, NULL, 'e'},
-		{"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-		{"force", no_argument, NULL, 'X'},      {"max-record", required_argument, NULL, 'M'},
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 	uint64_t max_record;
-	while ((c = getopt_long(argc, argv, "d:s:f:qh", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_load, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->db = optarg; break;
 		case 's': a->schema_arg = optarg; break;
@@ -113,10 +114,10 @@ static int parse_args(load_args *a, int argc, char **argv)
 			a->ro.max_record = (size_t)max_record;
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_load, stdout);
 			return RK_EXIT_OK;
-		default:
-			return rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
+			return RK_EXIT_USAGE;
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)

@@ -16,38 +16,38 @@
 
 #define CMD "profile"
 
-static void help(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey profile [options] FILE\n\n"
-	        "Profiles a records file (CSV with a header, TSV or JSON lines): per field the type\n"
-	        "a schema should give it, values and empties, distinct values, the most frequent\n"
-	        "values and their shares (hot keys), how often a value rises from one record to\n"
-	        "the next, lengths; then the smallest field sets that identify every record, and\n"
-	        "the data's clock. One pass; exact while the records fit in --memory.\n\n"
-	        "  --json              one JSON object (docs/advisor.md)\n"
-	        "  --format FMT        csv, tsv or jsonl (default: JSON lines when the file starts\n"
-	        "                      with '{', else csv)\n"
-	        "  --no-header         CSV/TSV without a header: fields are col1, col2, ...\n"
-	        "  --limit N           read at most N records\n"
-	        "  --memory BYTES      records held for exact figures (default 1G; K, M, G)\n"
-	        "  -q, --quiet         no progress on stderr\n"
-	        "  -h, --help          this help\n");
-}
+static const rk_cli_opt profile_opts[] = {
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object (docs/advisor.md)"},
+	{"format", 0, 'F', "FMT", RK_ARG_CHOICE, "csv tsv jsonl",
+	 "csv, tsv or jsonl (default: JSON lines when the file starts with '{', else csv)"},
+	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,
+	 "CSV/TSV without a header: fields are col1, col2, ..."},
+	{"limit", 0, 'l', "N", RK_ARG_NUMBER, NULL, "read at most N records"},
+	{"memory", 0, 'm', "SIZE", RK_ARG_SIZE, NULL, "records held for exact figures (default 1G)"},
+	{"quiet", 'q', 'q', NULL, RK_ARG_NONE, NULL, "no progress on stderr"},
+};
+
+const rk_cli_spec rk_cli_spec_profile = {
+	"profile",
+	"[options] FILE",
+	"Profiles a records file (CSV with a header, TSV or JSON lines): per field the type a "
+	"schema should give it, values and empties, distinct values, the most frequent values and "
+	"their shares (hot keys), how often a value rises from one record to the next, lengths; "
+	"then the smallest field sets that identify every record, and the data's clock. One "
+	"pass; exact while the records fit in --memory.",
+	profile_opts, RK_CLI_NOPTS(profile_opts), RK_ARG_FILE, NULL,
+	"  $ rowkey profile orders.csv\n",
+	"rowkey-suggest(1), rowkey-analyze(1)",
+};
 
 int rk_cli_profile(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, 0, 'j'},         {"format", required_argument, 0, 'F'},
-	    {"no-header", no_argument, 0, 'N'},    {"limit", required_argument, 0, 'l'},
-	    {"memory", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
 	rk_profile_options po = RK_PROFILE_OPTIONS_INIT;
 	rk_cli_progress pr;
 	int json = 0, quiet = 0, c;
 	uint64_t u;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_profile, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'F': {
@@ -71,8 +71,8 @@ int rk_cli_profile(int argc, char **argv)
 			break;
 		}
 		case 'q': quiet = 1; break;
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_profile, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind != argc - 1)

@@ -11,30 +11,29 @@
 
 #define CMD "put"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey put [options] TABLE ROW FAMILY:QUALIFIER VALUE [FAMILY:QUALIFIER "
-	           "VALUE]...\n\n"
-	           "Writes cells of one row in one batch. ROW, QUALIFIER and VALUE take \\xNN "
-	           "escapes.\n\n"
-	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --ts N       timestamp in microseconds (default: now)\n"
-	           "  --async      do not wait for the log to reach the disk\n"
-	           "  -h, --help   this help\n");
-}
+static const rk_cli_opt put_opts[] = {
+	RK_CLI_OPT_DB,
+	{"ts", 0, 't', "N", RK_ARG_NUMBER, NULL, "the cells' timestamp in microseconds (default: now)"},
+	{"async", 0, 'a', NULL, RK_ARG_NONE, NULL, "do not wait for the log to reach the disk"},
+};
+
+const rk_cli_spec rk_cli_spec_put = {
+	"put",
+	"[options] TABLE ROW FAMILY:QUALIFIER VALUE [FAMILY:QUALIFIER VALUE]...",
+	"Writes cells of one row in one batch: all of them, or none. ROW, QUALIFIER and VALUE "
+	"take \\xNN escapes.",
+	put_opts, RK_CLI_NOPTS(put_opts), RK_ARG_TABLE, NULL,
+	"  $ rowkey put --db /tmp/rk events row1 d:msg hello\n",
+	"rowkey-get(1), rowkey-delete(1), rowkey-load(1)",
+};
 
 int rk_cli_put(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'}, {"ts", required_argument, NULL, 't'},
-		{"async", no_argument, NULL, 'a'},    {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	uint64_t ts = 0;
 	rk_store_options so = RK_STORE_OPTIONS_INIT;
 	int c, rc = RK_EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_put, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -48,10 +47,10 @@ int rk_cli_put(int argc, char **argv)
 			so.durability = RK_DURABILITY_ASYNC;
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_put, stdout);
 			return RK_EXIT_OK;
-		default:
-			return rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
+			return RK_EXIT_USAGE;
 		}
 	}
 	int nargs = argc - optind;

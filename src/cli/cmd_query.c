@@ -15,26 +15,37 @@
 #include "cli/store_cli.h"
 #include "key/bytes.h"
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: rowkey query [-s SCHEMA] [--db DIR] --table T [--where PRED] [--limit N]\n"
-	           "                    [--columns FAM[:QUAL],...] [--format tsv|jsonl] [--unordered] [--reverse]\n\n"
-	           "Reads the rows of a table that match a predicate, decoded through the schema.\n\n"
-	           "  -s, --schema SCHEMA   schema file or schema text (the table's key design; default:\n"
-	           "                        the schema the table remembers from its first load)\n"
-	           "      --force           query even when the table remembers another schema\n"
-	           "      --db DIR          the store (default ./rowkey-data)\n"
-	           "  -t, --table T         the table\n"
-	           "  -w, --where PRED      conditions joined by AND (see rowkey explain --help)\n"
-	           "  -n, --limit N         at most N rows, counted after the merge and the filter\n"
-	           "  -c, --columns LIST    only these columns: FAMILY or FAMILY:QUALIFIER, comma-separated\n"
-	           "  -f, --format FMT      tsv (default, with a header) or jsonl\n"
-	           "      --unordered       stream rows as they arrive from the buckets (no merge)\n"
-	           "      --reverse         descending logical order\n"
-	           "      --max-ranges N    bound on point gets / ranges IN lists expand to (default 10000);\n"
-	           "                        past it the plan reads whole key prefixes and says so\n"
-	           "  -h, --help            this help\n");
-}
+static const rk_cli_opt query_opts[] = {
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL,
+	 "the table's key design: a schema file, or schema text (default: the schema the table "
+	 "remembers from its first load)"},
+	{"force", 0, 'X', NULL, RK_ARG_NONE, NULL, "query even when the table remembers another schema"},
+	RK_CLI_OPT_DB,
+	{"table", 't', 't', "TABLE", RK_ARG_TABLE, NULL, "the table"},
+	{"where", 'w', 'w', "PREDICATE", RK_ARG_TEXT, NULL,
+	 "conditions joined by AND (as in rowkey explain)"},
+	{"limit", 'n', 'n', "N", RK_ARG_NUMBER, NULL,
+	 "at most N rows, counted after the merge and the filter"},
+	{"columns", 'c', 'c', "LIST", RK_ARG_TEXT, NULL,
+	 "only these columns: FAMILY or FAMILY:QUALIFIER, comma-separated"},
+	{"format", 'f', 'f', "FMT", RK_ARG_CHOICE, "tsv jsonl", "tsv (default, with a header) or jsonl"},
+	{"unordered", 0, 'U', NULL, RK_ARG_NONE, NULL,
+	 "stream rows as they arrive from the buckets (no merge)"},
+	{"reverse", 0, 'R', NULL, RK_ARG_NONE, NULL, "descending logical order"},
+	RK_CLI_OPT_MAX_RANGES,
+};
+
+const rk_cli_spec rk_cli_spec_query = {
+	"query",
+	"[-s SCHEMA] [--db DIR] --table TABLE [--where PREDICATE] [--limit N]\n"
+	"[--columns FAMILY[:QUALIFIER],...] [--format tsv|jsonl] [--unordered] [--reverse]",
+	"Reads the rows of a table that match a predicate, decoded through the schema: the plan "
+	"rowkey explain shows, run with one scan per salt bucket in parallel and merged in logical "
+	"order (the key without its salt).",
+	query_opts, RK_CLI_NOPTS(query_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey query --db /tmp/rk -t ev -w 'uid = 3' --limit 1\n",
+	"rowkey-explain(1), rowkey-load(1), rowkey-schema(5)",
+};
 
 int rk_cli_query(int argc, char **argv)
 {
@@ -43,16 +54,8 @@ int rk_cli_query(int argc, char **argv)
 	rk_query_options qo = RK_QUERY_OPTIONS_INIT;
 	rk_plan_options po = RK_PLAN_OPTIONS_INIT;
 	int c, force = 0;
-	static const struct option opts[] = {
-		{"schema", required_argument, 0, 's'}, {"db", required_argument, 0, 'd'},
-		{"table", required_argument, 0, 't'},  {"where", required_argument, 0, 'w'},
-		{"limit", required_argument, 0, 'n'},  {"columns", required_argument, 0, 'c'},
-		{"format", required_argument, 0, 'f'}, {"unordered", no_argument, 0, 'U'},
-		{"reverse", no_argument, 0, 'R'},      {"max-ranges", required_argument, 0, 'M'},
-		{"force", no_argument, 0, 'X'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:t:w:n:c:f:h", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_query, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'd': db = optarg; break;
@@ -71,8 +74,8 @@ int rk_cli_query(int argc, char **argv)
 			if (rk_cli__parse_max_ranges(&po, "query", optarg))
 				return RK_EXIT_USAGE;
 			break;
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_query, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

@@ -14,26 +14,32 @@
 
 #define CMD "regions"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey regions [options] [TABLE]\n"
-	           "       rowkey regions [options] move REGION SERVER\n"
-	           "       rowkey regions [options] split REGION [ROW]\n"
-	           "       rowkey regions [options] balance\n\n"
-	           "Lists the live regions of every table (or TABLE): id, table, server, estimated\n"
-	           "size, the cells written to and read from each since it was born (over every\n"
-	           "run, from DIR/metrics.tsv), when it was born, and the rows per second its key\n"
-	           "range takes now (the last seconds recorded, from the store's key buckets), its\n"
-	           "key range through the table's schema. A split's halves are born with it and\n"
-	           "start at zero; a moved region keeps its history. move copies a region to\n"
-	           "another server; split cuts one at ROW or its middle key; balance evens\n"
-	           "region counts across servers.\n\n"
-	           "  --db DIR       store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --json         one JSON object per region (keys as hex and their fields)\n"
-	           "  --retired      the regions retired by splits too\n"
-	           "  --window S     seconds \"now\" covers (default 60)\n"
-	           "  -h, --help     this help\n");
-}
+static const rk_cli_opt regions_opts[] = {
+	RK_CLI_OPT_DB,
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object per region (keys as hex and their fields)"},
+	{"retired", 0, 'r', NULL, RK_ARG_NONE, NULL, "the regions retired by splits too"},
+	{"window", 0, 'w', "S", RK_ARG_NUMBER, NULL, "seconds \"now\" covers (default 60)"},
+};
+
+const rk_cli_spec rk_cli_spec_regions = {
+	"regions",
+	"[options] [TABLE]\n"
+	"[options] move REGION SERVER\n"
+	"[options] split REGION [ROW]\n"
+	"[options] balance",
+	"Lists the live regions of every table (or TABLE): id, table, server, estimated size, the "
+	"cells written to and read from each since it was born (over every run, from "
+	"DIR/metrics.tsv), when it was born, and the rows per second its key range takes now (the "
+	"last seconds recorded, from the store's key buckets), its key range through the table's "
+	"schema. A split's halves are born with it and start at zero; a moved region keeps its "
+	"history.\n\n"
+	"move copies a region to another server; split cuts one at ROW or at its middle key; "
+	"balance evens region counts across the servers.",
+	regions_opts, RK_CLI_NOPTS(regions_opts), RK_ARG_TABLE, "move split balance",
+	"  $ rowkey regions --db /tmp/rk events\n"
+	"  $ rowkey regions --db /tmp/rk split 3\n",
+	"rowkey-stats(1), rowkey-heatmap(1), rowkey-keyviz(1)",
+};
 
 #define HEADER "%-8s %-16s %6s %12s %14s %12s %20s %17s  %-19s  %s\n"
 
@@ -164,18 +170,10 @@ static int list_plain(rk_store *s, const char *table, int json)
 
 int rk_cli_regions(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{"retired", no_argument, NULL, 'r'},
-		{"window", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	int json = 0, retired = 0, c, rc;
 	uint64_t id, v, window = 60;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_regions, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -191,10 +189,10 @@ int rk_cli_regions(int argc, char **argv)
 				return rk_cli_usage_error(CMD, "--window: '%s' is not 1..31622400 seconds", optarg);
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_regions, stdout);
 			return RK_EXIT_OK;
-		default:
-			return rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
+			return RK_EXIT_USAGE;
 		}
 	}
 	int nargs = argc - optind;

@@ -11,35 +11,34 @@
 
 #define CMD "scan"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rowkey scan [options] TABLE\n\n"
-	           "Prints rows in key order, one line per cell (see rowkey get).\n\n"
-	           "  --db DIR           store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --start ROW        first row (inclusive; \\xNN escapes; not after --stop)\n"
-	           "  --stop ROW         end row (exclusive)\n"
-	           "  --prefix P         only rows starting with P\n"
-	           "  --reverse          descending order\n"
-	           "  --limit N          at most N rows\n"
-	           "  -c, --column F[:Q] only this family or column; repeatable\n"
-	           "  --versions N       newest N versions per column (1..1000000, default 1)\n"
-	           "  --keys-only        print row keys only\n"
-	           "  --count            print only the number of rows ({\"count\":N} with --json)\n"
-	           "  --json             one JSON object per row\n"
-	           "  -h, --help         this help\n");
-}
+static const rk_cli_opt scan_opts[] = {
+	RK_CLI_OPT_DB,
+	{"start", 0, 's', "ROW", RK_ARG_TEXT, NULL,
+	 "the first row (inclusive; \\xNN escapes; not after --stop)"},
+	{"stop", 0, 'S', "ROW", RK_ARG_TEXT, NULL, "the end row (exclusive)"},
+	{"prefix", 0, 'p', "P", RK_ARG_TEXT, NULL, "only rows starting with P"},
+	{"reverse", 0, 'r', NULL, RK_ARG_NONE, NULL, "descending order"},
+	{"limit", 0, 'l', "N", RK_ARG_NUMBER, NULL, "at most N rows"},
+	{"column", 'c', 'c', "F[:Q]", RK_ARG_TEXT, NULL, "only this family or column; repeatable"},
+	{"versions", 0, 'v', "N", RK_ARG_NUMBER, NULL,
+	 "the newest N versions per column (1..1000000, default 1)"},
+	{"keys-only", 0, 'k', NULL, RK_ARG_NONE, NULL, "print row keys only"},
+	{"count", 0, 'n', NULL, RK_ARG_NONE, NULL,
+	 "print only the number of rows ({\"count\":N} with --json)"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object per row"},
+};
+
+const rk_cli_spec rk_cli_spec_scan = {
+	"scan",
+	"[options] TABLE",
+	"Prints rows in key order, one line per cell, as rowkey get does.",
+	scan_opts, RK_CLI_NOPTS(scan_opts), RK_ARG_TABLE, NULL,
+	"  $ rowkey scan --db /tmp/rk events --prefix row --limit 10\n",
+	"rowkey-get(1), rowkey-query(1)",
+};
 
 int rk_cli_scan(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},     {"start", required_argument, NULL, 's'},
-		{"stop", required_argument, NULL, 'S'},   {"prefix", required_argument, NULL, 'p'},
-		{"reverse", no_argument, NULL, 'r'},      {"limit", required_argument, NULL, 'l'},
-		{"column", required_argument, NULL, 'c'}, {"versions", required_argument, NULL, 'v'},
-		{"keys-only", no_argument, NULL, 'k'},    {"count", no_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	rk_column cols[64];
 	char *colbufs[64];
@@ -52,7 +51,7 @@ int rk_cli_scan(int argc, char **argv)
 	rk_store *s = NULL;
 	rk_table *t = NULL;
 	rk_scan *sc = NULL;
-	while ((c = getopt_long(argc, argv, "c:h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_scan, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -98,11 +97,10 @@ int rk_cli_scan(int argc, char **argv)
 			json = 1;
 			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_scan, stdout);
 			rc = RK_EXIT_OK;
 			goto out;
-		default:
-			rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
 			goto out;
 		}
 	}

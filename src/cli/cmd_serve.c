@@ -29,32 +29,43 @@
 #ifdef RK_WITH_BIGTABLE
 #include "serve/serve.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey serve [options] [DIR]\n\n"
-	        "Serves the store in DIR (created when missing) over the Cloud Bigtable API\n"
-	        "(google.bigtable.v2.Bigtable and google.bigtable.admin.v2.BigtableTableAdmin,\n"
-	        "plaintext HTTP/2), the way the Bigtable emulator does: point a client at it\n"
-	        "with BIGTABLE_EMULATOR_HOST=HOST:PORT. Tables are cut into regions on region\n"
-	        "servers that split and balance as the store does; the load each one takes\n"
-	        "goes to DIR/metrics.tsv every 5 s (rowkey stats / regions / heatmap DIR).\n"
-	        "SIGTERM or SIGINT drains the calls in flight, closes the store and exits 0.\n\n"
-	        "  --db DIR            store directory (default " RK_CLI_DEFAULT_DB "; or give DIR)\n"
-	        "  --listen HOST:PORT  address (default 127.0.0.1:8086; port 0 picks one)\n"
-	        "  --project P         answer only for projects/P/... (default: any)\n"
-	        "  --instance I        answer only for .../instances/I (default: any)\n"
-	        "  --servers N         region servers of a new store (default 4)\n"
-	        "  --balance-every S   run the balancer every S seconds, as HBase's balancer\n"
-	        "                      chore does (default 60; 0: never)\n"
-	        "  --collect-every S   give back the space of versions the families' GC rules\n"
-	        "                      collect every S seconds (default 3600; 0: never)\n"
-	        "  --block-cache MIB   MiB of table blocks kept in memory, one cache for all\n"
-	        "                      region servers (default 64; 0: 8 MiB a server)\n"
-	        "  --http [HOST:]PORT  also serve the live Key Visualizer page there (read-only;\n"
-	        "                      HOST defaults to 127.0.0.1; port 0 picks one)\n"
-	        "  -h, --help          this help\n");
-}
+static const rk_cli_opt serve_opts[] = {
+	RK_CLI_OPT_DB,
+	{"listen", 0, 'l', "HOST:PORT", RK_ARG_TEXT, NULL,
+	 "the address (default 127.0.0.1:8086; port 0 picks a free one)"},
+	{"project", 0, 'p', "P", RK_ARG_TEXT, NULL, "answer only for projects/P/... (default: any)"},
+	{"instance", 0, 'i', "I", RK_ARG_TEXT, NULL, "answer only for .../instances/I (default: any)"},
+	{"servers", 0, 's', "N", RK_ARG_NUMBER, NULL, "region servers of a new store (default 4)"},
+	{"balance-every", 0, 'b', "S", RK_ARG_NUMBER, NULL,
+	 "run the balancer every S seconds, as HBase's balancer chore does (default 60; 0: never)"},
+	{"collect-every", 0, 'g', "S", RK_ARG_NUMBER, NULL,
+	 "give back the space of versions the families' GC rules collect every S seconds (default "
+	 "3600; 0: never)"},
+	{"block-cache", 0, 'c', "MIB", RK_ARG_NUMBER, NULL,
+	 "MiB of table blocks kept in memory, one cache for all region servers (default 64; 0: "
+	 "8 MiB a server)"},
+	{"http", 0, 'H', "[HOST:]PORT", RK_ARG_TEXT, NULL,
+	 "also serve the live Key Visualizer page there (read-only; HOST defaults to 127.0.0.1; "
+	 "port 0 picks one)"},
+};
+
+const rk_cli_spec rk_cli_spec_serve = {
+	"serve",
+	"[options] [DIR]",
+	"Serves the store in DIR (created when missing) over the Cloud Bigtable API "
+	"(google.bigtable.v2.Bigtable and google.bigtable.admin.v2.BigtableTableAdmin, plaintext "
+	"HTTP/2), the way the Bigtable emulator does: point a client at it with "
+	"BIGTABLE_EMULATOR_HOST=HOST:PORT. Tables are cut into regions on region servers that "
+	"split and balance as the store does; the load each one takes goes to DIR/metrics.tsv "
+	"every 5 s (rowkey stats, regions and heatmap read it). With --http, the live Key "
+	"Visualizer page too (as rowkey keyviz, up to the second).\n\n"
+	"SIGTERM or SIGINT drains the calls in flight, closes the store and exits 0.",
+	serve_opts, RK_CLI_NOPTS(serve_opts), RK_ARG_DIR, NULL,
+	"  $ rowkey serve --db /tmp/bt --listen 127.0.0.1:8086 &\n"
+	"  $ export BIGTABLE_EMULATOR_HOST=127.0.0.1:8086\n"
+	"  $ cbt -project p -instance i createtable events families=d splits=g,p\n",
+	"rowkey-heatmap(1), rowkey-stats(1), cbt(1)",
+};
 
 static int write_serving(const char *db, const char *bound)
 {
@@ -110,19 +121,6 @@ static void run_chores(chores *ch, rk_store *store)
 
 int rk_cli_serve(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"listen", required_argument, NULL, 'l'},
-		{"project", required_argument, NULL, 'p'},
-		{"instance", required_argument, NULL, 'i'},
-		{"servers", required_argument, NULL, 's'},
-		{"balance-every", required_argument, NULL, 'b'},
-		{"collect-every", required_argument, NULL, 'g'},
-		{"block-cache", required_argument, NULL, 'c'},
-		{"http", required_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB, *listen = "127.0.0.1:8086";
 	const char *project = NULL, *instance = NULL, *http = NULL;
 	unsigned servers = 4;
@@ -130,7 +128,7 @@ int rk_cli_serve(int argc, char **argv)
 	rk_store_options o = RK_STORE_OPTIONS_INIT;
 	uint64_t v;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_serve, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'l': listen = optarg; break;
@@ -161,8 +159,8 @@ int rk_cli_serve(int argc, char **argv)
 			o.block_cache_size = (size_t)v << 20;
 			break;
 		case 'H': http = optarg; break;
-		case 'h': usage(stdout); return RK_EXIT_OK;
-		default: return rk_cli_usage_error(CMD, "unknown option");
+		case 'h': rk_cli_help(&rk_cli_spec_serve, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (argc - optind > 1)

@@ -17,16 +17,41 @@
 
 #define CMD "stats"
 
-static void usage(FILE *f)
+static const rk_cli_opt stats_opts[] = {
+	RK_CLI_OPT_DB,
+	{"window", 0, 'w', "S", RK_ARG_NUMBER, NULL, "seconds \"now\" covers (default 60)"},
+	{"tables", 0, 'T', NULL, RK_ARG_NONE, NULL, "print only the table names, one a line"},
+};
+
+const rk_cli_spec rk_cli_spec_stats = {
+	"stats",
+	"[options]",
+	"Prints the store's tables and region servers: regions, estimated sizes, and the load the "
+	"store recorded (DIR/metrics.tsv, over every run of the store): per table the rows written "
+	"and read (key buckets), per server the cells and bytes, each also per second over the "
+	"last seconds recorded (\"now\").",
+	stats_opts, RK_CLI_NOPTS(stats_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey stats --db /tmp/rk\n",
+	"rowkey-regions(1), rowkey-heatmap(1), rowkey-keyviz(1)",
+};
+
+/* --tables: the names alone, one a line (what shell completion offers). */
+static int print_table_names(const char *db)
 {
-	fprintf(f, "usage: rowkey stats [options]\n\n"
-	           "Prints the store's tables and region servers: regions, estimated sizes, and\n"
-	           "the load the store recorded (DIR/metrics.tsv, over every run of the store):\n"
-	           "per table the rows written and read (key buckets), per server the cells\n"
-	           "and bytes, each also per second over the last seconds recorded (\"now\").\n\n"
-	           "  --db DIR     store directory (default " RK_CLI_DEFAULT_DB ")\n"
-	           "  --window S   seconds \"now\" covers (default 60)\n"
-	           "  -h, --help   this help\n");
+	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
+	rk_table_info *ti;
+	size_t nt;
+	if (!s)
+		return RK_EXIT_FAIL;
+	int rc = RK_EXIT_OK;
+	if (rk_table_list(&ti, &nt, s)) {
+		rc = rk_cli_fail(CMD, "listing tables");
+	} else {
+		for (size_t i = 0; i < nt; i++)
+			printf("%s\n", ti[i].name);
+		rk_table_info_free(ti, nt);
+	}
+	return rk_cli__close_store(CMD, s, rc);
 }
 
 typedef struct view {
@@ -246,16 +271,10 @@ out:
 
 int rk_cli_stats(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"window", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = RK_CLI_DEFAULT_DB;
 	uint64_t window = 60;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	int c, names = 0;
+	while ((c = rk_cli_getopt(&rk_cli_spec_stats, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -264,15 +283,20 @@ int rk_cli_stats(int argc, char **argv)
 			if (rk_cli__parse_u64(&window, optarg) || window < 1 || window > 86400 * 366)
 				return rk_cli_usage_error(CMD, "--window: '%s' is not 1..31622400 seconds", optarg);
 			break;
+		case 'T':
+			names = 1;
+			break;
 		case 'h':
-			usage(stdout);
+			rk_cli_help(&rk_cli_spec_stats, stdout);
 			return RK_EXIT_OK;
-		default:
-			return rk_cli_usage_error(CMD, "unknown option");
+		default: /* rk_cli_getopt said why */
+			return RK_EXIT_USAGE;
 		}
 	}
 	if (optind != argc)
 		return rk_cli_usage_error(CMD, "no arguments expected");
+	if (names)
+		return print_table_names(db);
 	long pid;
 	char listen[256];
 	if (rk_cli__served(db, &pid, listen, sizeof listen))

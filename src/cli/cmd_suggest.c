@@ -16,42 +16,44 @@
 
 #define CMD "suggest"
 
-static void help(FILE *f)
-{
-	fprintf(f,
-	        "usage: rowkey suggest -w WORKLOAD [options]\n"
-	        "       rowkey suggest --file RECORDS [--query 'PRED' ...] [options]\n\n"
-	        "Profiles the data (types, identifying fields, rising, low-cardinality and hot\n"
-	        "fields), builds candidate keys from it and from the query shapes, simulates each\n"
-	        "on the cluster pre-split as it would be created, and ranks them by write spread\n"
-	        "and by what each query shape costs. No proposal loses rows: every key is checked\n"
-	        "to identify each record. When no one key serves every shape, a key per shape\n"
-	        "(index tables) is ranked too.\n\n"
-	        "  -w, --workload NAME     messages, keys, urls, trades, cars, users, file\n"
-	        "  -n, --top N             show the best N (default 8)\n"
-	        "      --splits FILE       write the best design's split points, one per line, for\n"
-	        "                          rowkey create --splits FILE\n"
-	        "      --json              a JSON array of the ranked proposals (docs/advisor.md)\n"
-	        "      --html FILE         one HTML page with the ranked runs\n"
-	        "  -q, --quiet             no progress on stderr\n"
-	        "  -h, --help              this help\n" RK_CLI_WORKLOAD_HELP);
-}
+static const rk_cli_opt suggest_opts[] = {
+	{"workload", 'w', 'w', "NAME", RK_ARG_WORKLOAD, NULL,
+	 "the workload (file: records of --file; analyze --describe shows one)"},
+	{"top", 'n', 'n', "N", RK_ARG_NUMBER, NULL, "show the best N (default 8)"},
+	{"splits", 0, 'S', "FILE", RK_ARG_FILE, NULL,
+	 "write the best design's split points, one per line, for rowkey create --splits FILE"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL,
+	 "a JSON array of the ranked proposals (docs/advisor.md)"},
+	{"html", 0, 'H', "FILE", RK_ARG_FILE, NULL, "one HTML page with the ranked runs"},
+	{"quiet", 'q', 'q', NULL, RK_ARG_NONE, NULL, "no progress on stderr"},
+	RK_CLI_WORKLOAD_OPTIONS,
+};
+
+const rk_cli_spec rk_cli_spec_suggest = {
+	"suggest",
+	"-w WORKLOAD [options]\n"
+	"--file RECORDS [--query 'PRED' ...] [options]",
+	"Profiles the data (types, identifying fields, rising, low-cardinality and hot fields), "
+	"builds candidate keys from it and from the query shapes, simulates each on the cluster "
+	"pre-split as it would be created, and ranks them by write spread and by what each query "
+	"shape costs. No proposal loses rows: every key is checked to identify each record. When "
+	"no one key serves every shape, a key per shape (index tables) is ranked too.",
+	suggest_opts, RK_CLI_NOPTS(suggest_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey suggest -w users -n 5\n"
+	"  $ rowkey suggest --file orders.csv --query '5: store = ? AND ts >= ? AND ts < ?' \\\n"
+	"      --splits splits.txt\n",
+	"rowkey-analyze(1), rowkey-compare(1), rowkey-profile(1), rowkey-create(1)",
+};
 
 int rk_cli_suggest(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"workload", required_argument, 0, 'w'}, {"top", required_argument, 0, 'n'},
-	    {"json", no_argument, 0, 'j'},           {"html", required_argument, 0, 'H'},
-	    {"splits", required_argument, 0, 'S'},   {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},           RK_CLI_WORKLOAD_OPTIONS,
-	    {0, 0, 0, 0}};
 	rk_cli_wopts W;
 	rk_cli_wopts_init(&W);
 	const char *html = NULL, *splits = NULL;
 	uint64_t top = 8;
 	int json = 0, quiet = 0, c, idx;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:n:qh", opts, &idx)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_suggest, argc, argv, &idx)) != -1) {
 		switch (c) {
 		case 'w': W.wo.name = optarg; break;
 		case 'n':
@@ -62,12 +64,12 @@ int rk_cli_suggest(int argc, char **argv)
 		case 'H': html = optarg; break;
 		case 'S': splits = optarg; break;
 		case 'q': quiet = 1; break;
-		case 'h': help(stdout); return RK_EXIT_OK;
+		case 'h': rk_cli_help(&rk_cli_spec_suggest, stdout); return RK_EXIT_OK;
 		case RK_CLI_WOPT:
-			if (rk_cli_wopts_set(&W, opts[idx].name, optarg) < 0)
+			if (rk_cli_wopts_set(&W, rk_cli_spec_suggest.opts[idx].name, optarg) < 0)
 				return rk_cli_usage_error(CMD, "%s", rk_error_last());
 			break;
-		default: help(stderr); return RK_EXIT_USAGE;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

@@ -17,32 +17,32 @@
 #include "cli/store_cli.h"
 #include "gen/gen.h"
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: rowkey vectors -s SCHEMA [-n N] [--seed N] [-o FILE]\n\n"
-	           "Writes test vectors of a design as JSON lines: N random records, each with its key\n"
-	           "or the error that refuses it; damaged keys with their fields or error; and the key\n"
-	           "ranges of some fields bound by equality. docs/formats.md part E has the format.\n\n"
-	           "  -s, --schema SCHEMA   schema file or schema text\n"
-	           "  -n, --count N         records (default 1000)\n"
-	           "      --seed N          seed of the records and of random salts (default 1)\n"
-	           "  -o, --out FILE        write to FILE (default: standard output)\n"
-	           "  -h, --help            this help\n");
-}
+static const rk_cli_opt vectors_opts[] = {
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	{"count", 'n', 'n', "N", RK_ARG_NUMBER, NULL, "records (default 1000)"},
+	{"seed", 0, 'S', "N", RK_ARG_NUMBER, NULL, "seed of the records and of random salts (default 1)"},
+	{"out", 'o', 'o', "FILE", RK_ARG_FILE, NULL, "write to FILE (default: standard output)"},
+};
+
+const rk_cli_spec rk_cli_spec_vectors = {
+	"vectors",
+	"-s SCHEMA [-n N] [--seed N] [-o FILE]",
+	"Writes test vectors of a design as JSON lines: N random records, each with its key or the "
+	"error that refuses it; damaged keys with their fields or error; and the key ranges of some "
+	"fields bound by equality, so that any implementation can be checked against this one. "
+	"docs/formats.md part E has the format.",
+	vectors_opts, RK_CLI_NOPTS(vectors_opts), RK_ARG_NONE, NULL,
+	"  $ rowkey vectors -s design.schema -n 200 -o design.jsonl\n",
+	"rowkey-gen(1), rowkey-schema(5)",
+};
 
 int rk_cli_vectors(int argc, char **argv)
 {
-	static const struct option opts[] = {{"schema", required_argument, 0, 's'},
-	                                     {"count", required_argument, 0, 'n'},
-	                                     {"seed", required_argument, 0, 'S'},
-	                                     {"out", required_argument, 0, 'o'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
 	const char *schema_arg = NULL, *out_path = NULL;
 	uint64_t n = 1000, seed = 1;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:n:o:h", opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(&rk_cli_spec_vectors, argc, argv, NULL)) != -1) {
 		switch (c) {
 		case 's': schema_arg = optarg; break;
 		case 'n':
@@ -54,8 +54,8 @@ int rk_cli_vectors(int argc, char **argv)
 				return rk_cli_usage_error("vectors", "--seed takes a whole number, not '%s'", optarg);
 			break;
 		case 'o': out_path = optarg; break;
-		case 'h': help(stdout); return RK_EXIT_OK;
-		default: help(stderr); return RK_EXIT_USAGE;
+		case 'h': rk_cli_help(&rk_cli_spec_vectors, stdout); return RK_EXIT_OK;
+		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind < argc)

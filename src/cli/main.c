@@ -4,82 +4,33 @@
  * errors on stderr, exit 0 / 1 (failed while working) / 2 (usage).
  */
 #include "cli/cli.h"
+#include "key/suggest.h"
 
 #include <rowkey/bigtable.h>
 #include <rowkey/key.h>
 #include <rowkey/version.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-
-struct command {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *summary;
-};
-
-static const struct command commands[] = {
-#define RK_CMD(name, fn, summary) {#name, fn, summary},
-#include "cli/commands.def"
-#undef RK_CMD
-};
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: rowkey <command> [options]\n\n"
-	           "Design, encode, store and analyze row keys for HBase and Bigtable.\n\n"
-	           "commands:\n");
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nrowkey <command> --help shows a command's options.\n");
+	rk_cli_help(&rk_cli_main_spec, f);
 }
 
-int rk_cli_usage_error(const char *cmd, const char *fmt, ...)
+/* Says that `word` is no command, and which one was meant if one is close. */
+static int unknown_command(const char *word)
 {
-	va_list ap;
-	fprintf(stderr, "rowkey %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(see rowkey %s --help)\n", cmd);
+	rk__suggest sg;
+	rk__suggest_init(&sg, word, strlen(word));
+	for (size_t i = 0; i < rk_cli_ncommands; i++)
+		rk__suggest_add(&sg, rk_cli_commands[i].name);
+	const char *best = rk__suggest_best(&sg);
+	if (best)
+		fprintf(stderr, "rowkey: unknown command '%s' (did you mean '%s'?)\n", word, best);
+	else
+		fprintf(stderr, "rowkey: unknown command '%s'\n", word);
+	fprintf(stderr, "(see rowkey --help for the commands)\n");
 	return RK_EXIT_USAGE;
-}
-
-int rk_cli__parse_u64(uint64_t *out, const char *text)
-{
-	char *end;
-	/* digits only: strtoull would take a sign or leading blanks */
-	if (!text || *text < '0' || *text > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int rk_cli__parse_range(uint64_t *out, const char *cmd, const char *opt, const char *text,
-                        uint64_t lo, uint64_t hi)
-{
-	if (rk_cli__parse_u64(out, text) || *out < lo || *out > hi) {
-		rk_cli_usage_error(cmd, "%s takes %llu..%llu, not '%s'", opt, (unsigned long long)lo,
-		                   (unsigned long long)hi, text);
-		return -1;
-	}
-	return 0;
-}
-
-int rk_cli_fail(const char *cmd, const char *what)
-{
-	fprintf(stderr, "rowkey %s: %s: %s\n", cmd, what, rk_error_last());
-	return RK_EXIT_FAIL;
-}
-
-int rk_cli_out_failed(void)
-{
-	return ferror(stdout) != 0;
 }
 
 /* Standard output flushed and closed: what a command wrote is only written
@@ -122,10 +73,14 @@ int main(int argc, char **argv)
 		printf("rowkey %s\n", rk_version());
 		return finish_output("--version", RK_EXIT_OK);
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return finish_output(argv[1], commands[i].fn(argc - 1, argv + 1));
-	fprintf(stderr, "rowkey: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return RK_EXIT_USAGE;
+	const rk_cli_command *cmd = rk_cli_command_find(argv[1], strlen(argv[1]));
+	if (cmd)
+		return finish_output(argv[1], cmd->fn(argc - 1, argv + 1));
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "rowkey: unknown option '%s' (a command comes first: rowkey <command> "
+		                "[options]; see rowkey --help)\n",
+		        argv[1]);
+		return RK_EXIT_USAGE;
+	}
+	return unknown_command(argv[1]);
 }

@@ -13,7 +13,20 @@
 #include <rowkey/key.h>
 #include <rowkey/store.h>
 
+#include "cli/opts.h"
+
 #define RK_CLI_DEFAULT_DB "./rowkey-data"
+
+/* --db, the same in every command that opens a store (key 'd'). */
+#define RK_CLI_OPT_DB                                                                              \
+	{"db", 0, 'd', "DIR", RK_ARG_STORE, NULL,                                                  \
+	 "the store: a directory (default " RK_CLI_DEFAULT_DB "), or bigtable://PROJECT/INSTANCE"}
+
+/* --max-ranges (key 'M'), parsed by rk_cli__parse_max_ranges. */
+#define RK_CLI_OPT_MAX_RANGES                                                                      \
+	{"max-ranges", 0, 'M', "N", RK_ARG_NUMBER, NULL,                                           \
+	 "the most point gets or ranges IN lists may expand to (default 10000, at most 65536); "   \
+	 "past it the plan reads whole key prefixes and says so"}
 
 /* When DIR/SERVING says `rowkey serve` holds the store (docs/formats.md
  * B.4), prints which process and address on stderr and returns 1; else 0. */

@@ -1,58 +1,66 @@
 /*
  * The workload and cluster options that analyze, compare and suggest share:
- * one table of long options (RK_CLI_WORKLOAD_OPTIONS, spliced into each
- * command's getopt table with the value RK_CLI_WOPT) and one handler, so the
- * three commands spell and check them alike. The values go through
+ * one table of options (RK_CLI_WORKLOAD_OPTIONS, spliced into each command's
+ * option table, opts.h, with the key RK_CLI_WOPT: their --help, man pages
+ * and completions come from it) and one handler, so the three commands
+ * spell and check them alike. The values go through
  * rk_analyze_option; --query, --fixed-rate, --format and --no-header are
  * the workload's own.
  */
 #ifndef RK_CLI_WOPTS_H
 #define RK_CLI_WOPTS_H
 
-#include <getopt.h>
-
 #include <rowkey/analyze.h>
+
+#include "cli/opts.h"
 
 #define RK_CLI_WOPT 1
 #define RK_CLI_MAX_QUERIES 16
 
 #define RK_CLI_WORKLOAD_OPTIONS                                                                    \
-	{"file", required_argument, 0, RK_CLI_WOPT}, {"seed", required_argument, 0, RK_CLI_WOPT},     \
-	    {"rate", required_argument, 0, RK_CLI_WOPT},                                               \
-	    {"duration", required_argument, 0, RK_CLI_WOPT},                                           \
-	    {"read-fraction", required_argument, 0, RK_CLI_WOPT},                                      \
-	    {"cardinality", required_argument, 0, RK_CLI_WOPT},                                        \
-	    {"zipf", required_argument, 0, RK_CLI_WOPT}, {"servers", required_argument, 0, RK_CLI_WOPT}, \
-	    {"capacity", required_argument, 0, RK_CLI_WOPT},                                           \
-	    {"split-threshold", required_argument, 0, RK_CLI_WOPT},                                    \
-	    {"balance-interval", required_argument, 0, RK_CLI_WOPT},                                   \
-	    {"time-buckets", required_argument, 0, RK_CLI_WOPT},                                       \
-	    {"key-buckets", required_argument, 0, RK_CLI_WOPT},                                        \
-	    {"value-len", required_argument, 0, RK_CLI_WOPT},                                          \
-	    {"presplit", required_argument, 0, RK_CLI_WOPT},                                           \
-	    {"limit", required_argument, 0, RK_CLI_WOPT}, {"memory", required_argument, 0, RK_CLI_WOPT}, \
-	    {"query", required_argument, 0, RK_CLI_WOPT}, {"fixed-rate", no_argument, 0, RK_CLI_WOPT},  \
-	    {"format", required_argument, 0, RK_CLI_WOPT}, {"no-header", no_argument, 0, RK_CLI_WOPT}
-
-/* The help lines for those options. */
-#define RK_CLI_WORKLOAD_HELP                                                                       \
-	"  workload:\n"                                                                                \
-	"      --file PATH            records for the file workload (CSV with a header, TSV or\n"       \
-	"                             JSON lines: docs/records.md); every record is replayed, at\n"    \
-	"                             the data's own pace when it has a time field in order\n"        \
-	"      --query 'W: PRED'      a query shape to keep cheap: a predicate of rowkey query with\n" \
-	"                             ? for values the data fills in, optionally weighted\n"          \
-	"                             ('5: store = ? AND ts >= ? AND ts < ?'); repeatable\n"           \
-	"      --limit N              replay at most N records of the file\n"                         \
-	"      --fixed-rate           replay the file at --rate, not at its own pace\n"               \
-	"      --format FMT --no-header   how to read the file (csv, tsv, jsonl)\n"                   \
-	"      --memory BYTES         records held in memory (default 1G; past it the file is\n"      \
-	"                             read again for each run)\n"                                     \
-	"      --seed N --rate OPS --duration SECONDS --read-fraction F\n"                            \
-	"      --cardinality N --zipf S   generated workloads (rate x duration operations)\n"         \
-	"  cluster:\n"                                                                                 \
-	"      --servers S --capacity OPS --split-threshold BYTES --balance-interval SECONDS\n"        \
-	"      --time-buckets N --key-buckets N --value-len BYTES --presplit 0|1\n"
+	{NULL, 0, 0, NULL, RK_ARG_NONE, NULL, "the workload"},                                     \
+	{"file", 0, RK_CLI_WOPT, "PATH", RK_ARG_FILE, NULL,                                       \
+	 "records for the file workload (CSV with a header, TSV or JSON lines: docs/records.md); " \
+	 "every record is replayed, at the data's own pace when it has a time field in order"},    \
+	{"query", 0, RK_CLI_WOPT, "'W: PRED'", RK_ARG_TEXT, NULL,                                  \
+	 "a query shape to keep cheap: a predicate of rowkey query with ? for values the data "    \
+	 "fills in, optionally weighted ('5: store = ? AND ts >= ? AND ts < ?'); repeatable"},     \
+	{"limit", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL, "replay at most N records of the file"}, \
+	{"fixed-rate", 0, RK_CLI_WOPT, NULL, RK_ARG_NONE, NULL,                                   \
+	 "replay the file at --rate, not at its own pace"},                                        \
+	{"format", 0, RK_CLI_WOPT, "FMT", RK_ARG_CHOICE, "csv tsv jsonl",                         \
+	 "how to read the file: csv, tsv or jsonl"},                                               \
+	{"no-header", 0, RK_CLI_WOPT, NULL, RK_ARG_NONE, NULL,                                    \
+	 "the file has no header line: fields are col1, col2, ..."},                               \
+	{"memory", 0, RK_CLI_WOPT, "SIZE", RK_ARG_SIZE, NULL,                                     \
+	 "records held in memory (default 1G; past it the file is read again for each run)"},     \
+	{"seed", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL,                                        \
+	 "generated workloads: the same seed gives the same operations (default 1)"},              \
+	{"rate", 0, RK_CLI_WOPT, "OPS", RK_ARG_NUMBER, NULL,                                      \
+	 "operations per second (default 1000)"},                                                  \
+	{"duration", 0, RK_CLI_WOPT, "SECONDS", RK_ARG_NUMBER, NULL,                              \
+	 "virtual seconds of a generated workload (default 600)"},                                 \
+	{"read-fraction", 0, RK_CLI_WOPT, "F", RK_ARG_NUMBER, NULL,                               \
+	 "the share of operations that are reads, 0..1 (default: the workload's own)"},            \
+	{"cardinality", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL,                                 \
+	 "users, sellers, cars or subdomains per domain (default: the workload's own)"},           \
+	{"zipf", 0, RK_CLI_WOPT, "S", RK_ARG_NUMBER, NULL,                                        \
+	 "skew of the workload's Zipf draws (default 1.1)"},                                       \
+	{NULL, 0, 0, NULL, RK_ARG_NONE, NULL, "the cluster"},                                      \
+	{"servers", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL, "region servers (default 16)"},     \
+	{"capacity", 0, RK_CLI_WOPT, "OPS", RK_ARG_NUMBER, NULL,                                  \
+	 "operations per second one server sustains (default 10000)"},                             \
+	{"split-threshold", 0, RK_CLI_WOPT, "SIZE", RK_ARG_SIZE, NULL,                            \
+	 "a region's size before it splits (default 256MiB; 0: never)"},                           \
+	{"balance-interval", 0, RK_CLI_WOPT, "SECONDS", RK_ARG_NUMBER, NULL,                      \
+	 "virtual seconds between balancer runs (default 300; 0: never)"},                         \
+	{"time-buckets", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL, "heatmap columns (default 120)"}, \
+	{"key-buckets", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL,                                 \
+	 "heatmap rows at the finest (default 1000)"},                                             \
+	{"value-len", 0, RK_CLI_WOPT, "SIZE", RK_ARG_SIZE, NULL,                                  \
+	 "the value written with each row (default 100B)"},                                        \
+	{"presplit", 0, RK_CLI_WOPT, "0|1", RK_ARG_CHOICE, "0 1",                                 \
+	 "1: regions from the design (buckets, hash prefix; default); 0: one region"}
 
 typedef struct rk_cli_wopts {
 	rk_workload_options wo;

@@ -27,7 +27,7 @@ code 1 analyze -w nope --describe; has "unknown workload 'nope'" err
 code 2 analyze -s "$S1"; has "a workload is required" err
 code 2 analyze -s "$S1" -w messages --servers 0; has "servers" err
 code 2 analyze -s "$S1" -w messages --rate abc; has "not a number" err
-code 2 analyze -s "$S1" -w messages --bogus; has "usage" err
+code 2 analyze -s "$S1" -w messages --bogus; has "unknown option '--bogus'" err
 code 2 compare -w messages; has "at least one design" err
 code 2 suggest; has "a workload is required" err
 

@@ -1,0 +1,58 @@
+/*
+ * What every subcommand reports errors with (cli.h): one line on stderr
+ * naming the command, and the exit status that goes with it; and how every
+ * subcommand reads a number option and notices a failed write.
+ */
+#include "cli/cli.h"
+
+#include <rowkey/key.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+int rk_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "rowkey %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see rowkey %s --help)\n", cmd);
+	return RK_EXIT_USAGE;
+}
+
+int rk_cli_fail(const char *cmd, const char *what)
+{
+	fprintf(stderr, "rowkey %s: %s: %s\n", cmd, what, rk_error_last());
+	return RK_EXIT_FAIL;
+}
+
+int rk_cli__parse_u64(uint64_t *out, const char *text)
+{
+	char *end;
+	/* digits only: strtoull would take a sign or leading blanks */
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int rk_cli__parse_range(uint64_t *out, const char *cmd, const char *opt, const char *text,
+                        uint64_t lo, uint64_t hi)
+{
+	if (rk_cli__parse_u64(out, text) || *out < lo || *out > hi) {
+		rk_cli_usage_error(cmd, "%s takes %llu..%llu, not '%s'", opt, (unsigned long long)lo,
+		                   (unsigned long long)hi, text);
+		return -1;
+	}
+	return 0;
+}
+
+int rk_cli_out_failed(void)
+{
+	return ferror(stdout) != 0;
+}
