@@ -86,7 +86,9 @@ typedef struct rk_value {
 int rk_value_parse(rk_value *out, rk_type type, const char *text, size_t len);
 
 /* Writes a value as text (the inverse of rk_value_parse) into buf of cap
- * bytes, NUL-terminated; returns the length it needed (like snprintf). */
+ * bytes, NUL-terminated; returns the length it needed (like snprintf). A
+ * float is the shortest text that reads back as exactly the same value
+ * ("19.55", "0.1", "1e+22"). */
 size_t rk_value_format(char *buf, size_t cap, rk_type type, const rk_value *v);
 
 /* ---- schemas ---- */

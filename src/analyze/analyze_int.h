@@ -13,6 +13,7 @@
 #include <rowkey/analyze.h>
 #include <rowkey/store.h>
 
+#include "key/units.h"
 #include "analyze/workload.h"
 #include "key/keytext.h"
 
@@ -211,8 +212,7 @@ void rk__sb_jstr(rk__sb *b, const char *s);
 /* Hands the string to *out (caller frees) or fails with RK_ENOMEM. */
 int rk__sb_done(char **out, rk__sb *b);
 
-/* A count with thousands separators ("30,000") into buf. Returns buf. */
-const char *rk__count_text(char *buf, size_t cap, uint64_t n);
+/* Counts with thousands separators ("30,000"): rk__count_text, key/units.h. */
 /* A share as a percentage for text ("31%", "2.4%", "<0.1%"); the string
  * lives in one of 8 per-thread buffers, so up to 8 may be used at once. */
 const char *rk__share_text(double share);

@@ -9,6 +9,7 @@
 
 #include "analyze/analyze_int.h"
 #include "key/error.h"
+#include "key/units.h"
 
 static int num(double *out, const char *name, const char *v)
 {
@@ -86,10 +87,10 @@ int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char 
 			w->read_fraction = d;
 	} else if (!strcmp(name, "memory")) {
 		NEED(w);
-		if ((rc = uint(&u, name, v, 1)) != 0)
-			return rc;
-		if (u < (1u << 20))
-			return rk__err(RK_EINVALID, "option memory: %s is under 1M", v);
+		if (rk__size_parse(&u, v, strlen(v), 1) < 0)
+			return rk__err_wrap(RK_EINVALID, "option memory");
+		if (u < (1u << 20) || u > SIZE_MAX)
+			return rk__err(RK_EINVALID, "option memory: %s is under 1M or too large", v);
 		w->memory = (size_t)u;
 	} else if (!strcmp(name, "limit")) {
 		NEED(w);
@@ -130,19 +131,17 @@ int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char 
 			o->capacity = d;
 		else
 			o->balance_interval = d;
-	} else if (!strcmp(name, "split-threshold")) {
+	} else if (!strcmp(name, "split-threshold") || !strcmp(name, "value-len")) {
 		NEED(o);
-		if ((rc = uint(&u, name, v, 1)) != 0)
-			return rc;
-		o->split_threshold = u;
-	} else if (!strcmp(name, "value-len")) {
-		NEED(o);
-		if ((rc = uint(&u, name, v, 1)) != 0)
-			return rc;
-		if (u > RK_MAX_VALUE_LEN) /* a cell's value, as the store run writes it */
+		if (rk__size_parse(&u, v, strlen(v), 1) < 0)
+			return rk__err_wrap(RK_EINVALID, "option %s", name);
+		if (name[0] == 's')
+			o->split_threshold = u;
+		else if (u > RK_MAX_VALUE_LEN) /* a cell's value, as the store run writes it */
 			return rk__err(RK_EINVALID, "option %s: %s is out of range (0..%u bytes)", name,
 			               v, RK_MAX_VALUE_LEN);
-		o->value_len = (size_t)u;
+		else
+			o->value_len = (size_t)u;
 	} else if (!strcmp(name, "presplit")) {
 		NEED(o);
 		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2"))

@@ -13,17 +13,6 @@
 
 /* ---- text ---- */
 
-static void human_bytes(char *buf, size_t cap, double b)
-{
-	const char *u[] = {"B", "KB", "MB", "GB", "TB"};
-	int i = 0;
-	while (b >= 1000 && i < 4) {
-		b /= 1000;
-		i++;
-	}
-	snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
-}
-
 static void query_line(rk__sb *b, const rk_query_cost *q)
 {
 	char rd[32], rt[32];
@@ -43,15 +32,17 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 {
 	const rk_report *r = &a->rep;
 	rk__sb b = {0};
-	char kb[32];
+	char n[4][RK_NUM_STR]; /* counts, rates and sizes, written one way (key/units.h) */
 	rk__sb_printf(&b, "design      %s (%s)\n", r->design, r->engine);
 	if (r->offered_rate > 0)
-		rk__sb_printf(&b, "workload    %s: %llu writes, %llu reads (%.0f ops/s offered)\n",
-		              r->workload, (unsigned long long)r->writes, (unsigned long long)r->reads,
-		              r->offered_rate);
+		rk__sb_printf(&b, "workload    %s: %s writes, %s reads (%s offered)\n", r->workload,
+		              rk__count_text(n[0], RK_NUM_STR, r->writes),
+		              rk__count_text(n[1], RK_NUM_STR, r->reads),
+		              rk__rate_str(n[2], r->offered_rate, "ops"));
 	else /* a store's recorded load (rk_analysis_from_metrics): no offered rate */
-		rk__sb_printf(&b, "workload    %s: %llu writes, %llu reads\n", r->workload,
-		              (unsigned long long)r->writes, (unsigned long long)r->reads);
+		rk__sb_printf(&b, "workload    %s: %s writes, %s reads\n", r->workload,
+		              rk__count_text(n[0], RK_NUM_STR, r->writes),
+		              rk__count_text(n[1], RK_NUM_STR, r->reads));
 	if (r->records) {
 		char w[32], n[32];
 		rk__count_text(w, sizeof w, r->writes);
@@ -64,7 +55,8 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 		                                      : ", at the fixed rate");
 	}
 	if (r->capacity > 0)
-		rk__sb_printf(&b, "servers     %u x %.0f ops/s\n", r->servers, r->capacity);
+		rk__sb_printf(&b, "servers     %u x %s\n", r->servers,
+		              rk__rate_str(n[0], r->capacity, "ops"));
 	else
 		rk__sb_printf(&b, "servers     %u\n", r->servers);
 	rk__sb_printf(&b,
@@ -79,24 +71,25 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 		rk__sb_printf(&b, "measured    on the store: write shares, loads per time bucket (wall "
 		                  "clock), throughput; reads not executed\n");
 	if (r->throughput_measured)
-		rk__sb_printf(&b, "throughput  %.0f rows/s measured: %llu rows in %.2f s of wall-clock time, "
-		              "hottest server busy %.0f%%%s\n", r->throughput,
-		              (unsigned long long)r->writes, r->wall_seconds, r->hottest_busy * 100,
+		rk__sb_printf(&b, "throughput  %s measured: %s rows in %.2f s of wall-clock time, "
+		              "hottest server busy %.0f%%%s\n", rk__rate_str(n[0], r->throughput, "rows"),
+		              rk__count_text(n[1], RK_NUM_STR, r->writes), r->wall_seconds,
+		              r->hottest_busy * 100,
 		              r->hottest_busy < 0.9 ? " (this machine, not the servers, set the pace)"
 		                                    : "");
 	else if (r->capacity > 0)
-		rk__sb_printf(&b, "throughput  %.0f ops/s before the hottest server saturates (modelled)\n",
-		              r->throughput);
+		rk__sb_printf(&b, "throughput  %s before the hottest server saturates (modelled)\n",
+		              rk__rate_str(n[0], r->throughput, "ops"));
 	if (r->offered_rate > 0)
-		rk__sb_printf(&b, "regions     %zu at start, %zu at end (%llu splits, %llu moves)\n",
-		              r->regions_initial, r->regions, (unsigned long long)r->splits,
-		              (unsigned long long)r->moves);
+		rk__sb_printf(&b, "regions     %zu at start, %zu at end (%s splits, %s moves)\n",
+		              r->regions_initial, r->regions, rk__count_text(n[0], RK_NUM_STR, r->splits),
+		              rk__count_text(n[1], RK_NUM_STR, r->moves));
 	else
-		rk__sb_printf(&b, "regions     %zu at the end, %llu retired by splits\n", r->regions,
-		              (unsigned long long)r->splits);
-	human_bytes(kb, sizeof kb, (double)r->key_total);
+		rk__sb_printf(&b, "regions     %zu at the end, %s retired by splits\n", r->regions,
+		              rk__count_text(n[0], RK_NUM_STR, r->splits));
 	if (r->key_total)
-		rk__sb_printf(&b, "key bytes   mean %.1f, max %zu, total %s\n", r->key_mean, r->key_max, kb);
+		rk__sb_printf(&b, "key bytes   mean %.1f, max %zu, total %s\n", r->key_mean, r->key_max,
+		              rk__size_str(n[0], r->key_total));
 	if (r->keys_checked) {
 		char d[32], n[32];
 		rk__count_text(d, sizeof d, r->key_distinct);
@@ -124,7 +117,7 @@ int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t 
 	if (w > 40)
 		w = 40;
 	int measured = 0;
-	rk__sb_printf(&b, "%-*s  %-9s  %7s  %7s  %6s  %9s  %11s  %7s  %6s  %s\n", (int)w, "design",
+	rk__sb_printf(&b, "%-*s  %-9s  %7s  %7s  %6s  %9s  %13s  %7s  %6s  %s\n", (int)w, "design",
 	              "engine", "hottest", "at-time", "eff", "max/mean", "throughput", "regions",
 	              "key B", "reads (regions/query)");
 	for (size_t i = 0; i < n; i++) {
@@ -142,9 +135,10 @@ int rk_analysis_compare_text(char **out, const rk_analysis *const *runs, size_t 
 			snprintf(at, sizeof at, "%6.1f%%", r->peak_share * 100);
 		else
 			snprintf(at, sizeof at, "%7s", "-");
-		rk__sb_printf(&b, "%-*.*s  %-9s  %6.1f%%  %7s  %6.2f  %9.2f  %9.0f %c  %7zu  %6.1f  %s\n",
+		char tp[RK_NUM_STR];
+		rk__sb_printf(&b, "%-*.*s  %-9s  %6.1f%%  %7s  %6.2f  %9.2f  %11s %c  %7zu  %6.1f  %s\n",
 		              (int)w, (int)w, r->design, r->engine, r->hottest_share * 100, at,
-		              r->effective_servers, r->max_mean, r->throughput,
+		              r->effective_servers, r->max_mean, rk__rate_str(tp, r->throughput, NULL),
 		              r->throughput_measured ? 'm' : ' ', r->regions, r->key_mean,
 		              r->nqueries ? q : "-");
 		measured |= r->throughput_measured;

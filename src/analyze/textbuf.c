@@ -1,6 +1,7 @@
 /*
  * Text for reports: a growing string (rk__sb) with printf and JSON string
- * and number forms, and one way to write counts, shares and key bytes.
+ * and number forms, and one way to write shares and key bytes (counts:
+ * rk__count_text, key/units.h).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -85,20 +86,6 @@ int rk__sb_done(char **out, rk__sb *b)
 	}
 	*out = b->p;
 	return 0;
-}
-
-const char *rk__count_text(char *buf, size_t cap, uint64_t n)
-{
-	char t[32];
-	int len = snprintf(t, sizeof t, "%llu", (unsigned long long)n);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 1 < cap; i++) {
-		if (i && (len - i) % 3 == 0 && o + 2 < cap)
-			buf[o++] = ',';
-		buf[o++] = t[i];
-	}
-	buf[o] = 0;
-	return buf;
 }
 
 const char *rk__share_text(double share)

@@ -18,6 +18,7 @@
 
 #include "analyze/wstate.h"
 #include "key/error.h"
+#include "key/suggest.h"
 
 static const char *const names[] = {"messages", "keys", "urls", "trades", "cars", "users", "file",
                                     NULL};
@@ -175,11 +176,19 @@ int rk__workload_open(rk__workload **out, const rk_workload_options *o)
 	*out = NULL;
 	const char *name = o && o->name ? o->name : "";
 	int kind = kind_of(name);
-	if (kind < 0)
-		return rk__err(RK_ENOTFOUND,
-		               "unknown workload '%s' (known: messages, keys, urls, trades, cars, users, "
-		               "file)",
-		               name);
+	if (kind < 0) {
+		char known[128] = "";
+		rk__suggest sg;
+		rk__suggest_init(&sg, name, strlen(name));
+		for (int k = 0; names[k]; k++) {
+			rk__suggest_add(&sg, names[k]);
+			snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
+			         names[k]);
+		}
+		const char *best = rk__suggest_best(&sg);
+		return rk__err(RK_ENOTFOUND, "unknown workload '%s' (%s%s%sknown: %s)", name,
+		               best ? "did you mean '" : "", best ? best : "", best ? "'? " : "", known);
+	}
 	if ((rc = check_options(o, name, kind)) != 0)
 		return rc;
 	return open_common(out, o, kind, NULL);

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/store_cli.h"
+#include "key/units.h"
 
 #define CMD "create"
 
@@ -39,11 +40,11 @@ static const rk_cli_opt create_opts[] = {
 	{"regions", 0, 'r', "N", RK_ARG_NUMBER, NULL, "regions for --schema designs with a hash prefix"},
 	{NULL, 0, 0, NULL, RK_ARG_NONE, NULL, "a new store"},
 	{"servers", 0, 'n', "N", RK_ARG_NUMBER, NULL, "region servers when the store is new (default 4)"},
-	{"split-threshold", 0, 't', "BYTES", RK_ARG_NUMBER, NULL,
-	 "bytes of a region before it splits (default 268435456; 0: never)"},
+	{"split-threshold", 0, 't', "SIZE", RK_ARG_SIZE, NULL,
+	 "a region's size before it splits (default 256MiB; 0: never)"},
 	{"server-capacity", 0, 'c', "R", RK_ARG_TEXT, NULL,
 	 "what each region server applies per second, saved with the store: OPS[/s] (cells "
-	 "written, regions a read visits) or BYTES[/s] with a B, KB, MB or GB unit; repeat for "
+	 "written, regions a read visits) or SIZE[/s] of cell bytes (5MB/s, 64KiB/s); repeat for "
 	 "both; 'off' removes the capacity"},
 };
 
@@ -147,35 +148,32 @@ out:
 	return rc;
 }
 
-/* "--server-capacity" text: N[/s] operations, N{B,KB,MB,GB}[/s] bytes, or
- * "off" (both unlimited). -1 on junk or 0. */
+/* "--server-capacity" text: N[/s] operations, SIZE[/s] bytes (a number with a
+ * unit: rk__size_parse), or "off" (both unlimited). -1 on junk or 0. */
 static int parse_capacity(rk_store_options *so, const char *text)
 {
-	static const struct {
-		const char *unit;
-		uint64_t mult;
-	} units[] = {{"", 0}, {"B", 1}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000}};
 	if (!strcmp(text, "off")) {
 		so->server_capacity_ops = so->server_capacity_bytes = RK_SERVER_CAPACITY_OFF;
 		return 0;
 	}
-	char *end;
-	if (*text < '0' || *text > '9')
+	size_t len = strcspn(text, "/");
+	if (text[len] && strcmp(text + len, "/s"))
 		return -1;
-	unsigned long long v = strtoull(text, &end, 10);
-	size_t ul = strcspn(end, "/");
-	if (end[ul] && strcmp(end + ul, "/s"))
-		return -1;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strlen(units[i].unit) != ul || strncmp(end, units[i].unit, ul))
-			continue;
-		uint64_t m = units[i].mult ? units[i].mult : 1;
-		if (v == 0 || v >= RK_SERVER_CAPACITY_OFF / m)
+	size_t digits = strspn(text, "0123456789");
+	uint64_t v;
+	if (digits == len) { /* a bare count: operations */
+		char *end;
+		errno = 0;
+		v = strtoull(text, &end, 10);
+		if (!len || errno || v == 0 || v >= RK_SERVER_CAPACITY_OFF)
 			return -1;
-		*(units[i].mult ? &so->server_capacity_bytes : &so->server_capacity_ops) = v * m;
+		so->server_capacity_ops = v;
 		return 0;
 	}
-	return -1;
+	if (rk__size_parse(&v, text, len, 1) < 0 || v == 0 || v >= RK_SERVER_CAPACITY_OFF)
+		return -1;
+	so->server_capacity_bytes = v;
+	return 0;
 }
 
 static int digits(unsigned long long n)
@@ -312,15 +310,13 @@ int rk_cli_create(int argc, char **argv)
 			so.n_servers = (unsigned)v;
 			break;
 		case 't':
-			if (rk_cli__parse_u64(&v, optarg)) {
-				rk_cli_usage_error(CMD, "bad split threshold '%s'", optarg);
+			if (rk_cli__parse_size(&so.split_threshold, CMD, "split-threshold", optarg, 1, 0,
+			                       UINT64_MAX))
 				goto out;
-			}
-			so.split_threshold = v;
 			break;
 		case 'c':
 			if (parse_capacity(&so, optarg)) {
-				rk_cli_usage_error(CMD, "bad --server-capacity '%s' (e.g. 2000/s, 5MB/s, off)",
+				rk_cli_usage_error(CMD, "bad --server-capacity '%s' (e.g. 2000/s, 5MB/s, 64KiB/s, off)",
 				                   optarg);
 				goto out;
 			}

@@ -11,6 +11,7 @@
 #include <rowkey/key.h>
 
 #include "cli/cli.h"
+#include "cli/store_cli.h"
 #include "cli/textio.h"
 #include "records/map.h"
 #include "records/reader.h"
@@ -29,8 +30,8 @@ static const rk_cli_opt encode_opts[] = {
 	 "the first line names the fields (the default): columns map by name, in any order"},
 	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,
 	 "no header line: cells are the schema's fields in order"},
-	{"max-record", 0, 'M', "B", RK_ARG_NUMBER, NULL,
-	 "refuse records longer than B bytes (default 16 MiB)"},
+	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,
+	 "refuse records longer than this (default 16MiB)"},
 	{"on-error", 0, 'E', "MODE", RK_ARG_CHOICE, "stop skip",
 	 "stop (default) at the first bad record, or skip it and count"},
 	{"seed", 0, 'S', "N", RK_ARG_NUMBER, NULL,
@@ -68,12 +69,9 @@ int rk_cli_encode(int argc, char **argv)
 		case 'H': ro.header = 1; break;
 		case 'N': ro.header = 0; break;
 		case 'M': {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (!isdigit((unsigned char)optarg[0]) || *end || errno || v < 1 || v > (1ull << 31))
-				return rk_cli_usage_error("encode", "--max-record: '%s' is not in 1..2147483648 bytes",
-				                          optarg);
+			uint64_t v;
+			if (rk_cli__parse_size(&v, "encode", "max-record", optarg, 1, 1, 1ull << 31))
+				return RK_EXIT_USAGE;
 			ro.max_record = (size_t)v;
 			break;
 		}

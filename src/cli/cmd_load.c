@@ -25,6 +25,7 @@
 #include "records/reader.h"
 #include "cli/load_batch.h"
 #include "cli/store_cli.h"
+#include "key/units.h"
 
 #define CMD "load"
 
@@ -37,8 +38,8 @@ static const rk_cli_opt load_opts[] = {
 	 "the first line names the fields (the default): columns map by name, in any order"},
 	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,
 	 "no header line: cells are the schema's fields in order"},
-	{"max-record", 0, 'M', "BYTES", RK_ARG_NUMBER, NULL,
-	 "refuse records longer than this (default 16 MiB)"},
+	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,
+	 "refuse records longer than this (default 16MiB)"},
 	{"family", 'f', 'f', "F", RK_ARG_TEXT, NULL, "the family to write (default: the table's first)"},
 	{"batch", 0, 'b', "N", RK_ARG_NUMBER, NULL,
 	 "records per write batch (default 1000; up to two in flight)"},
@@ -108,9 +109,8 @@ static int parse_args(load_args *a, int argc, char **argv)
 				return rk_cli_usage_error(CMD, "bad seed '%s'", optarg);
 			break;
 		case 'M':
-			if (rk_cli__parse_u64(&max_record, optarg) || max_record < 1 || max_record > (1ull << 31))
-				return rk_cli_usage_error(CMD, "--max-record: '%s' is not in 1..2147483648 bytes",
-				                          optarg);
+			if (rk_cli__parse_size(&max_record, CMD, "max-record", optarg, 1, 1, 1ull << 31))
+				return RK_EXIT_USAGE;
 			a->ro.max_record = (size_t)max_record;
 			break;
 		case 'h':
@@ -296,10 +296,11 @@ static int load_records(loader *L)
 			}
 			if (progress && now_s() - last_progress > 0.25) {
 				last_progress = now_s(); /* written: acknowledged, not merely sent */
-				fprintf(stderr, "\rloaded %llu rows (%.0f rows/s), %llu rejected",
-				        (unsigned long long)L->l.written,
-				        (double)L->l.written / (last_progress - t0),
-				        (unsigned long long)L->rejected);
+				char n[3][RK_NUM_STR];
+				fprintf(stderr, "\rloaded %s rows (%s), %s rejected",
+				        rk__count_text(n[0], RK_NUM_STR, L->l.written),
+				        rk__rate_str(n[1], (double)L->l.written / (last_progress - t0), "rows"),
+				        rk__count_text(n[2], RK_NUM_STR, L->rejected));
 			}
 		}
 	}
@@ -321,9 +322,11 @@ static int finish(loader *L, double t0)
 	double secs = now_s() - t0;
 	if (!L->a->quiet && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r%60s\r", "");
-	printf("rows %llu, seconds %.2f, rows/s %.0f, rejected %llu\n",
-	       (unsigned long long)L->l.written, secs, secs > 0 ? (double)L->l.written / secs : 0.0,
-	       (unsigned long long)L->rejected);
+	char n[3][RK_NUM_STR];
+	printf("%s row%s in %.2f s (%s), %s rejected\n", rk__count_text(n[0], RK_NUM_STR, L->l.written),
+	       L->l.written == 1 ? "" : "s", secs,
+	       rk__rate_str(n[1], secs > 0 ? (double)L->l.written / secs : 0.0, "rows"),
+	       rk__count_text(n[2], RK_NUM_STR, L->rejected));
 	return 0;
 }
 

@@ -41,9 +41,9 @@ static const rk_cli_opt serve_opts[] = {
 	{"collect-every", 0, 'g', "S", RK_ARG_NUMBER, NULL,
 	 "give back the space of versions the families' GC rules collect every S seconds (default "
 	 "3600; 0: never)"},
-	{"block-cache", 0, 'c', "MIB", RK_ARG_NUMBER, NULL,
-	 "MiB of table blocks kept in memory, one cache for all region servers (default 64; 0: "
-	 "8 MiB a server)"},
+	{"block-cache", 0, 'c', "SIZE", RK_ARG_SIZE, NULL,
+	 "table blocks kept in memory, one cache for all region servers (a bare number is MiB; "
+	 "default 64MiB; 0: 8 MiB a server)"},
 	{"http", 0, 'H', "[HOST:]PORT", RK_ARG_TEXT, NULL,
 	 "also serve the live Key Visualizer page there (read-only; HOST defaults to 127.0.0.1; "
 	 "port 0 picks one)"},
@@ -153,10 +153,9 @@ int rk_cli_serve(int argc, char **argv)
 			ch.collect_every = (unsigned long)v;
 			break;
 		case 'c':
-			if (rk_cli__parse_u64(&v, optarg) || v > 65536)
-				return rk_cli_usage_error(CMD, "--block-cache: '%s' is not 0..65536 MiB",
-				                          optarg);
-			o.block_cache_size = (size_t)v << 20;
+			if (rk_cli__parse_size(&v, CMD, "block-cache", optarg, 1u << 20, 0, 65536ull << 20))
+				return RK_EXIT_USAGE;
+			o.block_cache_size = (size_t)v;
 			break;
 		case 'H': http = optarg; break;
 		case 'h': rk_cli_help(&rk_cli_spec_serve, stdout); return RK_EXIT_OK;

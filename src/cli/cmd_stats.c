@@ -14,6 +14,7 @@
 #include "cli/recorded.h"
 #include "cli/served.h"
 #include "cli/store_cli.h"
+#include "key/units.h"
 
 #define CMD "stats"
 
@@ -246,11 +247,12 @@ static int opened(rk_store *s, const char *db, double window)
 	printf("store %s: %zu region servers, %zu table%s, %zu region%s\n", db, V.ns, V.nt,
 	       V.nt == 1 ? "" : "s", nr, nr == 1 ? "" : "s");
 	if (V.ns && (V.si[0].capacity_ops || V.si[0].capacity_bytes)) {
+		char n[RK_NUM_STR];
 		printf("each region server's capacity:");
 		if (V.si[0].capacity_ops)
-			printf(" %llu ops/s", (unsigned long long)V.si[0].capacity_ops);
+			printf(" %s", rk__rate_str(n, (double)V.si[0].capacity_ops, "ops"));
 		if (V.si[0].capacity_bytes)
-			printf(" %llu bytes/s", (unsigned long long)V.si[0].capacity_bytes);
+			printf("%s %s/s", V.si[0].capacity_ops ? "," : "", rk__size_str(n, V.si[0].capacity_bytes));
 		printf("\n");
 	}
 	if (V.have)

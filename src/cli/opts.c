@@ -159,6 +159,8 @@ int rk_cli_getopt(const rk_cli_spec *spec, int argc, char **argv, int *idx)
 void rk_cli_opt_help(char *buf, size_t cap, const rk_cli_opt *o)
 {
 	size_t n = (size_t)snprintf(buf, cap, "%s", o->help);
+	if (o->arg == RK_ARG_SIZE) /* one way to write a size, said the same everywhere */
+		snprintf(buf + n, n < cap ? cap - n : 0, "; a size: 4M, 64MiB, 1.5G, 2KB");
 	if (o->arg != RK_ARG_WORKLOAD)
 		return;
 	/* the workloads the analyzer has, named where they are defined */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "key/units.h"
 
 int rk_cli__say_served(const char *cmd, const char *dir)
 {
@@ -146,6 +147,24 @@ void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only)
 		rk_cli__print_bytes(f, c->value, c->value_len);
 		fputc('\n', f);
 	}
+}
+
+int rk_cli__parse_size(uint64_t *out, const char *cmd, const char *opt, const char *text,
+                       uint64_t unit, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+	char lo[RK_NUM_STR], hi[RK_NUM_STR];
+	if (rk__size_parse(&v, text, strlen(text), unit) < 0) {
+		rk_cli_usage_error(cmd, "--%s: %s", opt, rk_error_last());
+		return -1;
+	}
+	if (v < min || v > max) {
+		rk_cli_usage_error(cmd, "--%s: %s is not in %s..%s", opt, text, rk__size_str(lo, min),
+		                   rk__size_str(hi, max));
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
 
 int rk_cli__table_schema(rk_store *s, const char *cmd, const char *table, const rk_schema *schema,

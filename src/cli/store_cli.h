@@ -64,6 +64,12 @@ int rk_cli__add_column(rk_column *cols, char **colbufs, uint8_t **qbufs, size_t 
  * or one JSON object per row when json. */
 void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only);
 
+/* Parses the size given to option --opt (4M, 64MiB, 1.5G: rk__size_parse;
+ * a bare number counts `unit` bytes) within min..max bytes; otherwise
+ * prints a usage error for `cmd` saying why and returns -1. */
+int rk_cli__parse_size(uint64_t *out, const char *cmd, const char *opt, const char *text,
+                       uint64_t unit, uint64_t min, uint64_t max);
+
 /* The schema a table remembers (its `schema` setting, canonical text from
  * rk_schema_text). Checks `schema` against it: none stored and remember set:
  * stores it; stored and different: refused (prints both, returns -1) unless

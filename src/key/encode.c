@@ -19,6 +19,7 @@
 #include "key/codec.h"
 #include "key/encode_int.h"
 #include "key/error.h"
+#include "key/units.h"
 #include "key/hash.h"
 #include "key/schema_int.h"
 
@@ -417,8 +418,8 @@ int rk_key__enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t
 				w->len += 2 * sw.len;
 			} else {
 				if ((size_t)p->sb > sw.len)
-					return rk__err(RK_EINVALID, "slice [%ld:%ld] of a %zu-byte value: the value is too short",
-					               p->sa, p->sb, sw.len);
+					return rk__err(RK_EINVALID, "slice [%ld:%ld] of %s %zu-byte value: the value is too short",
+					               p->sa, p->sb, rk__article(sw.len), sw.len);
 				rc = rk_w_put(w, sw.p + p->sa, (size_t)(p->sb - p->sa));
 			}
 			break;

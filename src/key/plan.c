@@ -24,6 +24,7 @@
 #include "key/plan_int.h"
 #include "key/predicate_int.h"
 #include "key/schema_int.h"
+#include "key/units.h"
 
 /* ---- the walk ---- */
 
@@ -196,8 +197,8 @@ static void finish_plan(planner *pl, const rk_predicate *pred, const rk_part *un
 		             rk_plan__part_words(s, unordered_by, pw, sizeof pw));
 	else if (plan->merge)
 		rk_plan__say(pl, "Rows come back in logical order (the key without its salt, bucket and hash parts) "
-		                 "through a %u-way merge. ",
-		             plan->nstreams);
+		                 "through %s %u-way merge. ",
+		             rk__article(plan->nstreams), plan->nstreams);
 	/* residual: conditions on fields the ranges did not enforce exactly */
 	for (size_t i = 0; i < pred->nconds; i++) {
 		int fld = pred->conds[i].field;

@@ -12,6 +12,7 @@
 #include "key/codec.h"
 #include "key/error.h"
 #include "key/predicate_int.h"
+#include "key/suggest.h"
 
 void rk_predicate_free(rk_predicate *p)
 {
@@ -270,8 +271,11 @@ static int parse_cond(rk_predicate *p, plex *l, cond *c)
 		return perr(l, "expected a field name");
 	c->col = (int)(l->tok - l->src) + 1;
 	c->field = rk_schema_field_index(s, l->tok, l->toklen);
-	if (c->field < 0)
-		return perr(l, "unknown field '%.*s'", (int)l->toklen, l->tok);
+	if (c->field < 0) {
+		const char *best = rk__suggest_among(l->tok, l->toklen, s->fname, s->nfields);
+		return perr(l, "unknown field '%.*s'%s%s%s", (int)l->toklen, l->tok,
+		            best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+	}
 	if ((rc = plex_next(l)) < 0 || (rc = parse_op(c, &want, l)) < 0)
 		return rc;
 	rk_type ft = s->ftype[c->field];

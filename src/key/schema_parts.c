@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "key/schema_parse.h"
+#include "key/suggest.h"
 
 /* ---- parts ---- */
 
@@ -134,8 +135,12 @@ static int parse_value(parser *ps, rk_part *p)
 		(void)fn;
 		return rk_schema__expect_punct(ps, ')');
 	}
-	if ((p->field = rk_schema__field_lookup(ps->s, t->p, t->n)) < 0)
-		return rk_schema__perr(ps, t, "unknown field or function '%.*s'", (int)t->n, t->p);
+	if ((p->field = rk_schema__field_lookup(ps->s, t->p, t->n)) < 0) {
+		const char *best = rk__suggest_among(t->p, t->n, ps->s->fname, ps->s->nfields);
+		return rk_schema__perr(ps, t, "unknown field or function '%.*s'%s%s%s", (int)t->n,
+		                       t->p, best ? " (did you mean '" : "", best ? best : "",
+		                       best ? "'?)" : "");
+	}
 	p->vop = V_FIELD;
 	p->vtype = ps->s->ftype[p->field];
 	return rk_schema__lex(ps);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "key/schema_parse.h"
+#include "key/units.h"
 
 /* ---- rendering ---- */
 
@@ -198,8 +199,9 @@ int rk_schema_describe(char **out, const rk_schema *s)
 	cat(&b, &l, &c, in->deterministic ? "; one get per key\n" : "; %u gets (one per bucket)\n", in->buckets);
 	const char *spread = spread_words(s);
 	if (in->buckets > 1)
-		cat(&b, &l, &c, "reads       fan out over %u buckets (%s, %u prefix byte%s): ordered reads need a %u-way merge\n",
-		    in->buckets, spread ? spread : "salt", in->prefix_len, in->prefix_len == 1 ? "" : "s", in->buckets);
+		cat(&b, &l, &c, "reads       fan out over %u buckets (%s, %u prefix byte%s): ordered reads need %s %u-way merge\n",
+		    in->buckets, spread ? spread : "salt", in->prefix_len, in->prefix_len == 1 ? "" : "s",
+		    rk__article(in->buckets), in->buckets);
 	else if (spread)
 		cat(&b, &l, &c, "reads       range reads over the hashed fields are full scans (%s, %u bytes)\n",
 		    spread, in->prefix_len);

@@ -71,3 +71,12 @@ const char *rk__suggest_best(const rk__suggest *sg)
 {
 	return sg->best;
 }
+
+const char *rk__suggest_among(const char *word, size_t len, char *const *names, size_t count)
+{
+	rk__suggest sg;
+	rk__suggest_init(&sg, word, len);
+	for (size_t i = 0; i < count; i++)
+		rk__suggest_add(&sg, names[i]);
+	return rk__suggest_best(&sg);
+}

@@ -31,4 +31,7 @@ void rk__suggest_add(rk__suggest *sg, const char *name);
  * start of. NULL otherwise. */
 const char *rk__suggest_best(const rk__suggest *sg);
 
+/* The closest of names[0..count) to word[0..len), as rk__suggest_best. */
+const char *rk__suggest_among(const char *word, size_t len, char *const *names, size_t count);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "key/error.h"
+#include "key/units.h"
 #include "key/schema_int.h"
 #include "key/timefmt.h"
 
@@ -91,7 +92,7 @@ size_t rk_value_format(char *buf, size_t cap, rk_type type, const rk_value *v)
 	if (!v->present)
 		n = snprintf(buf, cap, "%s", "");
 	else if (type == RK_T_F64)
-		n = snprintf(buf, cap, "%.17g", v->v.f);
+		n = (int)rk__double_str(buf, cap, v->v.f); /* shortest text that reads back exactly */
 	else if (rk_type__is_signed(type))
 		n = snprintf(buf, cap, "%lld", (long long)v->v.i);
 	else if (rk_type__is_int(type))

@@ -7,11 +7,13 @@
  */
 #include "store/backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "key/error.h"
 #include "rowkey/metrics.h"
+#include "key/suggest.h"
 
 int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 {
@@ -59,6 +61,49 @@ int rk_store_sync(rk_store *store)
 	return store->ops->sync(store);
 }
 
+/* ---- a table that is not there ---- */
+
+/* rc from a call on table `name`: when it is RK_ENOTFOUND because the table
+ * is missing (not a setting or a family of it), the message goes on to say
+ * which tables there are, and which one was probably meant. */
+static int table_missing(rk_store *store, const char *name, int rc)
+{
+	rk_table_info *ti;
+	size_t n;
+	char msg[512], list[400] = "";
+	if (rc != RK_ENOTFOUND)
+		return rc;
+	snprintf(msg, sizeof msg, "%s", rk_error_last());
+	if (store->ops->table_list(&ti, &n, store))
+		return rk__err(rc, "%s", msg);
+	rk__suggest sg;
+	rk__suggest_init(&sg, name, strlen(name));
+	int present = 0;
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		present |= !strcmp(ti[i].name, name);
+		rk__suggest_add(&sg, ti[i].name);
+		if (shown < 10 && strlen(list) + strlen(ti[i].name) + 3 < sizeof list) {
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", shown ? ", " : "",
+			         ti[i].name);
+			shown++;
+		}
+	}
+	if (n > shown)
+		snprintf(list + strlen(list), sizeof list - strlen(list), " and %zu more", n - shown);
+	char best[RK_MAX_TABLE_NAME_LEN + 1] = "";
+	if (rk__suggest_best(&sg))
+		snprintf(best, sizeof best, "%s", rk__suggest_best(&sg));
+	rk_table_info_free(ti, n);
+	if (present) /* the table is there: something of it is missing */
+		return rk__err(rc, "%s", msg);
+	if (!n)
+		return rk__err(rc, "%s (the store has no tables)", msg);
+	if (*best)
+		return rk__err(rc, "%s (did you mean '%s'? tables: %s)", msg, best, list);
+	return rk__err(rc, "%s (tables: %s)", msg, list);
+}
+
 /* ---- table settings (the backend checks the key) ---- */
 
 static int prop_args(rk_store *store, const char *table, const char *key)
@@ -84,7 +129,7 @@ int rk_store_table_prop_set(rk_store *store, const char *table, const char *key,
 	if (val && len > 65536)
 		return rk__err(RK_EINVALID, "table %s: setting %s: %zu bytes (at most 65536)", table,
 		               key, len);
-	return store->ops->table_prop_set(store, table, key, val, len);
+	return table_missing(store, table, store->ops->table_prop_set(store, table, key, val, len));
 }
 
 int rk_store_table_prop_get(void **out, size_t *out_len, rk_store *store, const char *table,
@@ -93,7 +138,8 @@ int rk_store_table_prop_get(void **out, size_t *out_len, rk_store *store, const 
 	*out = NULL;
 	*out_len = 0;
 	int rc = prop_args(store, table, key);
-	return rc ? rc : store->ops->table_prop_get(out, out_len, store, table, key);
+	return rc ? rc : table_missing(store, table,
+	                               store->ops->table_prop_get(out, out_len, store, table, key));
 }
 
 /* ---- tables ---- */
@@ -184,7 +230,7 @@ int rk_table_drop(rk_store *store, const char *name)
 {
 	if (!rk_store__valid_name(name, RK_MAX_TABLE_NAME_LEN))
 		return rk__err(RK_EINVALID, "table name '%s' is not valid", name ? name : "(null)");
-	return store->ops->table_drop(store, name);
+	return table_missing(store, name, store->ops->table_drop(store, name));
 }
 
 int rk_table_family_set(rk_store *store, const char *table, const rk_family_def *fam)
@@ -203,7 +249,7 @@ int rk_table_family_set(rk_store *store, const char *table, const rk_family_def 
 	if (!store->ops->family_set)
 		return rk__err(RK_EINVALID, "table %s: the %s backend does not change families here",
 		               table, store->ops->name);
-	return store->ops->family_set(store, table, fam);
+	return table_missing(store, table, store->ops->family_set(store, table, fam));
 }
 
 int rk_table_family_drop(rk_store *store, const char *table, const char *family)
@@ -216,7 +262,7 @@ int rk_table_family_drop(rk_store *store, const char *table, const char *family)
 	if (!store->ops->family_drop)
 		return rk__err(RK_EINVALID, "table %s: the %s backend does not change families here",
 		               table, store->ops->name);
-	return store->ops->family_drop(store, table, family);
+	return table_missing(store, table, store->ops->family_drop(store, table, family));
 }
 
 int rk_table_list(rk_table_info **out, size_t *count, rk_store *store)
@@ -246,7 +292,7 @@ int rk_table_open(rk_table **out, rk_store *store, const char *name)
 	*out = NULL;
 	if (!rk_store__valid_name(name, RK_MAX_TABLE_NAME_LEN))
 		return rk__err(RK_EINVALID, "table name '%s' is not valid", name ? name : "(null)");
-	return store->ops->table_open(out, store, name);
+	return table_missing(store, name, store->ops->table_open(out, store, name));
 }
 
 int rk_table_has_family(const rk_table *table, const char *family)
@@ -419,7 +465,8 @@ int rk_store_regions(rk_region_info **out, size_t *count, rk_store *store, const
 {
 	*out = NULL;
 	*count = 0;
-	return store->ops->regions(out, count, store, table);
+	int rc = store->ops->regions(out, count, store, table);
+	return table ? table_missing(store, table, rc) : rc;
 }
 
 void rk_region_info_free(rk_region_info *infos, size_t count)

@@ -62,7 +62,7 @@ has "a record by order_id" out
 S=$(sed -n 's/^     schema  //p' <("$ROWKEY" suggest --file "$T/orders.csv" --servers 4 \
   --query 'store = ? AND ts >= ? AND ts < ?' -n 1 -q))
 ok create --db "$T/db" orders -f d --splits "$T/splits.txt"; has "4 regions" out
-ok load --db "$T/db" orders -s "$S" "$T/orders.csv"; has "rows 3000" out
+ok load --db "$T/db" orders -s "$S" "$T/orders.csv"; has "^3,000 rows in " out
 ok query --db "$T/db" -t orders -w 'store = 3' --limit 2
 [ "$(grep -c '^3	' "$T/out")" = 2 ] || { cat "$T/out"; fail "query by store"; }
 printf 'nope\\x0\n' > "$T/bad.txt"

@@ -148,7 +148,7 @@ ok create --db "$DB" ev -f d --buckets 4
 	for i in $(seq 1 500); do echo "user$i,$((1000 + i)),k$((i % 3))"; done
 } >"$T/in.csv"
 ok load --db "$DB" -q ev -s "$SCHEMA" "$T/in.csv"
-has "rows 500," out
+has "^500 rows in " out
 ok scan --db "$DB" ev --count
 [ "$(cat "$T/out")" = 500 ] || fail "500 rows loaded"
 [ "$(cbt_ count ev)" = 500 ] || fail "cbt count ev"

@@ -24,7 +24,8 @@ ok heatmap --help; has "usage: rowkey heatmap" out
 (cd "$T" && "$ROWKEY" heatmap --db "$T/db" >"$T/out" 2>"$T/err") || { cat "$T/err"; fail "heatmap --db"; }
 png "$T/heatmap-analyze.png"
 has "design      analyze (store $T/db) (store)" out
-has "workload    recorded by the store over [0-9]* s from [-0-9: ]* UTC, in rows (key buckets): $writes writes" out
+# counts are written with thousands separators (60,000)
+has "workload    recorded by the store over [0-9]* s from [-0-9: ]* UTC, in rows (key buckets): $(echo "$writes" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') writes" out
 has "verdict     " out
 has "picture heatmap-analyze.png" out
 # a named table, PNG and HTML; JSON agrees with the store run's writes

@@ -135,9 +135,9 @@ for id in $("$ROWKEY" regions --db "$B" bt | awk '/^[0-9]/ { print $1 }'); do
 done
 [ "$("$ROWKEY" regions --db "$B" bt | awk '/^[0-9]/ && $3 != 0' | wc -l)" = 0 ] || fail "setup: not all on server 0"
 # (and with a block cache of its own size; a size that is not one is refused)
-timeout 10 "$ROWKEY" serve --db "$B" --listen 127.0.0.1:0 --block-cache 64K >/dev/null 2>"$T/bc.err"
-[ $? = 2 ] || fail "--block-cache 64K: not refused as a usage error"
-has "block-cache: '64K' is not 0..65536 MiB" "$T/bc.err"
+timeout 10 "$ROWKEY" serve --db "$B" --listen 127.0.0.1:0 --block-cache 65G >/dev/null 2>"$T/bc.err"
+[ $? = 2 ] || fail "--block-cache 65G: not refused as a usage error"
+has "block-cache: 65G is not in 0 B..64 GiB" "$T/bc.err"
 "$ROWKEY" serve --db "$B" --listen 127.0.0.1:0 --balance-every 1 --block-cache 16 >"$T/bal.out" 2>"$T/bal.err" &
 BPID=$!
 PIDS+=("$BPID")

@@ -21,13 +21,15 @@ done
 [ ! -e "$DB" ] || fail "a rejected create made a store"
 
 ok create --db "$DB" --servers 2 t -f d --server-capacity 2000/s
-ok stats --db "$DB"; has "capacity: 2000 ops/s$" out
+ok stats --db "$DB"; has "capacity: 2,000 ops/s$" out
 ok put --db "$DB" t r1 d:q v                     # a later command keeps it
-ok stats --db "$DB"; has "capacity: 2000 ops/s$" out
+ok stats --db "$DB"; has "capacity: 2,000 ops/s$" out
 ok create --db "$DB" t2 -f d --server-capacity 5MB/s
-ok stats --db "$DB"; has "capacity: 2000 ops/s 5000000 bytes/s" out
+ok stats --db "$DB"; has "capacity: 2,000 ops/s, 4.8 MiB/s" out
 ok create --db "$DB" t3 -f d --server-capacity 300 --server-capacity 64KB
-ok stats --db "$DB"; has "capacity: 300 ops/s 64000 bytes/s" out
+ok stats --db "$DB"; has "capacity: 300 ops/s, 62.5 KiB/s" out
+ok create --db "$DB" t5 -f d --server-capacity 1.5M/s     # one size syntax: binary M
+ok stats --db "$DB"; has "capacity: 300 ops/s, 1.5 MiB/s" out
 ok get --db "$DB" t r1; has "v" out              # reads pass a capped server
 ok create --db "$DB" t4 -f d --server-capacity off
 ok stats --db "$DB"; hasnt "capacity" out

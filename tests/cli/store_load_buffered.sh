@@ -37,7 +37,7 @@ for mode in sync async; do
 	"$ROWKEY" create --db "$DB" --servers 2 ev -f d --buckets 4 >/dev/null || fail "create ($mode)"
 	"$ROWKEY" load --db "$DB" ev -s "$SCHEMA" --batch 100 $opt "$T/in.csv" >"$T/out" 2>"$T/err" ||
 		{ cat "$T/err"; fail "load ($mode) exited $?"; }
-	has "^rows 5000, seconds [0-9.]+, rows/s [0-9]+, rejected 0$" out
+	has "^5,000 rows in [0-9.]+ s \([0-9,.]+ rows/s\), 0 rejected$" out
 	[ "$("$ROWKEY" scan --db "$DB" ev --count)" = 5000 ] || fail "5000 rows expected ($mode)"
 	"$ROWKEY" scan --db "$DB" ev >"$T/scan" || fail "scan ($mode)"
 	cut -f1,2,4 "$T/scan" | sort >"$T/have"

@@ -21,6 +21,7 @@
 
 #include "bt_data.pb-c.h"
 #include "key/error.h"
+#include "key/units.h"
 
 enum state {
 	ST_NEW_ROW,  /* between rows: the next chunk starts one */
@@ -376,9 +377,9 @@ int rk_bt__chunks_feed(rk_bt_chunks *d, const uint8_t *msg, size_t len)
 	if (!m) {
 		d->st = ST_FAILED;
 		return rk__err(RK_ECORRUPT,
-		               "bigtable ReadRows: a %zu-byte response after chunk %llu does not parse "
+		               "bigtable ReadRows: %s %zu-byte response after chunk %llu does not parse "
 		               "as a ReadRowsResponse",
-		               len, (unsigned long long)d->nchunk);
+		               rk__article(len), len, (unsigned long long)d->nchunk);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < m->n_chunks && rc == 0; i++)

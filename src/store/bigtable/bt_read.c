@@ -28,6 +28,7 @@
 
 #include "bt_data.pb-c.h"
 #include "key/error.h"
+#include "key/units.h"
 
 struct rk_bt_scan {
 	rk_bt_client *c;
@@ -444,8 +445,8 @@ int rk_bt__scan_next(const rk_bt_row **out, rk_bt_scan *s)
 		if (s->dec && (rc = rk_bt__chunks_next(out, s->dec)) == 0) {
 			if ((*out)->key_len > RK_BT_MAX_KEY) {
 				s->failed = RK_ECORRUPT;
-				return rk__err(RK_ECORRUPT, "%s: the server sent a %zu-byte row key (over 4 KiB)",
-				               s->what, (*out)->key_len);
+				return rk__err(RK_ECORRUPT, "%s: the server sent %s %zu-byte row key (over 4 KiB)",
+				               s->what, rk__article((*out)->key_len), (*out)->key_len);
 			}
 			s->rows++;
 			s->attempts = 0;
