@@ -16,6 +16,7 @@
 
 #include "analyze/analyze_int.h"
 #include "key/error.h"
+#include "key/units.h"
 
 /* ---- colours ---- */
 
@@ -223,19 +224,6 @@ static int blit(cairo_t *cr, int x, int y, int w, int h, size_t rows, size_t col
 	return 0;
 }
 
-static void commas(char *out, size_t cap, uint64_t n)
-{
-	char d[32];
-	int len = snprintf(d, sizeof d, "%llu", (unsigned long long)n);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 2 < cap; i++) {
-		if (i && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = d[i];
-	}
-	out[o] = 0;
-}
-
 /* The prefix hierarchy of the rows' keys, as Key Visualizer's key axis:
  * the groups of the first key part (a bucket, or the first field) in bold
  * with a bracket, those of the next part beside them. 0 when the first part
@@ -386,7 +374,7 @@ static void scale_bar(cairo_t *cr, double x, double y, double w, double h, uint6
 		double ty = y + h - log1p((double)v) / logmax * h;
 		if (lasty - ty < 11 || ty - y < 11)
 			continue;
-		commas(buf, sizeof buf, v);
+		rk__count_text(buf, RK_NUM_STR, v);
 		cairo_move_to(cr, x + w, ty);
 		cairo_line_to(cr, x + w + 3, ty);
 		cairo_stroke(cr);
@@ -395,7 +383,7 @@ static void scale_bar(cairo_t *cr, double x, double y, double w, double h, uint6
 		if (v > UINT64_MAX / 10)
 			break;
 	}
-	commas(buf, sizeof buf, max);
+	rk__count_text(buf, RK_NUM_STR, max);
 	text_at(cr, x + w + 5, y + 4, 60, 0, buf);
 }
 
@@ -404,13 +392,13 @@ static int draw_panel(cairo_t *cr, const rk_analysis *a, const rk__pic_layout *L
                       uint64_t max, int with_scales)
 {
 	const rk_report *r = &a->rep;
-	char line[320], wn[32], rn[32];
+	char line[320], wn[RK_NUM_STR], rn[RK_NUM_STR];
 	int rc;
 	font(cr, 17, 1);
 	set_rgb(cr, 0.1, 0.1, 0.1);
 	text_at(cr, ox + 10, L->map_y - 62, L->width - 20, 0, a->design);
-	commas(wn, sizeof wn, r->writes);
-	commas(rn, sizeof rn, r->reads);
+	rk__count_text(wn, RK_NUM_STR, r->writes);
+	rk__count_text(rn, RK_NUM_STR, r->reads);
 	snprintf(line, sizeof line, "workload %s \xc2\xb7 %s writes, %s reads \xc2\xb7 %u servers \xc2\xb7 %s",
 	         a->workload, wn, rn, r->servers, r->engine);
 	font(cr, 11, 0);

@@ -16,6 +16,7 @@
 
 #include "analyze/analyze_int.h"
 #include "key/error.h"
+#include "key/units.h"
 
 /* ---- HTML ---- */
 
@@ -299,11 +300,13 @@ static void page_head(rk__sb *b, const char *title, const rk_analysis *const *ru
 	rk__sb_printf(b, "</title>\n<style>%s</style></head>\n<body>\n<h1>", page_css);
 	html_text(b, title);
 	rk__sb_put(b, "</h1>\n", 6);
+	char num[RK_NUM_STR];
 	if (n && runs[0]->rep.capacity > 0)
-		rk__sb_printf(b, "<p>Workload <b>%s</b> on %u region servers of %.0f ops/s each. x = time, "
+		rk__sb_printf(b, "<p>Workload <b>%s</b> on %u region servers of %s each. x = time, "
 		              "y = key space (lowest keys at the top), colour = operations (log scale). "
 		              "Hover a cell for details, drag to zoom.</p>\n",
-		              runs[0]->rep.workload, runs[0]->rep.servers, runs[0]->rep.capacity);
+		              runs[0]->rep.workload, runs[0]->rep.servers,
+		              rk__rate_str(num, runs[0]->rep.capacity, "ops"));
 	else if (n) /* a store's record: no capacity was set, the units are the record's */
 		rk__sb_printf(b, "<p>Load %s, %u region servers. x = wall-clock time, y = key space "
 		              "(lowest keys at the top), colour = the load per key range and time column "
@@ -312,7 +315,7 @@ static void page_head(rk__sb *b, const char *title, const rk_analysis *const *ru
 		              runs[0]->rep.workload, runs[0]->rep.servers);
 	const char *hdr = "<table id=\"summary\"><tr><th>design</th><th>engine</th><th>hottest "
 	                  "server</th><th>at a time</th><th>effective servers</th><th>max/mean</th>"
-	                  "<th>throughput (ops/s)</th><th>regions</th><th>key bytes</th></tr>\n";
+	                  "<th>throughput</th><th>regions</th><th>key bytes</th></tr>\n";
 	rk__sb_put(b, hdr, strlen(hdr));
 	for (size_t i = 0; i < n; i++) {
 		const rk_report *r = &runs[i]->rep;
@@ -323,8 +326,10 @@ static void page_head(rk__sb *b, const char *title, const rk_analysis *const *ru
 			rk__sb_printf(b, "%.1f%%", r->peak_share * 100);
 		else
 			rk__sb_put(b, "-", 1);
-		rk__sb_printf(b, "</td><td>%.2f</td><td>%.2f</td><td>%.0f</td><td>%zu</td><td>%.1f</td></tr>\n",
-		              r->effective_servers, r->max_mean, r->throughput, r->regions, r->key_mean);
+		rk__sb_printf(b, "</td><td>%.2f</td><td>%.2f</td><td>%s%s</td><td>%zu</td><td>%.1f</td></tr>\n",
+		              r->effective_servers, r->max_mean,
+		              rk__rate_str(num, r->throughput, r->throughput_measured ? "rows" : "ops"),
+		              r->throughput_measured ? " measured" : "", r->regions, r->key_mean);
 	}
 	rk__sb_put(b, "</table>\n", 9);
 }
