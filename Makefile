@@ -12,23 +12,35 @@ CMAKE_ARGS ?=
 prefix    ?= /usr/local
 PREFIX    ?= $(prefix)
 
-.PHONY: all deps build check demo install uninstall asan tsan fuzz bench soak clean
+.PHONY: all deps configure build check demo readme install uninstall asan tsan fuzz bench soak clean
 
 all: build
 
 deps:
 	@scripts/deps.sh
 
-build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) \
-	  $(CMAKE_ARGS) >/dev/null
+# Configures once; again only for another PREFIX or with CMAKE_ARGS (a build
+# re-runs CMake by itself when a CMakeLists.txt changes).
+configure: deps
+	@if [ -n "$(CMAKE_ARGS)" ] || ! grep -qsx 'CMAKE_INSTALL_PREFIX:PATH=$(PREFIX)' $(BUILD)/CMakeCache.txt; then \
+	  cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) \
+	    $(CMAKE_ARGS) >/dev/null; fi
+
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 check: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-demo: build
+# the demo needs the command only
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target rowkey -- --no-print-directory
 	@scripts/demo.sh $(BUILD)
+
+# runs the demo and puts what it printed and drew into README.md and docs/img
+readme: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target rowkey -- --no-print-directory
+	@scripts/readme.sh $(BUILD)
 
 install: build
 	@DESTDIR=$(DESTDIR) cmake --install $(BUILD)

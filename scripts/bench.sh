@@ -40,6 +40,7 @@ else
   run keyviz   "$build/bench/bench_keyviz" 500000 7
   run capacity "$build/bench/bench_capacity" designs 20000 1000
   run heatmap  bench/bench_heatmap.sh "$build"
+  run demo     bench/bench_demo.sh 3
   # needs Google's emulator; it says so and stops when it is missing
   run bigtable bench/bench_bigtable.sh "$build/rowkey"
   # rowkey serve vs the emulator, one Node client, 1M rows each (npm once)
