@@ -26,12 +26,7 @@ static const rk_cli_opt encode_opts[] = {
 	{"out", 'o', 'o', "FORM", RK_ARG_CHOICE, "text hex binary",
 	 "text: printable bytes as they are, others as \\xNN (default); hex: lower-case hex; "
 	 "binary: a 2-byte big-endian length, then the bytes"},
-	{"header", 0, 'H', NULL, RK_ARG_NONE, NULL,
-	 "the first line names the fields (the default): columns map by name, in any order"},
-	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,
-	 "no header line: cells are the schema's fields in order"},
-	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,
-	 "refuse records longer than this (default 16MiB)"},
+	RK_CLI_OPTS_RECORDS,
 	{"on-error", 0, 'E', "MODE", RK_ARG_CHOICE, "stop skip",
 	 "stop (default) at the first bad record, or skip it and count"},
 	{"seed", 0, 'S', "N", RK_ARG_NUMBER, NULL,

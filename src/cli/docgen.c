@@ -22,6 +22,14 @@
 
 #include "cli/cli.h"
 
+/* OUTDIR/name, opened for writing, or NULL (errno says why). */
+static FILE *create(const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
 /* ---- roff ---- */
 
 /* Writes text escaped for roff; newlines become spaces unless keep_lines. */
@@ -168,10 +176,10 @@ static void man_tail(FILE *f, const char *examples, const char *see_also, int ma
 
 static int write_command_page(const char *dir, const rk_cli_command *c)
 {
-	char path[4096], page[64];
+	char name[80], page[64];
 	snprintf(page, sizeof page, "rowkey-%s", c->name);
-	snprintf(path, sizeof path, "%s/man1/%s.1", dir, page);
-	FILE *f = fopen(path, "w");
+	snprintf(name, sizeof name, "man1/%s.1", page);
+	FILE *f = create(dir, name);
 	if (!f)
 		return -1;
 	man_head(f, page, c->summary);
@@ -185,9 +193,7 @@ static int write_command_page(const char *dir, const rk_cli_command *c)
 
 static int write_main_page(const char *dir)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/man1/rowkey.1", dir);
-	FILE *f = fopen(path, "w");
+	FILE *f = create(dir, "man1/rowkey.1");
 	if (!f)
 		return -1;
 	const rk_cli_spec *spec = &rk_cli_main_spec;
@@ -280,9 +286,7 @@ static void bash_command(FILE *f, const char *var, const rk_cli_spec *spec)
 
 static int write_bash(const char *dir)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/rowkey.bash", dir);
-	FILE *f = fopen(path, "w");
+	FILE *f = create(dir, "rowkey.bash");
 	if (!f)
 		return -1;
 	fputs("# bash completion for rowkey: commands, options, their arguments, the tables of\n"
@@ -437,9 +441,7 @@ static void zsh_command(FILE *f, const rk_cli_command *c)
 
 static int write_zsh(const char *dir)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/_rowkey", dir);
-	FILE *f = fopen(path, "w");
+	FILE *f = create(dir, "_rowkey");
 	if (!f)
 		return -1;
 	fputs("#compdef rowkey\n"

@@ -22,6 +22,16 @@
 	{"db", 0, 'd', "DIR", RK_ARG_STORE, NULL,                                                  \
 	 "the store: a directory (default " RK_CLI_DEFAULT_DB "), or bigtable://PROJECT/INSTANCE"}
 
+/* How encode and load read records (keys 'H', 'N', 'M'; --format differs:
+ * -f is load's family). */
+#define RK_CLI_OPTS_RECORDS                                                                        \
+	{"header", 0, 'H', NULL, RK_ARG_NONE, NULL,                                                \
+	 "the first line names the fields (the default): columns map by name, in any order"},      \
+	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,                                             \
+	 "no header line: cells are the schema's fields in order"},                                \
+	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,                                          \
+	 "refuse records longer than this (default 16MiB)"}
+
 /* --max-ranges (key 'M'), parsed by rk_cli__parse_max_ranges. */
 #define RK_CLI_OPT_MAX_RANGES                                                                      \
 	{"max-ranges", 0, 'M', "N", RK_ARG_NUMBER, NULL,                                           \
