@@ -21,10 +21,7 @@ static const rk_cli_opt analyze_opts[] = {
 	{"describe", 0, 'W', NULL, RK_ARG_NONE, NULL,
 	 "print the workload's fields, query shapes and obvious key (no schema needed) and exit"},
 	{"design", 0, 'D', "LABEL", RK_ARG_TEXT, NULL, "the name of the design in reports"},
-	{"engine", 0, 'E', "sim|store|both", RK_ARG_CHOICE, "sim store both",
-	 "sim: the simulator (default); store: load the writes into a new embedded store whose "
-	 "servers are capped at --capacity and measure its throughput in wall-clock time (reads "
-	 "are not executed); both: side by side"},
+	RK_CLI_OPT_ENGINE,
 	{"store", 0, 'S', "DIR", RK_ARG_DIR, NULL,
 	 "where the store run keeps its store (a new directory; implies --engine both; without it "
 	 "a store run uses a temporary directory, removed at the end)"},

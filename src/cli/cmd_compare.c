@@ -22,9 +22,7 @@ static const rk_cli_opt compare_opts[] = {
 	 "a design (schema file or text); repeat, up to 32"},
 	{"workload", 'w', 'w', "NAME", RK_ARG_WORKLOAD, NULL,
 	 "the workload (file: records of --file; analyze --describe shows one)"},
-	{"engine", 0, 'E', "sim|store|both", RK_ARG_CHOICE, "sim store both",
-	 "sim: the simulator (default); store: load each design into a new embedded store, "
-	 "servers capped at --capacity, throughput measured; both: side by side"},
+	RK_CLI_OPT_ENGINE,
 	{"store", 0, 'S', "DIR", RK_ARG_DIR, NULL,
 	 "keep the store runs' stores in DIR/N-LABEL (implies --engine both; without it a "
 	 "temporary directory)"},

@@ -10,6 +10,15 @@
 #ifndef RK_CLI_ENGINE_H
 #define RK_CLI_ENGINE_H
 
+#include "cli/opts.h"
+
+/* --engine in the option tables of analyze and compare (key 'E'). */
+#define RK_CLI_OPT_ENGINE                                                                          \
+	{"engine", 0, 'E', "sim|store|both", RK_ARG_CHOICE, "sim store both",                      \
+	 "sim: the simulator (default); store: load the writes into a new embedded store whose "   \
+	 "servers are capped at --capacity and measure its throughput in wall-clock time (reads "  \
+	 "are not executed); both: side by side"}
+
 #include <stddef.h>
 
 typedef struct rk_cli_engine {
