@@ -140,8 +140,9 @@ int rk_metrics__index(rk_metrics *m, rk__mrec *recs, size_t n)
 		qsort(recs, n, sizeof *recs, rec_cmp);
 	while (nr < n && recs[nr].tag == 'r')
 		nr++;
+	/* recs + nr only when recs is an array: NULL + 0 is undefined */
 	if (file_series(&m->region_load, &m->nregion_load, recs, nr) ||
-	    file_series(&m->server_load, &m->nserver_load, recs + nr, n - nr))
+	    file_series(&m->server_load, &m->nserver_load, n ? recs + nr : recs, n - nr))
 		return rk__err(RK_ENOMEM, "out of memory reading the metrics");
 	if (m->nregions)
 		qsort(m->regions, m->nregions, sizeof *m->regions, region_cmp);
