@@ -11,6 +11,7 @@
 #include <rowkey/key.h>
 #include <rowkey/store.h>
 
+#include "key/bytes.h"
 #include "cli/cli.h"
 #include "cli/textio.h"
 #include "cli/store_cli.h"
@@ -40,12 +41,6 @@ const rk_cli_spec rk_cli_spec_explain = {
 	"rowkey-query(1), rowkey-schema(5)",
 };
 
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
 /* Regions overlapping at least one range (gets: holding at least one key). */
 static size_t regions_touched(const rk_plan *plan, const rk_region_info *reg, size_t nreg)
 {
@@ -57,9 +52,9 @@ static size_t regions_touched(const rk_plan *plan, const rk_region_info *reg, si
 			size_t stop_len = k->stop_len;
 			int is_get = plan->kind == RK_PLAN_GETS;
 			/* range [start, stop) overlaps region [rs, re) */
-			int before_end = !reg[r].end || key_cmp(k->start, k->start_len, reg[r].end, reg[r].end_len) < 0;
-			int after_start = is_get ? key_cmp(k->start, k->start_len, reg[r].start, reg[r].start_len) >= 0
-			                         : (!stop || key_cmp(stop, stop_len, reg[r].start, reg[r].start_len) > 0);
+			int before_end = !reg[r].end || rk__bytes_cmp(k->start, k->start_len, reg[r].end, reg[r].end_len) < 0;
+			int after_start = is_get ? rk__bytes_cmp(k->start, k->start_len, reg[r].start, reg[r].start_len) >= 0
+			                         : (!stop || rk__bytes_cmp(stop, stop_len, reg[r].start, reg[r].start_len) > 0);
 			if (before_end && after_start) {
 				n++;
 				break;

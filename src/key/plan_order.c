@@ -21,22 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key/bytes.h"
 #include "key/error.h"
 #include "key/plan_int.h"
 #include "key/schema_int.h"
-
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
 
 /* By logical start, then by key. */
 static int pair_logical_cmp(const void *x, const void *y)
 {
 	const rk__rpair *a = x, *b = y;
-	int c = key_cmp(a->l.start, a->l.start_len, b->l.start, b->l.start_len);
-	return c ? c : key_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len);
+	int c = rk__bytes_cmp(a->l.start, a->l.start_len, b->l.start, b->l.start_len);
+	return c ? c : rk__bytes_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len);
 }
 
 /* The first part that places rows and varies inside a range with a value
@@ -71,7 +66,7 @@ static int ends_before(const stream_heap *h, unsigned a, unsigned b)
 	const rk_key_range *x = h->end[a], *y = h->end[b];
 	if (!x->stop || !y->stop)
 		return x->stop != NULL && y->stop == NULL;
-	return key_cmp(x->stop, x->stop_len, y->stop, y->stop_len) < 0;
+	return rk__bytes_cmp(x->stop, x->stop_len, y->stop, y->stop_len) < 0;
 }
 
 static void heap_push(stream_heap *h, unsigned s)
@@ -119,7 +114,7 @@ static int partition(rk_plan *plan)
 		const rk_key_range *l = &plan->logical[i];
 		unsigned s;
 		if (h.n && h.end[h.heap[0]]->stop &&
-		    key_cmp(h.end[h.heap[0]]->stop, h.end[h.heap[0]]->stop_len, l->start, l->start_len) <= 0) {
+		    rk__bytes_cmp(h.end[h.heap[0]]->stop, h.end[h.heap[0]]->stop_len, l->start, l->start_len) <= 0) {
 			s = h.heap[0];
 			heap_pop(&h);
 		} else {

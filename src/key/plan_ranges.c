@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key/bytes.h"
 #include "key/codec.h"
 #include "key/encode_int.h"
 #include "key/error.h"
@@ -155,16 +156,10 @@ static int add_range(planner *pl, const state *st, const uint8_t *a, size_t al, 
 	return 0;
 }
 
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
 static int pair_key_cmp(const void *x, const void *y)
 {
 	const rk__rpair *a = x, *b = y;
-	return key_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len);
+	return rk__bytes_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len);
 }
 
 /* Sorts ranges and merges those of one bucket that touch or overlap; the
@@ -180,21 +175,21 @@ static void merge_ranges(planner *pl)
 		int unbounded = cur->r.stop == NULL;
 		/* ranges of different buckets stay apart: each is one stream of the ordered merge */
 		if (cur->r.bucket == nx->r.bucket &&
-		    (unbounded || key_cmp(nx->r.start, nx->r.start_len, cur->r.stop, cur->r.stop_len) <= 0)) {
+		    (unbounded || rk__bytes_cmp(nx->r.start, nx->r.start_len, cur->r.stop, cur->r.stop_len) <= 0)) {
 			/* extend cur to cover nx */
-			if (!unbounded && (!nx->r.stop || key_cmp(nx->r.stop, nx->r.stop_len, cur->r.stop, cur->r.stop_len) > 0)) {
+			if (!unbounded && (!nx->r.stop || rk__bytes_cmp(nx->r.stop, nx->r.stop_len, cur->r.stop, cur->r.stop_len) > 0)) {
 				free(cur->r.stop);
 				cur->r.stop = nx->r.stop;
 				cur->r.stop_len = nx->r.stop_len;
 				nx->r.stop = NULL;
 			}
-			if (key_cmp(nx->l.start, nx->l.start_len, cur->l.start, cur->l.start_len) < 0) {
+			if (rk__bytes_cmp(nx->l.start, nx->l.start_len, cur->l.start, cur->l.start_len) < 0) {
 				free(cur->l.start);
 				cur->l.start = nx->l.start;
 				cur->l.start_len = nx->l.start_len;
 				nx->l.start = NULL;
 			}
-			if (cur->l.stop && (!nx->l.stop || key_cmp(nx->l.stop, nx->l.stop_len, cur->l.stop, cur->l.stop_len) > 0)) {
+			if (cur->l.stop && (!nx->l.stop || rk__bytes_cmp(nx->l.stop, nx->l.stop_len, cur->l.stop, cur->l.stop_len) > 0)) {
 				free(cur->l.stop);
 				cur->l.stop = nx->l.stop;
 				cur->l.stop_len = nx->l.stop_len;
@@ -228,7 +223,7 @@ int rk_plan__make_gets(planner *pl)
 		size_t o = 0;
 		for (size_t i = 1; i < pl->npairs; i++) {
 			rk__rpair *a = &pl->pairs[o], *b = &pl->pairs[i];
-			if (!key_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len)) {
+			if (!rk__bytes_cmp(a->r.start, a->r.start_len, b->r.start, b->r.start_len)) {
 				free(b->r.start);
 				free(b->l.start);
 				continue;
@@ -420,7 +415,7 @@ int rk_plan__make_ranges(planner *pl)
 		int bounded_b;
 		if ((rc = state_range(pl, &pl->st[i], &si, a, &al, b, &bl, &bounded_b)) < 0)
 			break;
-		if (bounded_b && key_cmp(a, al, b, bl) >= 0)
+		if (bounded_b && rk__bytes_cmp(a, al, b, bl) >= 0)
 			continue; /* empty */
 		rc = add_range(pl, &pl->st[i], a, al, bounded_b ? b : NULL, bl);
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "key/bytes.h"
 #include "key/error.h"
 #include "store/query_int.h"
 
@@ -80,17 +81,11 @@ rk__qrow *rk_qrow__new(const rk_row *r, const uint8_t *lkey, size_t llen, const 
 	return d;
 }
 
-static int bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
 int rk_qrow__cmp(const rk__qrow *a, const rk__qrow *b, int reverse)
 {
-	int c = bytes_cmp(a->lkey, a->llen, b->lkey, b->llen);
+	int c = rk__bytes_cmp(a->lkey, a->llen, b->lkey, b->llen);
 	if (!c)
-		c = bytes_cmp(a->row.key, a->row.key_len, b->row.key, b->row.key_len);
+		c = rk__bytes_cmp(a->row.key, a->row.key_len, b->row.key, b->row.key_len);
 	return reverse ? -c : c;
 }
 

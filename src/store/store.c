@@ -5,6 +5,7 @@
  * a bad entry means nothing is written. Reads are in reads.c, the atomic
  * row operations in atomic.c.
  */
+#include "key/bytes.h"
 #include "store/backend.h"
 
 #include <stdio.h>
@@ -144,15 +145,6 @@ int rk_store_table_prop_get(void **out, size_t *out_len, rk_store *store, const 
 
 /* ---- tables ---- */
 
-static int row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t m = al < bl ? al : bl;
-	int c = m ? memcmp(a, b, m) : 0;
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 static int check_def(const rk_table_def *def)
 {
 	if (!def || !rk_store__valid_name(def->name, RK_MAX_TABLE_NAME_LEN))
@@ -185,7 +177,7 @@ static int check_def(const rk_table_def *def)
 		if (b->len == 0 || b->len > RK_MAX_ROW_LEN)
 			return rk__err(RK_EINVALID, "table %s: split point %zu is %zu bytes (allowed 1..%u)",
 			               def->name, i, b->len, RK_MAX_ROW_LEN);
-		if (i && row_cmp(def->split_points[i - 1].ptr, def->split_points[i - 1].len, b->ptr,
+		if (i && rk__bytes_cmp(def->split_points[i - 1].ptr, def->split_points[i - 1].len, b->ptr,
 		                 b->len) >= 0)
 			return rk__err(RK_EINVALID,
 			               "table %s: split point %zu ('%s') is not greater than the one before",

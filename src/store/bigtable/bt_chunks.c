@@ -14,6 +14,7 @@
  * Parsing of the message itself is protobuf-c's (bounds-checked); this file
  * checks the protocol on top of it.
  */
+#include "key/bytes.h"
 #include "store/bigtable/bt_chunks.h"
 
 #include <stdlib.h>
@@ -122,14 +123,6 @@ static void row_reset(rk_bt_chunks *d)
 	d->st = ST_NEW_ROW;
 }
 
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 /* A run of cells of one family, for ordering families. */
 typedef struct fam_run {
 	size_t first, n;
@@ -140,7 +133,7 @@ typedef struct fam_run {
 static int run_cmp(const void *a, const void *b)
 {
 	const fam_run *x = a, *y = b;
-	int c = key_cmp(x->name, x->name_len, y->name, y->name_len);
+	int c = rk__bytes_cmp(x->name, x->name_len, y->name, y->name_len);
 	if (c)
 		return c;
 	return x->first < y->first ? -1 : x->first > y->first; /* stable */
@@ -157,9 +150,9 @@ static int family_order(size_t **out, rk_bt_chunks *d)
 	*out = NULL;
 	for (size_t i = 0; i < d->ncells; i++) {
 		const cell_off *c = &d->cells[i], *p = i ? &d->cells[i - 1] : NULL;
-		if (p && key_cmp(d->buf + p->fam, p->fam_len, d->buf + c->fam, c->fam_len) == 0)
+		if (p && rk__bytes_cmp(d->buf + p->fam, p->fam_len, d->buf + c->fam, c->fam_len) == 0)
 			continue;
-		if (p && key_cmp(d->buf + p->fam, p->fam_len, d->buf + c->fam, c->fam_len) > 0)
+		if (p && rk__bytes_cmp(d->buf + p->fam, p->fam_len, d->buf + c->fam, c->fam_len) > 0)
 			sorted = 0;
 		nruns++;
 	}
@@ -175,7 +168,7 @@ static int family_order(size_t **out, rk_bt_chunks *d)
 	size_t r = 0;
 	for (size_t i = 0; i < d->ncells; i++) {
 		const cell_off *c = &d->cells[i];
-		if (r && key_cmp(runs[r - 1].name, runs[r - 1].name_len, d->buf + c->fam, c->fam_len) == 0) {
+		if (r && rk__bytes_cmp(runs[r - 1].name, runs[r - 1].name_len, d->buf + c->fam, c->fam_len) == 0) {
 			runs[r - 1].n++;
 			continue;
 		}
@@ -331,7 +324,7 @@ static int take_chunk(rk_bt_chunks *d, const Rkbt__ReadRowsResponse__CellChunk *
 	case ST_NEW_ROW:
 		if (!c->row_key.len)
 			return fail(d, "new row without a row key");
-		if (d->have_last && key_cmp(c->row_key.data, c->row_key.len, d->last, d->last_len) <= 0)
+		if (d->have_last && rk__bytes_cmp(c->row_key.data, c->row_key.len, d->last, d->last_len) <= 0)
 			return fail(d, "row key not greater than the previous row's");
 		if (!c->family_name)
 			return fail(d, "new row without a family name");
@@ -342,7 +335,7 @@ static int take_chunk(rk_bt_chunks *d, const Rkbt__ReadRowsResponse__CellChunk *
 		d->key_len = c->row_key.len;
 		break;
 	case ST_IN_ROW:
-		if (c->row_key.len && key_cmp(c->row_key.data, c->row_key.len, d->buf, d->key_len))
+		if (c->row_key.len && rk__bytes_cmp(c->row_key.data, c->row_key.len, d->buf, d->key_len))
 			return fail(d, "row key changed inside a row without a commit");
 		if (c->family_name && !c->qualifier)
 			return fail(d, "new family without a qualifier");

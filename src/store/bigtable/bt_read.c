@@ -19,6 +19,7 @@
  * server sends it again). Any other error ends the scan, after the rows
  * committed before it have been handed out.
  */
+#include "key/bytes.h"
 #include "store/bigtable/bt_int.h"
 
 #include <stdio.h>
@@ -64,14 +65,6 @@ static int check_key(const char *what, const char *name, size_t i, const rk_bt_b
 	if (b->len && !b->ptr)
 		return rk__err(RK_EINVALID, "%s: %s %zu has a length but no bytes", what, name, i);
 	return 0;
-}
-
-static int bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
 }
 
 /* ---- the filter, packed once ---- */
@@ -238,14 +231,14 @@ static int build_request(uint8_t **out, size_t *out_len, int *done, rk_bt_scan *
 	}
 	size_t nk = 0, nr = 0;
 	for (size_t i = 0; i < s->nkeys; i++)
-		if (!rl || bytes_cmp(s->keys[i].ptr, s->keys[i].len, rk, rl) > 0)
+		if (!rl || rk__bytes_cmp(s->keys[i].ptr, s->keys[i].len, rk, rl) > 0)
 			keys[nk++] = (ProtobufCBinaryData){s->keys[i].len, (uint8_t *)s->keys[i].ptr};
 	int whole = !s->nkeys && !s->nranges;
 	for (size_t i = 0; i < s->nranges + (size_t)whole; i++) {
 		rk_bt_range g = whole ? (rk_bt_range){{NULL, 0}, 0, {NULL, 0}, 0} : s->ranges[i];
-		if (rl && g.end.len && bytes_cmp(g.end.ptr, g.end.len, rk, rl) <= 0)
+		if (rl && g.end.len && rk__bytes_cmp(g.end.ptr, g.end.len, rk, rl) <= 0)
 			continue; /* wholly read */
-		if (rl && (!g.start.len || bytes_cmp(g.start.ptr, g.start.len, rk, rl) <= 0)) {
+		if (rl && (!g.start.len || rk__bytes_cmp(g.start.ptr, g.start.len, rk, rl) <= 0)) {
 			g.start = (rk_bt_bytes){rk, rl};
 			g.start_open = 1;
 		}

@@ -4,6 +4,7 @@
  * invariants (rk_meta__validate_table). Its persisted form, the META file,
  * is meta_file.c's.
  */
+#include "key/bytes.h"
 #include "store/local/meta.h"
 
 #include <stdio.h>
@@ -16,11 +17,7 @@
 
 int rk_meta__row_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
-	size_t m = al < bl ? al : bl;
-	int c = m ? memcmp(a, b, m) : 0;
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
+	return rk__bytes_cmp(a, al, b, bl);
 }
 
 void rk_meta__init(rk__meta *m, unsigned n_servers)
