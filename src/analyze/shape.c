@@ -120,7 +120,7 @@ static int matches(const rk__dataset *d, const rk__qshape *q, const bound *b, ui
 
 /* A value as the predicate language writes it: a number bare, text in
  * quotes with quotes and backslashes escaped. 0 when it cannot be written
- * (text over the language's 1024 bytes). */
+ * (text over the language's 1024 bytes, a number that is not finite). */
 static int put_value(rk__sb *b, const rk__column *c, const qval *v)
 {
 	if (c->kind == RK__W_STR) {
@@ -142,6 +142,8 @@ static int put_value(rk__sb *b, const rk__column *c, const qval *v)
 		uint64_t bits = (raw >> 63) ? raw ^ (1ull << 63) : ~raw;
 		double x;
 		memcpy(&x, &bits, sizeof x);
+		if (!isfinite(x))
+			return 0; /* the predicate language writes no nan or inf */
 		rk__sb_printf(b, "%.17g", x);
 	} else {
 		rk__sb_printf(b, "%llu", (unsigned long long)raw);
@@ -237,6 +239,24 @@ static int cmp_sval(const void *a, const void *b)
 	return cmp(x->c, &x->v, &y->v);
 }
 
+/* Up to 4096 values of field f, a uniform reservoir over the records grp
+ * names (all records when grp is NULL); returns how many. */
+static size_t sample_field(const rk__dataset *d, size_t f, const uint64_t *grp, uint64_t ng,
+                           sval *smp, rk__rng *rng)
+{
+	uint64_t m = 0;
+	for (uint64_t g = 0; g < ng; g++) {
+		qval x = cell(d, f, grp ? grp[g] : g);
+		if (x.absent)
+			continue;
+		uint64_t slot = m < 4096 ? m : draw(rng, m + 1);
+		m++;
+		if (slot < 4096)
+			smp[slot] = (sval){x, &d->col[f]};
+	}
+	return m < 4096 ? (size_t)m : 4096;
+}
+
 /* The ranges' values: two values of the field among the records of the
  * group, a tenth of the group apart in rank (from up to 4096 sampled). */
 static int fill_ranges(const rk__dataset *d, const rk__qshape *q, bound *bd, const uint64_t *grp,
@@ -248,18 +268,12 @@ static int fill_ranges(const rk__dataset *d, const rk__qshape *q, bound *bd, con
 	for (size_t f = 0; f < d->nf; f++) {
 		if (!(q->range_mask >> f & 1))
 			continue;
-		size_t ns = 0;
-		uint64_t m = 0; /* values seen: a reservoir of 4096 */
-		for (uint64_t g = 0; g < ng; g++) {
-			qval x = cell(d, f, grp[g]);
-			if (x.absent)
-				continue;
-			uint64_t slot = m < 4096 ? m : draw(rng, m + 1);
-			m++;
-			if (slot < 4096)
-				smp[slot] = (sval){x, &d->col[f]};
-		}
-		ns = m < 4096 ? (size_t)m : 4096;
+		/* A group with no value of the field (a literal no record holds)
+		 * still needs bounds the language can write: take them from all
+		 * the records; the query then honestly matches none. */
+		size_t ns = sample_field(d, f, grp, ng, smp, rng);
+		if (!ns)
+			ns = sample_field(d, f, NULL, d->held, smp, rng);
 		if (!ns)
 			continue;
 		qsort(smp, ns, sizeof *smp, cmp_sval);
