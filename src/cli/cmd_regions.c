@@ -11,6 +11,7 @@
 #include "cli/recorded.h"
 #include "cli/served.h"
 #include "cli/store_cli.h"
+#include "key/units.h"
 
 #define CMD "regions"
 
@@ -41,12 +42,13 @@ const rk_cli_spec rk_cli_spec_regions = {
 	"rowkey-stats(1), rowkey-heatmap(1), rowkey-keyviz(1)",
 };
 
-#define HEADER "%-8s %-16s %6s %12s %14s %12s %20s %17s  %-19s  %s\n"
+/* Every number with its unit, in the one format of key/units.h. */
+#define ROW "%-8s %-16s %6s %10s %16s %16s %16s %16s  %-19s  %s"
 
 static void header(void)
 {
-	printf(HEADER, "id", "table", "server", "size(bytes)", "written(cells)", "read(cells)",
-	       "now:written(rows/s)", "now:read(rows/s)", "born(UTC)", "start .. end");
+	printf(ROW "\n", "id", "table", "server", "size", "written", "read", "now:written",
+	       "now:read", "born(UTC)", "start .. end");
 }
 
 static void key_json(rk__keytext *kt, const uint8_t *k, size_t n, int present)
@@ -90,28 +92,25 @@ static void print_text(const rk_cli_region *x, const rk_cli_record *R, rk__keyte
 {
 	const rk_metrics_region *g = x->g;
 	double secs = (double)(R->to_ms - R->from_ms) / 1000.0;
-	char size[24] = "-", w[24] = "-", r[24] = "-", nw[24] = "-", nr[24] = "-", born[32] = "-";
-	char k0[200], k1[200];
+	rk_metrics_counts z = {0}, c = g->load ? g->load->total : z;
+	char id[24], srv[16], size[RK_NUM_STR] = "-", w[RK_NUM_STR], r[RK_NUM_STR];
+	char nw[RK_NUM_STR] = "-", nr[RK_NUM_STR] = "-", born[32] = "-", k0[200], k1[200];
+	snprintf(id, sizeof id, "%llu", (unsigned long long)g->id);
+	snprintf(srv, sizeof srv, "%u", g->server);
 	if (x->has_size)
-		snprintf(size, sizeof size, "%llu", (unsigned long long)x->size);
-	if (g->load) {
-		snprintf(w, sizeof w, "%llu", (unsigned long long)g->load->total.writes);
-		snprintf(r, sizeof r, "%llu", (unsigned long long)g->load->total.reads);
-	} else {
-		snprintf(w, sizeof w, "0");
-		snprintf(r, sizeof r, "0");
-	}
+		rk__size_str(size, x->size);
+	rk__count_str(w, c.writes, "cells");
+	rk__count_str(r, c.reads, "cells");
 	if (x->has_now) {
-		snprintf(nw, sizeof nw, "%.1f", (double)x->now.writes / secs);
-		snprintf(nr, sizeof nr, "%.1f", (double)x->now.reads / secs);
+		rk__rate_str(nw, (double)x->now.writes / secs, "rows");
+		rk__rate_str(nr, (double)x->now.reads / secs, "rows");
 	}
 	if (g->born_ms)
 		rk_cli__utc(born, sizeof born, g->born_ms, 1);
 	rk__keytext_label(kt, k0, sizeof k0, g->start, g->start_len);
 	rk__keytext_label(kt, k1, sizeof k1, g->end, g->end_len);
-	printf("%-8llu %-16s %6u %12s %14s %12s %20s %17s  %-19s  %s .. %s%s\n", (unsigned long long)g->id,
-	       g->table, g->server, size, w, r, nw, nr, born, g->start_len ? k0 : "(start)",
-	       g->end ? k1 : "(end)", g->live ? "" : "  (retired)");
+	printf(ROW " .. %s%s\n", id, g->table, srv, size, w, r, nw, nr, born,
+	       g->start_len ? k0 : "(start)", g->end ? k1 : "(end)", g->live ? "" : "  (retired)");
 }
 
 /* The regions and their load, from the store's record (open, or served:

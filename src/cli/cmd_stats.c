@@ -84,42 +84,55 @@ static void table_rows(const rk_cli_record *R, const char *table, rk_metrics_cou
 		}
 }
 
+/* Every number with its unit, in the one format of key/units.h. */
+#define TABLE_ROW "%-20s %8s %10s %10s %15s %15s %16s %16s  "
+
+/* One table's regions and size, summed over its live regions. */
+static size_t table_size(const view *V, const char *name, uint64_t *size, int *sized)
+{
+	size_t nreg = 0;
+	*size = 0;
+	*sized = 0;
+	for (size_t k = 0; k < V->R.n; k++)
+		if (!strcmp(V->R.r[k].g->table, name)) {
+			nreg++;
+			*size += V->R.r[k].size;
+			*sized |= V->R.r[k].has_size;
+		}
+	return nreg;
+}
+
 static void print_tables(const view *V, double secs)
 {
-	printf("%-20s %8s %10s %14s %14s %12s %20s %17s  %s\n", "table", "regions", "bucket_len",
-	       "size(bytes)", "written(rows)", "read(rows)", "now:written(rows/s)", "now:read(rows/s)",
-	       "families");
+	printf(TABLE_ROW "%s\n", "table", "regions", "bucket_len", "size", "written", "read",
+	       "now:written", "now:read", "families");
 	const char *prev = NULL;
 	for (size_t i = 0; i < V->R.n + V->nt; i++) {
 		const char *name = V->nt ? (i < V->nt ? V->ti[i].name : NULL) : V->R.r[i].g->table;
 		if (!name || (prev && !strcmp(prev, name)))
 			continue;
 		prev = name;
-		size_t nreg = 0;
-		unsigned long long size = 0;
-		int sized = 0;
-		for (size_t k = 0; k < V->R.n; k++)
-			if (!strcmp(V->R.r[k].g->table, name)) {
-				nreg++;
-				size += V->R.r[k].size;
-				sized |= V->R.r[k].has_size;
-			}
+		uint64_t size;
+		int sized;
+		size_t nreg = table_size(V, name, &size, &sized);
 		rk_metrics_counts all, now;
 		table_rows(&V->R, name, &all, &now);
-		char sz[24] = "-", bl[16] = "-", w[24] = "-", r[24] = "-", nw[24] = "-", nr[24] = "-";
+		char sz[RK_NUM_STR] = "-", nregs[24], bl[16] = "-", w[RK_NUM_STR] = "-", r[RK_NUM_STR] = "-";
+		char nw[RK_NUM_STR] = "-", nr[RK_NUM_STR] = "-";
 		if (sized)
-			snprintf(sz, sizeof sz, "%llu", size);
+			rk__size_str(sz, size);
 		if (V->have && rk_metrics_table(V->R.m, name) && rk_metrics_table(V->R.m, name)->niv) {
-			snprintf(w, sizeof w, "%llu", (unsigned long long)all.writes);
-			snprintf(r, sizeof r, "%llu", (unsigned long long)all.reads);
-			snprintf(nw, sizeof nw, "%.1f", (double)now.writes / secs);
-			snprintf(nr, sizeof nr, "%.1f", (double)now.reads / secs);
+			rk__count_str(w, all.writes, "rows");
+			rk__count_str(r, all.reads, "rows");
+			rk__rate_str(nw, (double)now.writes / secs, "rows");
+			rk__rate_str(nr, (double)now.reads / secs, "rows");
 		}
 		if (V->nt) {
 			nreg = V->ti[i].nregions;
 			snprintf(bl, sizeof bl, "%u", V->ti[i].bucket_prefix_len);
 		}
-		printf("%-20s %8zu %10s %14s %14s %12s %20s %17s  ", name, nreg, bl, sz, w, r, nw, nr);
+		snprintf(nregs, sizeof nregs, "%zu", nreg);
+		printf(TABLE_ROW, name, nregs, bl, sz, w, r, nw, nr);
 		for (size_t f = 0; V->nt && f < V->ti[i].nfamilies; f++)
 			printf("%s%s(%u)", f ? " " : "", V->ti[i].families[f].name, V->ti[i].families[f].max_versions);
 		printf(V->nt ? "\n" : "-\n");
@@ -145,14 +158,15 @@ static void server_cells(const rk_cli_record *R, unsigned id, rk_metrics_counts 
 	}
 }
 
+#define SERVER_ROW "%-8s %8s %10s %16s %16s %12s %12s %17s %17s\n"
+
 static void print_servers(const view *V, unsigned nsrv, double secs)
 {
-	printf("\n%-8s %8s %14s %14s %12s %15s %12s %21s %18s\n", "server", "regions", "size(bytes)",
-	       "written(cells)", "read(cells)", "written(bytes)", "read(bytes)", "now:written(cells/s)",
-	       "now:read(cells/s)");
+	printf("\n" SERVER_ROW, "server", "regions", "size", "written", "read", "written:size", "read:size",
+	       "now:written", "now:read");
 	for (unsigned i = 0; i < nsrv; i++) {
 		size_t nr = 0;
-		unsigned long long size = 0;
+		uint64_t size = 0;
 		int sized = 0;
 		for (size_t k = 0; k < V->R.n; k++)
 			if (V->R.r[k].g->server == i) {
@@ -162,14 +176,16 @@ static void print_servers(const view *V, unsigned nsrv, double secs)
 			}
 		rk_metrics_counts all, now;
 		server_cells(&V->R, i, &all, &now);
-		char sz[24] = "-";
+		char id[16], nregs[24], sz[RK_NUM_STR] = "-", w[RK_NUM_STR], r[RK_NUM_STR];
+		char bw[RK_NUM_STR], br[RK_NUM_STR], nw[RK_NUM_STR], nrd[RK_NUM_STR];
+		snprintf(id, sizeof id, "%u", i);
+		snprintf(nregs, sizeof nregs, "%zu", V->ns ? V->si[i].nregions : nr);
 		if (sized || V->ns)
-			snprintf(sz, sizeof sz, "%llu", size);
-		printf("%-8u %8zu %14s %14llu %12llu %15llu %12llu %21.1f %18.1f\n", i,
-		       V->ns ? V->si[i].nregions : nr,
-		       sz, (unsigned long long)all.writes, (unsigned long long)all.reads,
-		       (unsigned long long)all.bytes_written, (unsigned long long)all.bytes_read,
-		       (double)now.writes / secs, (double)now.reads / secs);
+			rk__size_str(sz, size);
+		printf(SERVER_ROW, id, nregs, sz, rk__count_str(w, all.writes, "cells"),
+		       rk__count_str(r, all.reads, "cells"), rk__size_str(bw, all.bytes_written),
+		       rk__size_str(br, all.bytes_read), rk__rate_str(nw, (double)now.writes / secs, "cells"),
+		       rk__rate_str(nrd, (double)now.reads / secs, "cells"));
 	}
 }
 

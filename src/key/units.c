@@ -113,6 +113,14 @@ const char *rk__count_text(char *buf, size_t cap, uint64_t n)
 	return buf;
 }
 
+char *rk__count_str(char buf[RK_NUM_STR], uint64_t n, const char *what)
+{
+	char c[RK_NUM_STR];
+	snprintf(buf, RK_NUM_STR, "%s%s%.12s", rk__count_text(c, sizeof c, n), what ? " " : "",
+	         what ? what : "");
+	return buf;
+}
+
 char *rk__rate_str(char buf[RK_NUM_STR], double per_second, const char *what)
 {
 	char n[RK_NUM_STR], c[RK_NUM_STR];

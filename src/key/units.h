@@ -31,6 +31,10 @@ char *rk__size_str(char buf[RK_NUM_STR], uint64_t bytes);
  * Returns buf. */
 const char *rk__count_text(char *buf, size_t cap, uint64_t n);
 
+/* A count and its unit: "4,000 cells", "0 rows"; `what` as given, up to
+ * 12 bytes (NULL: the number alone). Returns buf. */
+char *rk__count_str(char buf[RK_NUM_STR], uint64_t n, const char *what);
+
 /* A rate per second: "13,008 rows/s", "2.5 ops/s" (a whole count from 100
  * up, one decimal below), with `what` (up to 12 bytes) before "/s" ("rows";
  * NULL: "/s" alone). Returns buf. */

@@ -23,23 +23,26 @@ ID=$(awk '/^[0-9]/ { print $1; exit }' "$T/out")
 ok regions --db "$T/db" split "$ID"
 
 ok regions --db "$T/db" ev
-has "written(cells)"
-has "now:written(rows/s)"
+has "written"
+has "now:written"
 has "born(UTC)"
 has "over the last 60 s recorded, [0-9:]*-[0-9:]* UTC, from the key buckets"
 [ "$(grep -c '^[0-9]' "$T/out")" = 2 ] || { cat "$T/out"; fail "two live halves"; }
 grep -q '\\x' "$T/out" && { cat "$T/out"; fail "keys shown as escapes, not their fields"; }
 has "(start) .. id=[0-9]* ts=[0-9]*"
 has "id=[0-9]* ts=[0-9]* .. (end)"
+# every number with its unit: a size, cells since born, rows per second now
+ROW='^[0-9]+ +ev +[0-9]+ +[0-9.]+ (B|KiB|MiB) +([0-9,]+) cells +([0-9,]+) cells +([0-9.,]+) rows/s +([0-9.,]+) rows/s  '
+[ "$(grep -cE "$ROW" "$T/out")" = 2 ] || { cat "$T/out"; fail "a region's row: size, cells and rows/s with their units"; }
 # both halves: born after the writes (nothing since), yet the writes are where their keys are now
-awk '/^[0-9]/ { if ($5 != 0 || $7 + 0 <= 0) bad = 1 } END { exit bad }' "$T/out" ||
+grep -E "$ROW" "$T/out" | sed -E "s#$ROW.*#\2 \4#" | awk 'NF != 2 { bad = 1 } { if ($1 != 0 || $2 + 0 <= 0) bad = 1 } END { exit bad || NR != 2 }' ||
 	{ cat "$T/out"; fail "a half should show 0 cells since born and rows/s now"; }
-awk '/^[0-9]/ { s += $7 } END { exit !(s > 33.2 && s < 33.4) }' "$T/out" ||
+grep -E "$ROW" "$T/out" | sed -E "s#$ROW.*#\4#" | awk '{ s += $1 } END { exit !(s > 33.2 && s < 33.4) }' ||
 	{ cat "$T/out"; fail "now: 2000 rows over 60 s is 33.3 rows/s in all"; }
 
 ok regions --db "$T/db" --retired ev
 [ "$(grep -c '^[0-9]' "$T/out")" = 3 ] || { cat "$T/out"; fail "the retired parent with --retired"; }
-grep "(retired)" "$T/out" | awk '{ exit !($5 == 4000) }' || { cat "$T/out"; fail "the parent keeps its 4000 cells (2 a row)"; }
+grep "(retired)" "$T/out" | grep -qE ' 4,000 cells +0 cells ' || { cat "$T/out"; fail "the parent keeps its 4,000 cells (2 a row)"; }
 
 ok regions --db "$T/db" --json ev
 python3 - "$T/out" <<'EOF' || fail "regions --json"
@@ -57,7 +60,9 @@ EOF
 
 ok stats --db "$T/db"
 has "load recorded from [-0-9 :]* to [-0-9 :]* UTC over every run of the store; now: the last 60 s"
-has "written(rows)"
-has "written(cells)"
-grep -q '^ev  *2 .* 2000  ' "$T/out" || { cat "$T/out"; fail "stats: ev's 2 regions and 2000 rows written"; }
+grep -qE '^ev +2 +[0-9]+ +[0-9.]+ (B|KiB|MiB) +2,000 rows +0 rows +[0-9.,]+ rows/s ' "$T/out" ||
+	{ cat "$T/out"; fail "stats: ev's 2 regions, its size and 2,000 rows written"; }
+grep -qE '^[0-9]+ +[0-9]+ +[0-9.]+ (B|KiB|MiB) +[0-9,]+ cells +[0-9,]+ cells +[0-9.]+ (B|KiB|MiB) ' "$T/out" ||
+	{ cat "$T/out"; fail "stats: a server's size, cells and bytes with their units"; }
+grep -E '^(ev|[0-9])' "$T/out" | grep -qE '(^| )[0-9]{4,}( |$)' && { cat "$T/out"; fail "stats: a count without its thousands separator"; }
 echo "regions load: ok"

@@ -88,6 +88,10 @@ static void test_counts_and_rates(void **state)
 	assert_string_equal(rk__count_text(b, RK_NUM_STR, 120000), "120,000");
 	assert_string_equal(rk__count_text(b, RK_NUM_STR, 1234567), "1,234,567");
 	assert_string_equal(rk__count_text(b, RK_NUM_STR, UINT64_MAX), "18,446,744,073,709,551,615");
+	assert_string_equal(rk__count_str(b, 4000, "cells"), "4,000 cells");
+	assert_string_equal(rk__count_str(b, 0, "rows"), "0 rows");
+	assert_string_equal(rk__count_str(b, UINT64_MAX, "cells"), "18,446,744,073,709,551,615 cells");
+	assert_string_equal(rk__count_str(b, 7, NULL), "7");
 	assert_string_equal(rk__rate_str(b, 13008.4, "rows"), "13,008 rows/s");
 	assert_string_equal(rk__rate_str(b, 2.5, "ops"), "2.5 ops/s");
 	assert_string_equal(rk__rate_str(b, 2000, NULL), "2,000/s");
