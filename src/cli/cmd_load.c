@@ -385,9 +385,11 @@ int rk_cli_load(int argc, char **argv)
 		rk_load__failed_write(L.t, &L.l, &L.p, &L.ar, "finishing the batches in flight");
 	else if (rc != RK_EXIT_OK && L.t && L.a->strict && L.stopped_line) {
 		rk_load__ledger_ack(&L.l, L.l.nfly);
-		fprintf(stderr, "rowkey load: --strict: stopped at line %ld: %llu rows are written; the "
-		                "%llu good records read since were not, nor anything after\n",
-		        L.stopped_line, (unsigned long long)L.l.written, (unsigned long long)L.p.sp.nrows);
+		char w[RK_NUM_STR], g[RK_NUM_STR];
+		fprintf(stderr, "rowkey load: --strict: stopped at line %ld: %s rows are written; the "
+		                "%s good records read since were not, nor anything after\n",
+		        L.stopped_line, rk__count_text(w, sizeof w, L.l.written),
+		        rk__count_text(g, sizeof g, L.p.sp.nrows));
 	}
 	rk_rec__close(L.rd);
 	rk_table_close(L.t);

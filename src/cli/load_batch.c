@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key/units.h"
+
 #define CMD "load"
 
 long rk_load__arena_put(arena *a, const void *src, size_t n)
@@ -137,20 +139,21 @@ static void report_rows(rk_table *t, const pending *p, const arena *a, ledger *l
 			ll += (size_t)snprintf(lines + ll, sizeof lines - ll, "%s%ld", bad > 1 ? ", " : "",
 			                       p->line[r]);
 	}
+	char n[RK_NUM_STR];
 	fprintf(stderr,
 	        "; of the batch at lines %ld..%ld (rows %llu..%llu; this backend writes each row "
-	        "on its own), %llu row%s read back as written",
+	        "on its own), %s row%s read back as written",
 	        p->sp.first_line, p->sp.last_line, (unsigned long long)p->sp.first_row,
-	        (unsigned long long)(p->sp.first_row + p->sp.nrows - 1), (unsigned long long)ok,
-	        ok == 1 ? "" : "s");
+	        (unsigned long long)(p->sp.first_row + p->sp.nrows - 1),
+	        rk__count_text(n, sizeof n, ok), ok == 1 ? "" : "s");
 	if (reads_fail)
-		fprintf(stderr, ", %llu acknowledged by the backend (reading back failed: %s)",
-		        (unsigned long long)acked, why);
-	fprintf(stderr, ", %llu failed", (unsigned long long)bad);
+		fprintf(stderr, ", %s acknowledged by the backend (reading back failed: %s)",
+		        rk__count_text(n, sizeof n, acked), why);
+	fprintf(stderr, ", %s failed", rk__count_text(n, sizeof n, bad));
 	if (bad)
 		fprintf(stderr, " (line%s %s%s)", bad == 1 ? "" : "s", lines, bad > 10 ? ", ..." : "");
 	if (unknown)
-		fprintf(stderr, ", %llu uncertain", (unsigned long long)unknown);
+		fprintf(stderr, ", %s uncertain", rk__count_text(n, sizeof n, unknown));
 	l->written += ok + acked;
 }
 
@@ -168,7 +171,8 @@ void rk_load__failed_write(rk_table *t, ledger *l, const pending *p, const arena
 	if (rk_table_flush(t) && !strstr(first, rk_error_last()))
 		fprintf(stderr, "rowkey " CMD ": then also: %s\n", rk_error_last());
 
-	fprintf(stderr, "rowkey " CMD ": the %llu rows", (unsigned long long)l->written);
+	char n[RK_NUM_STR];
+	fprintf(stderr, "rowkey " CMD ": the %s rows", rk__count_text(n, sizeof n, l->written));
 	if (l->nfly || p->sp.nrows)
 		fprintf(stderr, " before line %ld",
 		        l->nfly ? l->fly[0].first_line : p->sp.first_line);

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "key/units.h"
+
 static double now(void)
 {
 	struct timespec ts;
@@ -32,17 +34,18 @@ void rk_cli_progress_cb(const char *what, uint64_t done, uint64_t bytes, void *p
 		return;
 	p->last = t;
 	p->shown = 1;
-	if (!strncmp(what, "design", 6))
-		fprintf(stderr, "%srowkey %s: %s: %llu of %llu simulated, %.0f s%s", p->tty ? "\r" : "",
-		        p->cmd, what, (unsigned long long)done, (unsigned long long)bytes, t - p->start,
+	char n[RK_NUM_STR], m[RK_NUM_STR];
+	rk__count_text(n, sizeof n, done);
+	if (!strncmp(what, "design", 6)) /* `bytes` is the operations to simulate */
+		fprintf(stderr, "%srowkey %s: %s: %s of %s simulated, %.0f s%s", p->tty ? "\r" : "",
+		        p->cmd, what, n, rk__count_text(m, sizeof m, bytes), t - p->start,
 		        p->tty ? "   " : "\n");
 	else if (bytes)
-		fprintf(stderr, "%srowkey %s: %s: %llu records, %.1f MB, %.0f s%s", p->tty ? "\r" : "",
-		        p->cmd, what, (unsigned long long)done, (double)bytes / 1e6, t - p->start,
-		        p->tty ? "   " : "\n");
+		fprintf(stderr, "%srowkey %s: %s: %s records, %s, %.0f s%s", p->tty ? "\r" : "", p->cmd,
+		        what, n, rk__size_str(m, bytes), t - p->start, p->tty ? "   " : "\n");
 	else
-		fprintf(stderr, "%srowkey %s: %s: %llu, %.0f s%s", p->tty ? "\r" : "", p->cmd, what,
-		        (unsigned long long)done, t - p->start, p->tty ? "   " : "\n");
+		fprintf(stderr, "%srowkey %s: %s: %s, %.0f s%s", p->tty ? "\r" : "", p->cmd, what, n,
+		        t - p->start, p->tty ? "   " : "\n");
 	fflush(stderr);
 }
 

@@ -188,7 +188,7 @@ has "UNAVAILABLE" err
 has "this backend writes each row on its own" err
 has "acknowledged by the backend (reading back failed" err
 said=$(sed -n 's/.*: \([0-9]*\) of [0-9]* rows acknowledged (this call).*/\1/p' "$T/err")
-got=$(sed -n 's/.*read back as written, \([0-9]*\) acknowledged by the backend.*/\1/p' "$T/err")
+got=$(sed -n 's/.*read back as written, \([0-9,]*\) acknowledged by the backend.*/\1/p' "$T/err" | tr -d ,)
 [ -n "$said" ] && [ "$said" = "$got" ] || fail "the report counts $got acknowledged rows, the backend said $said"
 cat "$T/err"
 

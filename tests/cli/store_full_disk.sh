@@ -34,7 +34,7 @@ rc=$?
 [ $rc = 1 ] || { cat "$T/err"; fail "load on a full disk exited $rc, wanted 1"; }
 has "table ev: region server [0-9]+: write failed" err
 has "engine $DB/rs-00[0-9]: IO error: $DB/rs-00[0-9]/[0-9]+\.log: No space left on device" err
-N=$(sed -n 's/.*the \([0-9]*\) rows before line [0-9]* are written.*/\1/p' "$T/err")
+N=$(sed -n 's/.*the \([0-9,]*\) rows before line [0-9]* are written.*/\1/p' "$T/err" | tr -d ,)
 [ -n "$N" ] || { cat "$T/err"; fail "the load does not say how many rows it wrote"; }
 [ "$N" -gt 0 ] && [ "$N" -lt 4000 ] || fail "$N rows written: the budget should stop the load midway"
 

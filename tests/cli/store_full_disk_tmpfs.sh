@@ -39,7 +39,7 @@ rc=$?
 [ $rc = 1 ] || { cat "$T/err"; fail "load on a full tmpfs exited $rc, wanted 1"; }
 has "table ev: region server [0-9]+: write failed" err
 has "engine $DB/rs-00[0-9]: IO error: $DB/rs-00[0-9]/[0-9]+\.(log|ldb): No space left on device" err
-N=$(sed -n 's/.*the \([0-9]*\) rows before line [0-9]* are written.*/\1/p' "$T/err")
+N=$(sed -n 's/.*the \([0-9,]*\) rows before line [0-9]* are written.*/\1/p' "$T/err" | tr -d ,)
 [ -n "$N" ] && [ "$N" -gt 0 ] || { cat "$T/err"; fail "the load does not say how many rows it wrote"; }
 
 # still full: opening fails, saying so, and leaves the store as it was

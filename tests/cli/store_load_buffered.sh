@@ -91,7 +91,7 @@ full_load() {
 # lines - 1 (no record is rejected); batch b holds rows 100b+1..100b+100.
 verify() {
 	local db=$1
-	N=$(sed -n 's/.*the \([0-9]*\) rows\( before line [0-9]*\)\{0,1\} are written.*/\1/p' "$T/err")
+	N=$(sed -n 's/.*the \([0-9,]*\) rows\( before line [0-9]*\)\{0,1\} are written.*/\1/p' "$T/err" | tr -d ,)
 	[ -n "$N" ] || { cat "$T/err"; fail "the load does not say how many rows it wrote"; }
 	U=$(sed -n 's/.*; rows \([0-9]*\)\.\.\([0-9]*\) (lines .*) failed or are uncertain.*/\1 \2/p' "$T/err")
 	NOTHING=$(sed -n 's/.*nothing from line \([0-9]*\) on was written.*/\1/p' "$T/err")
