@@ -14,6 +14,7 @@
 #include <rowkey/store.h>
 
 #include "key/units.h"
+#include "key/strbuf.h"
 #include "analyze/workload.h"
 #include "key/keytext.h"
 
@@ -192,20 +193,8 @@ int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
                        const rk__prefixes *pfx, uint8_t *const *keys, const size_t *key_len,
                        size_t nkeys, unsigned servers, int presplit);
 
-/* ---- a growing string (report.c) ---- */
+/* ---- report text on a growing string (key/strbuf.h) ---- */
 
-typedef struct rk__sb {
-	char *p;
-	size_t len, cap;
-	int oom;
-} rk__sb;
-
-void rk__sb_printf(rk__sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rk__sb_put(rk__sb *b, const char *s, size_t n);
-/* Appends a string literal (its length counted by the compiler). */
-#define RK__SB_LIT(b, lit) rk__sb_put((b), "" lit, sizeof(lit) - 1)
-/* s as a JSON string (quotes included); bytes >= 0x7f and controls as \u00XX */
-void rk__sb_json_str(rk__sb *b, const uint8_t *s, size_t n);
 /* A JSON number (null for inf and NaN), a JSON string (null for NULL). */
 void rk__sb_jnum(rk__sb *b, double v);
 void rk__sb_jstr(rk__sb *b, const char *s);

@@ -1,5 +1,5 @@
 /*
- * What the language generators share: the text buffer, names in each
+ * What the language generators share: handing text over as a file, names in each
  * language's case, the key template as a table of runtime constructor calls
  * (one walk over the parsed schema for every language), string literals, the
  * header comment, and rk_gen_source, which picks the language and pairs the
@@ -9,58 +9,15 @@
  * runtimes derive widths and tails from it the way schema_rules.c does, and
  * nothing of a schema's meaning is decided here a second time.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen/gen_int.h"
 
-/* ---- the text buffer ---- */
+/* ---- the text buffer (key/strbuf.h) ---- */
 
-static int grow(rk_gen_buf *b, size_t need)
-{
-	if (b->oom)
-		return -1;
-	if (b->len + need + 1 <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + need + 1)
-		cap *= 2;
-	char *np = realloc(b->p, cap);
-	if (!np) {
-		b->oom = 1;
-		return -1;
-	}
-	b->p = np;
-	b->cap = cap;
-	return 0;
-}
-
-void rk_gen__put(rk_gen_buf *b, const char *s, size_t n)
-{
-	if (grow(b, n) < 0)
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-void rk_gen__printf(rk_gen_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || grow(b, (size_t)n) < 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-int rk_gen__finish(rk_gen_file *f, rk_gen_buf *b, const char *name)
+int rk_gen__finish(rk_gen_file *f, rk__sb *b, const char *name)
 {
 	f->name = strdup(name);
 	if (b->oom || !b->p || !f->name) {
@@ -178,108 +135,108 @@ int rk_gen__design_name(char out[RK_GEN_NAME_MAX], const rk_schema *s, const rk_
 
 /* ---- the key template ---- */
 
-static void part(rk_gen_buf *b, const rk_gen_syntax *x, const rk_part *p)
+static void part(rk__sb *b, const rk_gen_syntax *x, const rk_part *p)
 {
 	const char *ctor = x->ctor[p->kind];
 	switch (p->kind) {
 	case P_LIT:
-		rk_gen__printf(b, "%s(", ctor);
+		rk__sb_printf(b, "%s(", ctor);
 		x->bytes(b, p->lit, p->litlen);
-		rk_gen__printf(b, ")");
+		rk__sb_printf(b, ")");
 		return;
 	case P_VAL:
-		rk_gen__printf(b, "%s(%s, %d, %s, %d, ", ctor, x->enc[p->enc], p->width, x->vop[p->vop], p->field);
+		rk__sb_printf(b, "%s(%s, %d, %s, %d, ", ctor, x->enc[p->enc], p->width, x->vop[p->vop], p->field);
 		x->i64(b, p->varg);
-		rk_gen__printf(b, ", ");
+		rk__sb_printf(b, ", ");
 		x->u64(b, p->vmax);
-		rk_gen__printf(b, ", %s)", p->desc ? x->yes : x->no);
+		rk__sb_printf(b, ", %s)", p->desc ? x->yes : x->no);
 		return;
 	case P_HASH:
 	case P_HEX:
-		rk_gen__printf(b, "%s(%s", ctor, p->kind == P_HASH ? x->alg[p->alg] : p->upper ? x->yes : x->no);
+		rk__sb_printf(b, "%s(%s", ctor, p->kind == P_HASH ? x->alg[p->alg] : p->upper ? x->yes : x->no);
 		for (size_t i = 0; i < p->nsub; i++) {
-			rk_gen__printf(b, ", ");
+			rk__sb_printf(b, ", ");
 			part(b, x, &p->sub[i]);
 		}
-		rk_gen__printf(b, ")");
+		rk__sb_printf(b, ")");
 		return;
 	case P_SLICE:
-		rk_gen__printf(b, "%s(%ld, %ld, ", ctor, p->sa, p->sb);
+		rk__sb_printf(b, "%s(%ld, %ld, ", ctor, p->sa, p->sb);
 		part(b, x, &p->sub[0]);
-		rk_gen__printf(b, ")");
+		rk__sb_printf(b, ")");
 		return;
 	case P_BUCKET:
 	case P_SALT:
 		if (p->kind == P_BUCKET)
-			rk_gen__printf(b, "%s(%u, %s, ", ctor, p->n, x->form[p->form]);
+			rk__sb_printf(b, "%s(%u, %s, ", ctor, p->n, x->form[p->form]);
 		else
-			rk_gen__printf(b, "%s(%s, %u, %s, ", ctor, x->saltk[p->salt], p->n, x->form[p->form]);
+			rk__sb_printf(b, "%s(%s, %u, %s, ", ctor, x->saltk[p->salt], p->n, x->form[p->form]);
 		if (p->form == F_ALPHA)
 			x->bytes(b, (const uint8_t *)p->alpha, p->n);
 		else
-			rk_gen__printf(b, "%s", x->none);
+			rk__sb_printf(b, "%s", x->none);
 		if (p->kind == P_BUCKET) {
-			rk_gen__printf(b, ", ");
+			rk__sb_printf(b, ", ");
 			part(b, x, &p->sub[0]);
 		}
-		rk_gen__printf(b, ")");
+		rk__sb_printf(b, ")");
 		return;
 	case P_PSALT:
-		rk_gen__printf(b, "%s(%u)", ctor, p->n);
+		rk__sb_printf(b, "%s(%u)", ctor, p->n);
 		return;
 	}
 }
 
-void rk_gen__parts(rk_gen_buf *b, const rk_schema *s, const rk_gen_syntax *syn, const char *indent)
+void rk_gen__parts(rk__sb *b, const rk_schema *s, const rk_gen_syntax *syn, const char *indent)
 {
 	for (size_t k = 0; k < s->nparts; k++) {
 		char *text = NULL;
 		size_t l = 0, c = 0;
 		rk_schema__render(&text, &l, &c, s, &s->parts[k], 1);
-		rk_gen__printf(b, "%s%s %s\n%s", indent, syn->comment, text ? text : "", indent);
+		rk__sb_printf(b, "%s%s %s\n%s", indent, syn->comment, text ? text : "", indent);
 		free(text);
 		if (!text)
 			b->oom = 1;
 		part(b, syn, &s->parts[k]);
 		if (k + 1 < s->nparts)
-			rk_gen__printf(b, ",\n");
+			rk__sb_printf(b, ",\n");
 	}
 }
 
-void rk_gen__types(rk_gen_buf *b, const rk_schema *s, const rk_gen_syntax *syn)
+void rk_gen__types(rk__sb *b, const rk_schema *s, const rk_gen_syntax *syn)
 {
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(b, "%s%s", i ? ", " : "", syn->type[s->ftype[i]]);
+		rk__sb_printf(b, "%s%s", i ? ", " : "", syn->type[s->ftype[i]]);
 }
 
 /* ---- literals and comments ---- */
 
-void rk_gen__quoted(rk_gen_buf *b, const char *s)
+void rk_gen__quoted(rk__sb *b, const char *s)
 {
-	rk_gen__put(b, "\"", 1);
+	rk__sb_put(b, "\"", 1);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			rk_gen__put(b, "\\", 1);
-		rk_gen__put(b, s, 1);
+			rk__sb_put(b, "\\", 1);
+		rk__sb_put(b, s, 1);
 	}
-	rk_gen__put(b, "\"", 1);
+	rk__sb_put(b, "\"", 1);
 }
 
-void rk_gen__bytes_literal(rk_gen_buf *b, const uint8_t *p, size_t n, const char *open, const char *close, int octal)
+void rk_gen__bytes_literal(rk__sb *b, const uint8_t *p, size_t n, const char *open, const char *close, int octal)
 {
-	rk_gen__printf(b, "%s\"", open);
+	rk__sb_printf(b, "%s\"", open);
 	for (size_t i = 0; i < n; i++) {
 		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
-			rk_gen__put(b, (const char *)&p[i], 1);
+			rk__sb_put(b, (const char *)&p[i], 1);
 		else
-			rk_gen__printf(b, octal ? "\\%03o" : "\\x%02x", p[i]);
+			rk__sb_printf(b, octal ? "\\%03o" : "\\x%02x", p[i]);
 	}
-	rk_gen__printf(b, "\"%s", close);
+	rk__sb_printf(b, "\"%s", close);
 }
 
-void rk_gen__header(rk_gen_buf *b, const char *comment, const char *lang, const char *name, const char *schema)
+void rk_gen__header(rk__sb *b, const char *comment, const char *lang, const char *name, const char *schema)
 {
-	rk_gen__printf(b,
+	rk__sb_printf(b,
 	               "%s Generated by rowkey gen from the schema below. DO NOT EDIT: change the schema and run\n"
 	               "%s   rowkey gen --lang %s --name %s -s SCHEMA\n"
 	               "%s again. Key format version %d (rowkey's docs/formats.md part A).\n"
@@ -336,25 +293,25 @@ static int package_ok(const char *p, int dots)
  * language needs one (the Go runtime's own first line names its package). */
 static int runtime_file(rk_gen_file *f, const rk_gen_options *o)
 {
-	rk_gen_buf b = {0};
+	rk__sb b = {0};
 	switch (o->lang) {
 	case RK_GEN_JAVA:
 		if (o->package)
-			rk_gen__printf(&b, "package %s;\n\n", o->package);
-		rk_gen__put(&b, rk_gen__runtime_java, rk_gen__runtime_java_len);
+			rk__sb_printf(&b, "package %s;\n\n", o->package);
+		rk__sb_put(&b, rk_gen__runtime_java, rk_gen__runtime_java_len);
 		return rk_gen__finish(f, &b, "RowKeyRuntime.java");
 	case RK_GEN_PYTHON:
-		rk_gen__put(&b, rk_gen__runtime_python, rk_gen__runtime_python_len);
+		rk__sb_put(&b, rk_gen__runtime_python, rk_gen__runtime_python_len);
 		return rk_gen__finish(f, &b, "rowkey_runtime.py");
 	case RK_GEN_GO: {
 		const char *text = rk_gen__runtime_go, *nl = memchr(text, '\n', rk_gen__runtime_go_len);
 		size_t skip = nl && !strncmp(text, "package ", 8) ? (size_t)(nl - text) + 1 : 0;
-		rk_gen__printf(&b, "// Code generated by rowkey gen. DO NOT EDIT.\n\npackage %s\n", o->package ? o->package : "rowkey");
-		rk_gen__put(&b, text + skip, rk_gen__runtime_go_len - skip);
+		rk__sb_printf(&b, "// Code generated by rowkey gen. DO NOT EDIT.\n\npackage %s\n", o->package ? o->package : "rowkey");
+		rk__sb_put(&b, text + skip, rk_gen__runtime_go_len - skip);
 		return rk_gen__finish(f, &b, "rowkey_runtime.go");
 	}
 	case RK_GEN_TS:
-		rk_gen__put(&b, rk_gen__runtime_ts, rk_gen__runtime_ts_len);
+		rk__sb_put(&b, rk_gen__runtime_ts, rk_gen__runtime_ts_len);
 		return rk_gen__finish(f, &b, "rowkey_runtime.ts");
 	}
 	return rk__err(RK_EINVALID, "unknown language %d", (int)o->lang);

@@ -14,22 +14,12 @@
 
 #include "gen/gen.h"
 #include "key/error.h"
+#include "key/strbuf.h"
 #include "key/schema_int.h"
-
-/* A growing text buffer. An allocation failure sets oom and drops what
- * follows; rk_gen__finish reports it. */
-typedef struct rk_gen_buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-} rk_gen_buf;
-
-void rk_gen__printf(rk_gen_buf *b, const char *fmt, ...) RK_PRINTF(2, 3);
-void rk_gen__put(rk_gen_buf *b, const char *s, size_t n);
 
 /* Moves the buffer into a file named `name` (copied); RK_ENOMEM when the
  * buffer or the copy ran out of memory. The buffer is emptied either way. */
-int rk_gen__finish(rk_gen_file *f, rk_gen_buf *b, const char *name);
+int rk_gen__finish(rk_gen_file *f, rk__sb *b, const char *name);
 
 /* ---- names ---- */
 
@@ -65,34 +55,34 @@ typedef struct rk_gen_syntax {
 	const char *saltk[3];  /* by rk_salt_kind */
 	const char *alg[7];    /* by rk_hash_alg */
 	const char *type[12];  /* by rk_type */
-	void (*bytes)(rk_gen_buf *b, const uint8_t *p, size_t n); /* a byte-string literal */
-	void (*u64)(rk_gen_buf *b, uint64_t v);
-	void (*i64)(rk_gen_buf *b, int64_t v);
+	void (*bytes)(rk__sb *b, const uint8_t *p, size_t n); /* a byte-string literal */
+	void (*u64)(rk__sb *b, uint64_t v);
+	void (*i64)(rk__sb *b, int64_t v);
 	const char *yes, *no, *none;
 } rk_gen_syntax;
 
 /* The template's parts as constructor calls, one top-level part a line,
  * each after a comment holding the part's schema text, each line started
  * by `indent`, separated by ",\n" (no newline after the last). */
-void rk_gen__parts(rk_gen_buf *b, const rk_schema *s, const rk_gen_syntax *syn, const char *indent);
+void rk_gen__parts(rk__sb *b, const rk_schema *s, const rk_gen_syntax *syn, const char *indent);
 
 /* The field types as a list of the syntax's type constants: "A, B, C". */
-void rk_gen__types(rk_gen_buf *b, const rk_schema *s, const rk_gen_syntax *syn);
+void rk_gen__types(rk__sb *b, const rk_schema *s, const rk_gen_syntax *syn);
 
 /* ---- literals and comments ---- */
 
 /* A double-quoted string literal of printable ASCII (the schema text and
  * names): " and \ escaped, valid in Java, Python, Go and TypeScript. */
-void rk_gen__quoted(rk_gen_buf *b, const char *s);
+void rk_gen__quoted(rk__sb *b, const char *s);
 
 /* Bytes as open + a double-quoted string + close: printable ASCII as it is,
  * other bytes, " and \ as \xNN, or as three octal digits when octal (Java,
  * where \u escapes are read before the string is). */
-void rk_gen__bytes_literal(rk_gen_buf *b, const uint8_t *p, size_t n, const char *open, const char *close, int octal);
+void rk_gen__bytes_literal(rk__sb *b, const uint8_t *p, size_t n, const char *open, const char *close, int octal);
 
 /* The opening comment of a generated file: generated, do not edit, how to
  * generate it again, the format version and the schema text. */
-void rk_gen__header(rk_gen_buf *b, const char *comment, const char *lang, const char *name, const char *schema);
+void rk_gen__header(rk__sb *b, const char *comment, const char *lang, const char *name, const char *schema);
 
 /* What the key does with field i, for the record type's documentation:
  * decoded, only hashed (decode leaves it unset), or not in the key. */

@@ -23,19 +23,19 @@ static const char *const reserved[] = {
 	"builder", "toBuilder", "build", "values", "of", "equals", "hashCode", "toString", "getClass", "notify",
 	"notifyAll", "wait", "clone", "finalize", NULL};
 
-static void java_bytes(rk_gen_buf *b, const uint8_t *p, size_t n)
+static void java_bytes(rk__sb *b, const uint8_t *p, size_t n)
 {
 	rk_gen__bytes_literal(b, p, n, "RowKeyRuntime.bytes(", ")", 1);
 }
 
-static void java_u64(rk_gen_buf *b, uint64_t v)
+static void java_u64(rk__sb *b, uint64_t v)
 {
-	rk_gen__printf(b, "0x%llxL", (unsigned long long)v);
+	rk__sb_printf(b, "0x%llxL", (unsigned long long)v);
 }
 
-static void java_i64(rk_gen_buf *b, int64_t v)
+static void java_i64(rk__sb *b, int64_t v)
 {
-	rk_gen__printf(b, "%lldL", (long long)v);
+	rk__sb_printf(b, "%lldL", (long long)v);
 }
 
 #define R "RowKeyRuntime."
@@ -79,52 +79,52 @@ static const char *primitive(rk_type t)
 	}
 }
 
-static void builder(rk_gen_buf *b, const rk_schema *s, const char *cls, char (*m)[RK_GEN_NAME_MAX])
+static void builder(rk__sb *b, const rk_schema *s, const char *cls, char (*m)[RK_GEN_NAME_MAX])
 {
-	rk_gen__printf(b, "    /** Builds %s records; a field left unset (or set to null) is absent. */\n"
+	rk__sb_printf(b, "    /** Builds %s records; a field left unset (or set to null) is absent. */\n"
 	                    "    public static final class Builder {\n",
 	               cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(b, "        private %s %s;\n", boxed(s->ftype[i]), m[i]);
-	rk_gen__printf(b, "\n        private Builder() {}\n");
+		rk__sb_printf(b, "        private %s %s;\n", boxed(s->ftype[i]), m[i]);
+	rk__sb_printf(b, "\n        private Builder() {}\n");
 	for (size_t i = 0; i < s->nfields; i++) {
 		const char *prim = primitive(s->ftype[i]);
 		if (prim)
-			rk_gen__printf(b, "\n        public Builder %s(%s v) {\n            this.%s = v;\n            return this;\n        }\n",
+			rk__sb_printf(b, "\n        public Builder %s(%s v) {\n            this.%s = v;\n            return this;\n        }\n",
 			               m[i], prim, m[i]);
-		rk_gen__printf(b, "\n        public Builder %s(%s v) {\n            this.%s = v;\n            return this;\n        }\n",
+		rk__sb_printf(b, "\n        public Builder %s(%s v) {\n            this.%s = v;\n            return this;\n        }\n",
 		               m[i], boxed(s->ftype[i]), m[i]);
 	}
-	rk_gen__printf(b, "\n        public %s build() {\n            return new %s(this);\n        }\n    }\n\n", cls, cls);
+	rk__sb_printf(b, "\n        public %s build() {\n            return new %s(this);\n        }\n    }\n\n", cls, cls);
 }
 
-static void object_methods(rk_gen_buf *b, const rk_schema *s, const char *cls, char (*m)[RK_GEN_NAME_MAX])
+static void object_methods(rk__sb *b, const rk_schema *s, const char *cls, char (*m)[RK_GEN_NAME_MAX])
 {
 	/* locals start with '_', which no member does: a field may be named r, o or h */
-	rk_gen__printf(b, "    @Override\n    public boolean equals(Object _o) {\n"
+	rk__sb_printf(b, "    @Override\n    public boolean equals(Object _o) {\n"
 	                  "        if (!(_o instanceof %s))\n            return false;\n"
 	                  "        %s _r = (%s) _o;\n        return true",
 	               cls, cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(b, "\n                && %s.equals(%s, _r.%s)",
+		rk__sb_printf(b, "\n                && %s.equals(%s, _r.%s)",
 		               s->ftype[i] == RK_T_BYTES ? "java.util.Arrays" : "java.util.Objects", m[i], m[i]);
-	rk_gen__printf(b, ";\n    }\n\n    @Override\n    public int hashCode() {\n        int _h = 17;\n");
+	rk__sb_printf(b, ";\n    }\n\n    @Override\n    public int hashCode() {\n        int _h = 17;\n");
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(b, "        _h = 31 * _h + %s.hashCode(%s);\n",
+		rk__sb_printf(b, "        _h = 31 * _h + %s.hashCode(%s);\n",
 		               s->ftype[i] == RK_T_BYTES ? "java.util.Arrays" : "java.util.Objects", m[i]);
-	rk_gen__printf(b, "        return _h;\n    }\n\n    @Override\n    public String toString() {\n"
+	rk__sb_printf(b, "        return _h;\n    }\n\n    @Override\n    public String toString() {\n"
 	                  "        return \"%s{\"",
 	               cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(b, "\n                + \"%s%s=\" + %s%s%s", i ? ", " : "", m[i],
+		rk__sb_printf(b, "\n                + \"%s%s=\" + %s%s%s", i ? ", " : "", m[i],
 		               s->ftype[i] == RK_T_BYTES ? "java.util.Arrays.toString(" : "", m[i],
 		               s->ftype[i] == RK_T_BYTES ? ")" : "");
-	rk_gen__printf(b, " + \"}\";\n    }\n\n");
+	rk__sb_printf(b, " + \"}\";\n    }\n\n");
 }
 
-static void codec(rk_gen_buf *b, const rk_schema *s, const char *cls, char (*m)[RK_GEN_NAME_MAX])
+static void codec(rk__sb *b, const rk_schema *s, const char *cls, char (*m)[RK_GEN_NAME_MAX])
 {
-	rk_gen__printf(b,
+	rk__sb_printf(b,
 	               "    /**\n"
 	               "     * Encodes %s records into row keys and decodes keys back, as the rowkey C library\n"
 	               "     * does. Refusals are RowKeyRuntime.RowKeyException (kind INVALID, TOO_LONG or\n"
@@ -155,26 +155,26 @@ static void codec(rk_gen_buf *b, const rk_schema *s, const char *cls, char (*m)[
 	               "    private Object[] values() {\n        return new Object[] {",
 	               cls, cls, cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(b, "%sRowKeyRuntime.in(%s, %s, \"%s\")", i ? ",\n                " : "", m[i],
+		rk__sb_printf(b, "%sRowKeyRuntime.in(%s, %s, \"%s\")", i ? ",\n                " : "", m[i],
 		               java.type[s->ftype[i]], s->fname[i]);
-	rk_gen__printf(b, "};\n    }\n\n    private static %s of(Object[] _v) {\n        Builder _b = new Builder();\n", cls);
+	rk__sb_printf(b, "};\n    }\n\n    private static %s of(Object[] _v) {\n        Builder _b = new Builder();\n", cls);
 	for (size_t i = 0; i < s->nfields; i++) {
 		const char *bx = boxed(s->ftype[i]);
 		if (!strcmp(bx, "Integer"))
-			rk_gen__printf(b, "        _b.%s = RowKeyRuntime.toInt(_v[%zu]);\n", m[i], i);
+			rk__sb_printf(b, "        _b.%s = RowKeyRuntime.toInt(_v[%zu]);\n", m[i], i);
 		else if (s->ftype[i] == RK_T_STR)
-			rk_gen__printf(b, "        _b.%s = RowKeyRuntime.toStr(_v[%zu], \"%s\");\n", m[i], i, s->fname[i]);
+			rk__sb_printf(b, "        _b.%s = RowKeyRuntime.toStr(_v[%zu], \"%s\");\n", m[i], i, s->fname[i]);
 		else
-			rk_gen__printf(b, "        _b.%s = (%s) _v[%zu];\n", m[i], bx, i);
+			rk__sb_printf(b, "        _b.%s = (%s) _v[%zu];\n", m[i], bx, i);
 	}
-	rk_gen__printf(b, "        return _b.build();\n    }\n}\n");
+	rk__sb_printf(b, "        return _b.build();\n    }\n}\n");
 }
 
 int rk_gen__java(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, const char *name, const char *schema)
 {
 	char cls[RK_GEN_NAME_MAX], file[RK_GEN_NAME_MAX + 8];
 	char m[RK_MAX_FIELDS][RK_GEN_NAME_MAX];
-	rk_gen_buf b = {0};
+	rk__sb b = {0};
 	rk_gen__case(cls, name, RK_CASE_PASCAL);
 	if (!strcmp(cls, "RowKeyRuntime"))
 		return rk__err(RK_EINVALID, "the name '%s' would overwrite the runtime class RowKeyRuntime", name);
@@ -183,14 +183,14 @@ int rk_gen__java(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, 
 
 	rk_gen__header(&b, "//", "java", name, schema);
 	if (o->package)
-		rk_gen__printf(&b, "\npackage %s;\n", o->package);
-	rk_gen__printf(&b, "\n/**\n * A record of the design %s, and its key {@link Codec}: keys encoded and decoded as\n"
+		rk__sb_printf(&b, "\npackage %s;\n", o->package);
+	rk__sb_printf(&b, "\n/**\n * A record of the design %s, and its key {@link Codec}: keys encoded and decoded as\n"
 	                   " * the rowkey C library does.\n */\n"
 	                   "public final class %s {\n"
 	                   "    /** The design's schema, as rowkey writes it. */\n    public static final String SCHEMA = ",
 	               cls, cls);
 	rk_gen__quoted(&b, schema);
-	rk_gen__printf(&b, ";\n    /** The version of the key formats the codec implements. */\n"
+	rk__sb_printf(&b, ";\n    /** The version of the key formats the codec implements. */\n"
 	                   "    public static final int FORMAT_VERSION = %d;\n"
 	                   "    /** The buckets the keys spread over (a salt or bucket part); 1: none. */\n"
 	                   "    public static final int BUCKETS = %u;\n"
@@ -198,39 +198,39 @@ int rk_gen__java(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, 
 	                   "    public static final String[][] FIELDS = {",
 	               RK_GEN_FORMAT_VERSION, s->info.buckets);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "%s{\"%s\", \"%s\", \"%s\"}", i ? ", " : "", s->fname[i], m[i], rk_type__name(s->ftype[i]));
-	rk_gen__printf(&b, "};\n\n    private static final RowKeyRuntime.Template TEMPLATE;\n\n    static {\n"
+		rk__sb_printf(&b, "%s{\"%s\", \"%s\", \"%s\"}", i ? ", " : "", s->fname[i], m[i], rk_type__name(s->ftype[i]));
+	rk__sb_printf(&b, "};\n\n    private static final RowKeyRuntime.Template TEMPLATE;\n\n    static {\n"
 	                   "        if (RowKeyRuntime.FORMAT_VERSION != FORMAT_VERSION)\n"
 	                   "            throw new IllegalStateException(\"RowKeyRuntime implements another key format than %s: "
 	                   "generate both again\");\n"
 	                   "        TEMPLATE = new RowKeyRuntime.Template(%zu, new int[] {",
 	               cls, s->max_key_len);
 	rk_gen__types(&b, s, &java);
-	rk_gen__printf(&b, "}, new String[] {");
+	rk__sb_printf(&b, "}, new String[] {");
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "%s\"%s\"", i ? ", " : "", s->fname[i]);
-	rk_gen__printf(&b, "},\n");
+		rk__sb_printf(&b, "%s\"%s\"", i ? ", " : "", s->fname[i]);
+	rk__sb_printf(&b, "},\n");
 	rk_gen__parts(&b, s, &java, "            ");
-	rk_gen__printf(&b, ");\n    }\n\n");
+	rk__sb_printf(&b, ");\n    }\n\n");
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "    private final %s %s;\n", boxed(s->ftype[i]), m[i]);
-	rk_gen__printf(&b, "\n    private %s(Builder _b) {\n", cls);
+		rk__sb_printf(&b, "    private final %s %s;\n", boxed(s->ftype[i]), m[i]);
+	rk__sb_printf(&b, "\n    private %s(Builder _b) {\n", cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "        this.%s = _b.%s;\n", m[i], m[i]);
-	rk_gen__printf(&b, "    }\n");
+		rk__sb_printf(&b, "        this.%s = _b.%s;\n", m[i], m[i]);
+	rk__sb_printf(&b, "    }\n");
 	for (size_t i = 0; i < s->nfields; i++) {
-		rk_gen__printf(&b, "\n    /** %s: %s. Null when unset. */\n    public %s %s() {\n        return ",
+		rk__sb_printf(&b, "\n    /** %s: %s. Null when unset. */\n    public %s %s() {\n        return ",
 		               rk_type__name(s->ftype[i]), rk_gen__field_role(s, i), boxed(s->ftype[i]), m[i]);
 		if (s->ftype[i] == RK_T_BYTES) /* a copy: the record stays immutable */
-			rk_gen__printf(&b, "%s == null ? null : %s.clone();\n    }\n", m[i], m[i]);
+			rk__sb_printf(&b, "%s == null ? null : %s.clone();\n    }\n", m[i], m[i]);
 		else
-			rk_gen__printf(&b, "%s;\n    }\n", m[i]);
+			rk__sb_printf(&b, "%s;\n    }\n", m[i]);
 	}
-	rk_gen__printf(&b, "\n    public static Builder builder() {\n        return new Builder();\n    }\n\n"
+	rk__sb_printf(&b, "\n    public static Builder builder() {\n        return new Builder();\n    }\n\n"
 	                   "    public Builder toBuilder() {\n        Builder _b = new Builder();\n");
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "        _b.%s = %s;\n", m[i], m[i]);
-	rk_gen__printf(&b, "        return _b;\n    }\n\n");
+		rk__sb_printf(&b, "        _b.%s = %s;\n", m[i], m[i]);
+	rk__sb_printf(&b, "        return _b;\n    }\n\n");
 	object_methods(&b, s, cls, m);
 	builder(&b, s, cls, m);
 	codec(&b, s, cls, m);

@@ -13,19 +13,19 @@ static const char *const keywords[] = {
 	"del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
 	"lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", NULL};
 
-static void py_bytes(rk_gen_buf *b, const uint8_t *p, size_t n)
+static void py_bytes(rk__sb *b, const uint8_t *p, size_t n)
 {
 	rk_gen__bytes_literal(b, p, n, "b", "", 0);
 }
 
-static void py_u64(rk_gen_buf *b, uint64_t v)
+static void py_u64(rk__sb *b, uint64_t v)
 {
-	rk_gen__printf(b, "%llu", (unsigned long long)v);
+	rk__sb_printf(b, "%llu", (unsigned long long)v);
 }
 
-static void py_i64(rk_gen_buf *b, int64_t v)
+static void py_i64(rk__sb *b, int64_t v)
 {
-	rk_gen__printf(b, "%lld", (long long)v);
+	rk__sb_printf(b, "%lld", (long long)v);
 }
 
 static const rk_gen_syntax py = {
@@ -56,7 +56,7 @@ int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o
 {
 	char cls[RK_GEN_NAME_MAX], mod[RK_GEN_NAME_MAX], file[RK_GEN_NAME_MAX + 4];
 	char attr[RK_MAX_FIELDS][RK_GEN_NAME_MAX];
-	rk_gen_buf b = {0};
+	rk__sb b = {0};
 	(void)o;
 	rk_gen__case(cls, name, RK_CASE_PASCAL);
 	rk_gen__case(mod, name, RK_CASE_SNAKE);
@@ -66,7 +66,7 @@ int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o
 	rk_gen__members(attr, s, RK_CASE_KEEP, keywords);
 
 	rk_gen__header(&b, "#", "python", name, schema);
-	rk_gen__printf(&b, "\"\"\"Row keys of the design %s, encoded and decoded as the rowkey C library does.\"\"\"\n"
+	rk__sb_printf(&b, "\"\"\"Row keys of the design %s, encoded and decoded as the rowkey C library does.\"\"\"\n"
 	                   "from __future__ import annotations\n\n"
 	                   "from dataclasses import dataclass\n"
 	                   "from typing import List, Optional\n\n"
@@ -75,18 +75,18 @@ int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o
 	                   "except ImportError:\n"
 	                   "    import rowkey_runtime as _rt\n\n",
 	               cls);
-	rk_gen__printf(&b, "SCHEMA = ");
+	rk__sb_printf(&b, "SCHEMA = ");
 	rk_gen__quoted(&b, schema);
-	rk_gen__printf(&b, "\nFORMAT_VERSION = %d\n"
+	rk__sb_printf(&b, "\nFORMAT_VERSION = %d\n"
 	                   "#: buckets the keys spread over (a salt or bucket part); 1: none\n"
 	                   "BUCKETS = %u\n"
 	                   "#: (schema field, attribute, type) of each field, in schema order\n"
 	                   "FIELDS = (",
 	               RK_GEN_FORMAT_VERSION, s->info.buckets);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "(\"%s\", \"%s\", \"%s\"),%s", s->fname[i], attr[i], rk_type__name(s->ftype[i]),
+		rk__sb_printf(&b, "(\"%s\", \"%s\", \"%s\"),%s", s->fname[i], attr[i], rk_type__name(s->ftype[i]),
 		               i + 1 < s->nfields ? " " : "");
-	rk_gen__printf(&b, ")\n\n"
+	rk__sb_printf(&b, ")\n\n"
 	                   "RowKeyError = _rt.RowKeyError\n"
 	                   "InvalidValueError = _rt.InvalidValueError\n"
 	                   "KeyTooLongError = _rt.KeyTooLongError\n"
@@ -98,18 +98,18 @@ int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o
 	                   "_TEMPLATE = _rt.Template(%zu, (",
 	               s->max_key_len);
 	rk_gen__types(&b, s, &py);
-	rk_gen__printf(&b, "%s), (", s->nfields == 1 ? "," : "");
+	rk__sb_printf(&b, "%s), (", s->nfields == 1 ? "," : "");
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "\"%s\"%s", s->fname[i], i + 1 < s->nfields || s->nfields == 1 ? ", " : "");
-	rk_gen__printf(&b, "), (\n");
+		rk__sb_printf(&b, "\"%s\"%s", s->fname[i], i + 1 < s->nfields || s->nfields == 1 ? ", " : "");
+	rk__sb_printf(&b, "), (\n");
 	rk_gen__parts(&b, s, &py, "    ");
-	rk_gen__printf(&b, ",\n))\n\n\n@dataclass\nclass %s:\n"
+	rk__sb_printf(&b, ",\n))\n\n\n@dataclass\nclass %s:\n"
 	                   "    \"\"\"A record of the design %s. Encoding needs every field the key holds.\"\"\"\n\n",
 	               cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "    %s: Optional[%s] = None\n    \"\"\"%s: %s\"\"\"\n", attr[i], py_type(s->ftype[i]),
+		rk__sb_printf(&b, "    %s: Optional[%s] = None\n    \"\"\"%s: %s\"\"\"\n", attr[i], py_type(s->ftype[i]),
 		               rk_type__name(s->ftype[i]), rk_gen__field_role(s, i));
-	rk_gen__printf(&b,
+	rk__sb_printf(&b,
 	               "\n\nclass %sCodec:\n"
 	               "    \"\"\"Encodes %s records into row keys and decodes keys back.\n\n"
 	               "    A random or round-robin salt draws from the codec's own state, seeded as the\n"
@@ -138,12 +138,12 @@ int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o
 	               "    return [",
 	               cls, cls, cls, cls, cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "%s_rt.value_in(r.%s, %s, \"%s\")", i ? ",\n            " : "", attr[i],
+		rk__sb_printf(&b, "%s_rt.value_in(r.%s, %s, \"%s\")", i ? ",\n            " : "", attr[i],
 		               py.type[s->ftype[i]], s->fname[i]);
-	rk_gen__printf(&b, "]\n\n\ndef _record(v: list) -> %s:\n    return %s(", cls, cls);
+	rk__sb_printf(&b, "]\n\n\ndef _record(v: list) -> %s:\n    return %s(", cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "%s_rt.value_out(v[%zu], %s, \"%s\")", i ? ",\n        " : "", i, py.type[s->ftype[i]],
+		rk__sb_printf(&b, "%s_rt.value_out(v[%zu], %s, \"%s\")", i ? ",\n        " : "", i, py.type[s->ftype[i]],
 		               s->fname[i]);
-	rk_gen__printf(&b, ")\n");
+	rk__sb_printf(&b, ")\n");
 	return rk_gen__finish(out, &b, file);
 }

@@ -10,19 +10,19 @@
 
 #include "gen/gen_int.h"
 
-static void ts_bytes(rk_gen_buf *b, const uint8_t *p, size_t n)
+static void ts_bytes(rk__sb *b, const uint8_t *p, size_t n)
 {
 	rk_gen__bytes_literal(b, p, n, "rt.bytes(", ")", 0);
 }
 
-static void ts_u64(rk_gen_buf *b, uint64_t v)
+static void ts_u64(rk__sb *b, uint64_t v)
 {
-	rk_gen__printf(b, "%llun", (unsigned long long)v);
+	rk__sb_printf(b, "%llun", (unsigned long long)v);
 }
 
-static void ts_i64(rk_gen_buf *b, int64_t v)
+static void ts_i64(rk__sb *b, int64_t v)
 {
-	rk_gen__printf(b, "%lldn", (long long)v);
+	rk__sb_printf(b, "%lldn", (long long)v);
 }
 
 static const rk_gen_syntax ts = {
@@ -57,7 +57,7 @@ static const char *ts_type(rk_type t)
 int rk_gen__ts(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, const char *name, const char *schema)
 {
 	char typ[RK_GEN_NAME_MAX], file[RK_GEN_NAME_MAX + 4];
-	rk_gen_buf b = {0};
+	rk__sb b = {0};
 	(void)o;
 	rk_gen__case(typ, name, RK_CASE_PASCAL);
 	rk_gen__case(file, name, RK_CASE_SNAKE);
@@ -66,26 +66,26 @@ int rk_gen__ts(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, co
 	strcat(file, ".ts");
 
 	rk_gen__header(&b, "//", "ts", name, schema);
-	rk_gen__printf(&b, "\nimport * as rt from \"./rowkey_runtime\";\n"
+	rk__sb_printf(&b, "\nimport * as rt from \"./rowkey_runtime\";\n"
 	                   "export { RowKeyError } from \"./rowkey_runtime\";\n"
 	                   "export type { KeyRange } from \"./rowkey_runtime\";\n\n"
 	                   "/** A record of the design %s. Encoding needs every field the key holds. */\n"
 	                   "export interface %s {\n",
 	               typ, typ);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "  /** %s: %s */\n  %s?: %s;\n", rk_type__name(s->ftype[i]), rk_gen__field_role(s, i),
+		rk__sb_printf(&b, "  /** %s: %s */\n  %s?: %s;\n", rk_type__name(s->ftype[i]), rk_gen__field_role(s, i),
 		               s->fname[i], ts_type(s->ftype[i]));
-	rk_gen__printf(&b, "}\n\nif (rt.FORMAT_VERSION !== %d)\n"
+	rk__sb_printf(&b, "}\n\nif (rt.FORMAT_VERSION !== %d)\n"
 	                   "  throw new Error(\"rowkey_runtime.ts implements another key format than %s: generate both again\");\n\n"
 	                   "const TEMPLATE = new rt.Template(%zu, [",
 	               RK_GEN_FORMAT_VERSION, file, s->max_key_len);
 	rk_gen__types(&b, s, &ts);
-	rk_gen__printf(&b, "], [");
+	rk__sb_printf(&b, "], [");
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "%s\"%s\"", i ? ", " : "", s->fname[i]);
-	rk_gen__printf(&b, "], [\n");
+		rk__sb_printf(&b, "%s\"%s\"", i ? ", " : "", s->fname[i]);
+	rk__sb_printf(&b, "], [\n");
 	rk_gen__parts(&b, s, &ts, "  ");
-	rk_gen__printf(&b, ",\n]);\n\n"
+	rk__sb_printf(&b, ",\n]);\n\n"
 	                   "/**\n"
 	                   " * Encodes %s records into row keys and decodes keys back, as the rowkey C library\n"
 	                   " * does. Refusals throw RowKeyError (kind \"invalid\", \"toolong\" or \"corrupt\"). A random\n"
@@ -96,7 +96,7 @@ int rk_gen__ts(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, co
 	                   "  static readonly SCHEMA = ",
 	               typ, typ);
 	rk_gen__quoted(&b, schema);
-	rk_gen__printf(&b, ";\n  /** The version of the key formats the codec implements. */\n"
+	rk__sb_printf(&b, ";\n  /** The version of the key formats the codec implements. */\n"
 	                   "  static readonly FORMAT_VERSION = %d;\n"
 	                   "  /** The buckets the keys spread over (a salt or bucket part); 1: none. */\n"
 	                   "  static readonly BUCKETS = %u;\n"
@@ -104,9 +104,9 @@ int rk_gen__ts(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, co
 	                   "  static readonly FIELDS: ReadonlyArray<readonly [string, string, string]> = [",
 	               RK_GEN_FORMAT_VERSION, s->info.buckets);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk_gen__printf(&b, "%s[\"%s\", \"%s\", \"%s\"]", i ? ", " : "", s->fname[i], s->fname[i],
+		rk__sb_printf(&b, "%s[\"%s\", \"%s\", \"%s\"]", i ? ", " : "", s->fname[i], s->fname[i],
 		               rk_type__name(s->ftype[i]));
-	rk_gen__printf(&b,
+	rk__sb_printf(&b,
 	               "];\n\n  private readonly c: rt.Codec;\n\n"
 	               "  /** seed seeds random salts (0n: the library's default). */\n"
 	               "  constructor(seed: bigint = 0n) {\n    this.c = new rt.Codec(TEMPLATE, seed);\n  }\n\n"
