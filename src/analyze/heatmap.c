@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "key/outfile.h"
 #include "analyze/analyze_int.h"
 #include "key/error.h"
 #include "key/units.h"
@@ -464,15 +465,26 @@ static uint64_t max_writes(const rk_analysis *a)
 	return max;
 }
 
+static cairo_status_t png_out(void *f, const unsigned char *p, unsigned int n)
+{
+	return fwrite(p, 1, n, f) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* The picture appears whole or not at all (key/outfile.h). */
 static int save(cairo_surface_t *surf, const char *path, int rc)
 {
-	if (rc == 0) {
+	rk__outfile o;
+	if (rc == 0 && rk__outfile_open(&o, path) < 0) {
+		rc = rk__err(RK_EIO, "%s: %s", path, strerror(errno));
+	} else if (rc == 0) {
 		cairo_surface_flush(surf);
-		cairo_status_t st = cairo_surface_write_to_png(surf, path);
-		if (st != CAIRO_STATUS_SUCCESS)
+		errno = 0;
+		cairo_status_t st = cairo_surface_write_to_png_stream(surf, png_out, o.f);
+		if (rk__outfile_close(&o, st == CAIRO_STATUS_SUCCESS) < 0)
 			rc = rk__err(RK_EIO, "%s: %s", path,
-			             st == CAIRO_STATUS_WRITE_ERROR ? strerror(errno ? errno : EIO)
-			                                            : cairo_status_to_string(st));
+			             st == CAIRO_STATUS_SUCCESS || st == CAIRO_STATUS_WRITE_ERROR
+			                     ? strerror(errno ? errno : EIO)
+			                     : cairo_status_to_string(st));
 	} else if (rc == RK_ENOMEM) {
 		rc = rk__err(RK_ENOMEM, "%s: out of memory for the picture", path);
 	}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key/outfile.h"
 #include "analyze/analyze_int.h"
 #include "key/error.h"
 #include "key/units.h"
@@ -442,14 +443,15 @@ int rk_analysis_write_html(const char *path, const char *title, const rk_analysi
 		free(b.p);
 		return rk__err(RK_ENOMEM, "out of memory writing %s", path);
 	}
-	FILE *f = fopen(path, "w");
-	if (!f) {
+	rk__outfile o;
+	if (rk__outfile_open(&o, path) < 0) {
 		free(b.p);
 		return rk__err(RK_EIO, "%s: %s", path, strerror(errno));
 	}
-	size_t wr = fwrite(b.p, 1, b.len, f);
+	errno = 0;
+	size_t wr = fwrite(b.p, 1, b.len, o.f);
 	free(b.p);
-	if (fclose(f) != 0 || wr != b.len)
-		return rk__err(RK_EIO, "%s: write failed", path);
+	if (rk__outfile_close(&o, wr == b.len) < 0)
+		return rk__err(RK_EIO, "%s: %s", path, strerror(errno ? errno : EIO));
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key/outfile.h"
 #include "analyze/analyze_int.h"
 #include "key/error.h"
 
@@ -252,9 +253,10 @@ int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n)
 
 int rk_suggestion_write_splits(const rk_suggestion *s, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
+	rk__outfile o;
+	if (rk__outfile_open(&o, path) < 0)
 		return rk__err(RK_EIO, "%s: %s", path, strerror(errno));
+	FILE *f = o.f;
 	const uint8_t *k;
 	size_t kl, ns = rk_analysis_splits(s->table[0].analysis, 0, &k, &kl);
 	for (size_t i = 0; i < ns; i++) {
@@ -267,8 +269,8 @@ int rk_suggestion_write_splits(const rk_suggestion *s, const char *path)
 		}
 		fputc('\n', f);
 	}
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad)
-		return rk__err(RK_EIO, "%s: writing the split points failed", path);
+	if (rk__outfile_close(&o, 1) < 0)
+		return rk__err(RK_EIO, "%s: writing the split points failed: %s", path,
+		               strerror(errno ? errno : EIO));
 	return 0;
 }

@@ -13,7 +13,7 @@
 #include <rowkey/key.h>
 
 #include "cli/cli.h"
-#include "cli/outfile.h"
+#include "key/outfile.h"
 #include "gen/gen.h"
 
 static const rk_cli_opt gen_opts[] = {
@@ -73,17 +73,17 @@ static int write_file(const char *dir, const rk_gen_file *g)
 {
 	size_t n = strlen(dir) + strlen(g->name) + 2;
 	char *path = malloc(n);
-	rk_outfile o;
+	rk__outfile o;
 	if (!path)
 		return -1;
 	snprintf(path, n, "%s/%s", dir, g->name);
-	if (rk_outfile_open(&o, path) < 0) {
+	if (rk__outfile_open(&o, path) < 0) {
 		fprintf(stderr, "rowkey gen: cannot write %s: %s\n", path, strerror(errno));
 		free(path);
 		return -1;
 	}
 	int ok = fwrite(g->text, 1, g->len, o.f) == g->len;
-	if (rk_outfile_close(&o, ok) < 0) {
+	if (rk__outfile_close(&o, ok) < 0) {
 		fprintf(stderr, "rowkey gen: writing %s failed: %s\n", path, strerror(errno));
 		free(path);
 		return -1;

@@ -13,7 +13,7 @@
 #include <rowkey/key.h>
 
 #include "cli/cli.h"
-#include "cli/outfile.h"
+#include "key/outfile.h"
 #include "cli/store_cli.h"
 #include "gen/gen.h"
 
@@ -65,15 +65,15 @@ int rk_cli_vectors(int argc, char **argv)
 	rk_schema *s = NULL;
 	if (rk_schema_load(&s, schema_arg) < 0)
 		return rk_cli_fail("vectors", "schema");
-	rk_outfile o = {.f = stdout};
-	if (out_path && rk_outfile_open(&o, out_path) < 0) {
+	rk__outfile o = {.f = stdout};
+	if (out_path && rk__outfile_open(&o, out_path) < 0) {
 		fprintf(stderr, "rowkey vectors: cannot write %s: %s\n", out_path, strerror(errno));
 		rk_schema_free(s);
 		return RK_EXIT_FAIL;
 	}
 	int rc = rk_gen_vectors(o.f, s, (size_t)n, seed);
 	int status = rc < 0 ? rk_cli_fail("vectors", out_path ? out_path : "<stdout>") : RK_EXIT_OK;
-	if (out_path && rk_outfile_close(&o, rc == 0) < 0 && status == RK_EXIT_OK) {
+	if (out_path && rk__outfile_close(&o, rc == 0) < 0 && status == RK_EXIT_OK) {
 		fprintf(stderr, "rowkey vectors: writing %s failed: %s\n", out_path, strerror(errno));
 		status = RK_EXIT_FAIL;
 	}
