@@ -35,10 +35,7 @@ const rk_cli_spec rk_cli_spec_get = {
 int rk_cli_get(int argc, char **argv)
 {
 	const char *db = RK_CLI_DEFAULT_DB;
-	rk_column cols[64];
-	char *colbufs[64];
-	uint8_t *qbufs[64];
-	size_t nc = 0;
+	rk_cli_columns cols = {0};
 	rk_read_options ro = RK_READ_OPTIONS_INIT;
 	int json = 0, c, rc = RK_EXIT_USAGE;
 	uint64_t v;
@@ -52,10 +49,8 @@ int rk_cli_get(int argc, char **argv)
 			db = optarg;
 			break;
 		case 'c':
-			if (rk_cli__add_column(cols, colbufs, qbufs, &nc, 64, optarg)) {
-				rk_cli_usage_error(CMD, "bad column '%s' (FAMILY or FAMILY:QUALIFIER, at most 64)", optarg);
+			if (rk_cli__columns_add(&cols, CMD, optarg))
 				goto out;
-			}
 			break;
 		case 'v':
 			if (rk_cli__parse_range(&v, CMD, "--versions", optarg, 1, 1000000))
@@ -87,8 +82,8 @@ int rk_cli_get(int argc, char **argv)
 		rk_cli_usage_error(CMD, "bad escape in row '%s'", argv[optind + 1]);
 		goto out;
 	}
-	ro.columns = nc ? cols : NULL;
-	ro.ncolumns = nc;
+	ro.columns = cols.n ? cols.cols : NULL;
+	ro.ncolumns = cols.n;
 	rc = RK_EXIT_FAIL;
 	if (!(s = rk_cli__open_store(CMD, db, 0, NULL)))
 		goto out;
@@ -108,10 +103,7 @@ out:
 	rk_table_close(t);
 	if (s)
 		rc = rk_cli__close_store(CMD, s, rc);
-	for (size_t i = 0; i < nc; i++) {
-		free(colbufs[i]);
-		free(qbufs[i]);
-	}
+	rk_cli__columns_free(&cols);
 	free(row);
 	return rc;
 }

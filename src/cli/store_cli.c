@@ -260,3 +260,19 @@ int rk_cli__add_column(rk_column *cols, char **colbufs, uint8_t **qbufs, size_t 
 		cols[i].qualifier = qbufs[i];
 	return 0;
 }
+
+int rk_cli__columns_add(rk_cli_columns *c, const char *cmd, const char *text)
+{
+	if (!rk_cli__add_column(c->cols, c->colbufs, c->qbufs, &c->n, RK_CLI_MAX_COLUMNS, text))
+		return 0;
+	rk_cli_usage_error(cmd, "bad column '%s' (FAMILY or FAMILY:QUALIFIER, at most 64)", text);
+	return -1;
+}
+
+void rk_cli__columns_free(rk_cli_columns *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->colbufs[i]);
+		free(c->qbufs[i]);
+	}
+}

@@ -70,6 +70,23 @@ int rk_cli__parse_column(rk_column *c, char **buf, const char *text);
 int rk_cli__add_column(rk_column *cols, char **colbufs, uint8_t **qbufs, size_t *nc, size_t max,
                        const char *text);
 
+/* The columns a read keeps (--column, --columns), with the buffers they
+ * point into. Start from a zeroed one; rk_cli__columns_free frees it. */
+#define RK_CLI_MAX_COLUMNS 64
+typedef struct rk_cli_columns {
+	rk_column cols[RK_CLI_MAX_COLUMNS];
+	char *colbufs[RK_CLI_MAX_COLUMNS];
+	uint8_t *qbufs[RK_CLI_MAX_COLUMNS];
+	size_t n;
+} rk_cli_columns;
+
+/* Adds column `text` as rk_cli__add_column does; when it is malformed or one
+ * too many, prints a usage error for `cmd` and returns -1. */
+int rk_cli__columns_add(rk_cli_columns *c, const char *cmd, const char *text);
+
+/* Frees the columns' buffers (c itself is the caller's). */
+void rk_cli__columns_free(rk_cli_columns *c);
+
 /* Prints a row: one line per cell, "row<TAB>family:qualifier<TAB>ts<TAB>value",
  * or one JSON object per row when json. */
 void rk_cli__print_row(FILE *f, const rk_row *r, int json, int keys_only);
