@@ -37,132 +37,142 @@ const rk_cli_spec rk_cli_spec_scan = {
 	"rowkey-get(1), rowkey-query(1)",
 };
 
-int rk_cli_scan(int argc, char **argv)
+/* ---- the command ---- */
+
+/* The command line; scan_args_free frees what it holds on every path. */
+typedef struct scan_args {
+	const char *db, *table;
+	rk_cli_columns cols;
+	uint8_t *start, *stop, *prefix; /* so's bytes, owned here */
+	rk_scan_options so;
+	int json, keys, count;
+} scan_args;
+
+static void scan_args_free(scan_args *a)
 {
-	const char *db = RK_CLI_DEFAULT_DB;
-	rk_column cols[64];
-	char *colbufs[64];
-	uint8_t *qbufs[64];
-	uint8_t *start = NULL, *stop = NULL, *prefix = NULL;
-	size_t nc = 0;
-	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
-	int json = 0, keys = 0, count = 0, c, rc = RK_EXIT_USAGE;
+	rk_cli__columns_free(&a->cols);
+	free(a->start);
+	free(a->stop);
+	free(a->prefix);
+}
+
+/* --start, --stop, --prefix (option key c): the last one given counts. */
+static int set_bytes(scan_args *a, int c, const char *arg)
+{
+	uint8_t **dst = c == 's' ? &a->start : c == 'S' ? &a->stop : &a->prefix;
+	size_t *len = c == 's' ? &a->so.start_len : c == 'S' ? &a->so.stop_len : &a->so.prefix_len;
+	free(*dst);
+	*dst = NULL;
+	if (rk_cli__unescape(dst, len, arg)) {
+		rk_cli_usage_error(CMD, "bad escape in '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* One option (rk_cli_getopt's key c other than --help): 0, or nonzero after
+ * saying why it is wrong. */
+static int parse_option(scan_args *a, int c, const char *arg)
+{
 	uint64_t v;
-	rk_store *s = NULL;
-	rk_table *t = NULL;
-	rk_scan *sc = NULL;
+	switch (c) {
+	case 'd': a->db = arg; return 0;
+	case 's':
+	case 'S':
+	case 'p': return set_bytes(a, c, arg);
+	case 'r': a->so.reverse = 1; return 0;
+	case 'l': return rk_cli__parse_range(&a->so.limit, CMD, "--limit", arg, 0, UINT64_MAX);
+	case 'v':
+		if (rk_cli__parse_range(&v, CMD, "--versions", arg, 1, 1000000))
+			return -1;
+		a->so.read.max_versions = (unsigned)v;
+		return 0;
+	case 'c': return rk_cli__columns_add(&a->cols, CMD, arg);
+	case 'k': a->keys = 1; return 0;
+	case 'n': a->count = 1; return 0;
+	case 'j': a->json = 1; return 0;
+	default: return -1; /* rk_cli_getopt said why */
+	}
+}
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). */
+static int parse_args(scan_args *a, int argc, char **argv)
+{
+	int c;
 	while ((c = rk_cli_getopt(&rk_cli_spec_scan, argc, argv, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 's':
-		case 'S':
-		case 'p': {
-			uint8_t **dst = c == 's' ? &start : c == 'S' ? &stop : &prefix;
-			size_t *len = c == 's' ? &so.start_len : c == 'S' ? &so.stop_len : &so.prefix_len;
-			free(*dst);
-			*dst = NULL;
-			if (rk_cli__unescape(dst, len, optarg)) {
-				rk_cli_usage_error(CMD, "bad escape in '%s'", optarg);
-				goto out;
-			}
-			break;
-		}
-		case 'r':
-			so.reverse = 1;
-			break;
-		case 'l':
-			if (rk_cli__parse_range(&so.limit, CMD, "--limit", optarg, 0, UINT64_MAX))
-				goto out;
-			break;
-		case 'v':
-			if (rk_cli__parse_range(&v, CMD, "--versions", optarg, 1, 1000000))
-				goto out;
-			so.read.max_versions = (unsigned)v;
-			break;
-		case 'c':
-			if (rk_cli__add_column(cols, colbufs, qbufs, &nc, 64, optarg)) {
-				rk_cli_usage_error(CMD, "bad column '%s' (FAMILY or FAMILY:QUALIFIER, at most 64)", optarg);
-				goto out;
-			}
-			break;
-		case 'k':
-			keys = 1;
-			break;
-		case 'n':
-			count = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
+		if (c == 'h') {
 			rk_cli_help(&rk_cli_spec_scan, stdout);
-			rc = RK_EXIT_OK;
-			goto out;
-		default: /* rk_cli_getopt said why */
-			goto out;
+			return RK_EXIT_OK;
 		}
+		if (parse_option(a, c, optarg))
+			return RK_EXIT_USAGE;
 	}
-	if (argc - optind != 1) {
-		rk_cli_usage_error(CMD, "expected TABLE");
-		goto out;
+	if (argc - optind != 1)
+		return rk_cli_usage_error(CMD, "expected TABLE");
+	if (a->start && a->stop) {
+		size_t n = a->so.start_len < a->so.stop_len ? a->so.start_len : a->so.stop_len;
+		int cmp = memcmp(a->start, a->stop, n);
+		if (cmp > 0 || (cmp == 0 && a->so.start_len > a->so.stop_len))
+			return rk_cli_usage_error(CMD, "--start is after --stop (the range is start inclusive, "
+			                               "stop exclusive; use --reverse to read backwards)");
 	}
-	if (start && stop) {
-		size_t n = so.start_len < so.stop_len ? so.start_len : so.stop_len;
-		int cmp = memcmp(start, stop, n);
-		if (cmp > 0 || (cmp == 0 && so.start_len > so.stop_len)) {
-			rk_cli_usage_error(CMD, "--start is after --stop (the range is start inclusive, stop exclusive; "
-			                        "use --reverse to read backwards)");
-			goto out;
-		}
-	}
-	so.start = start;
-	so.stop = stop;
-	so.prefix = prefix;
-	so.read.columns = nc ? cols : NULL;
-	so.read.ncolumns = nc;
-	rc = RK_EXIT_FAIL;
-	if (!(s = rk_cli__open_store(CMD, db, 0, NULL)))
-		goto out;
-	if (rk_table_open(&t, s, argv[optind])) {
-		rk_cli_fail(CMD, "opening the table");
-		goto out;
-	}
-	if (rk_scan_open(&sc, t, &so)) {
-		rk_cli_fail(CMD, "starting the scan");
-		goto out;
-	}
+	a->table = argv[optind];
+	a->so.start = a->start;
+	a->so.stop = a->stop;
+	a->so.prefix = a->prefix;
+	a->so.read.columns = a->cols.n ? a->cols.cols : NULL;
+	a->so.read.ncolumns = a->cols.n;
+	return -1;
+}
+
+/* Prints the rows, or with --count their number. Returns the exit status. */
+static int print_rows(rk_scan *sc, const scan_args *a)
+{
 	const rk_row *r;
 	uint64_t rows = 0;
-	int e;
+	int e = 0;
 	while (!rk_cli_out_failed() && (e = rk_scan_next(&r, sc)) == 0) {
 		rows++;
-		if (!count)
-			rk_cli__print_row(stdout, r, json, keys);
+		if (!a->count)
+			rk_cli__print_row(stdout, r, a->json, a->keys);
 	}
 	if (rk_cli_out_failed())
-		goto out; /* main() says why */
-	if (e != RK_EITEROVER) {
-		rk_cli_fail(CMD, "scanning");
-		goto out;
-	}
-	if (count && json)
+		return RK_EXIT_FAIL; /* main() says why */
+	if (e != RK_EITEROVER)
+		return rk_cli_fail(CMD, "scanning");
+	if (a->count && a->json)
 		printf("{\"count\":%llu}\n", (unsigned long long)rows);
-	else if (count)
+	else if (a->count)
 		printf("%llu\n", (unsigned long long)rows);
-	rc = RK_EXIT_OK;
-out:
+	return RK_EXIT_OK;
+}
+
+static int run_scan(const scan_args *a)
+{
+	rk_table *t = NULL;
+	rk_scan *sc = NULL;
+	int rc = RK_EXIT_FAIL;
+	rk_store *s = rk_cli__open_store(CMD, a->db, 0, NULL);
+	if (!s)
+		return RK_EXIT_FAIL;
+	if (rk_table_open(&t, s, a->table))
+		rk_cli_fail(CMD, "opening the table");
+	else if (rk_scan_open(&sc, t, &a->so))
+		rk_cli_fail(CMD, "starting the scan");
+	else
+		rc = print_rows(sc, a);
 	rk_scan_close(sc);
 	rk_table_close(t);
-	if (s)
-		rc = rk_cli__close_store(CMD, s, rc);
-	for (size_t i = 0; i < nc; i++) {
-		free(colbufs[i]);
-		free(qbufs[i]);
-	}
-	free(start);
-	free(stop);
-	free(prefix);
+	return rk_cli__close_store(CMD, s, rc);
+}
+
+int rk_cli_scan(int argc, char **argv)
+{
+	scan_args a = {.db = RK_CLI_DEFAULT_DB, .so = RK_SCAN_OPTIONS_INIT};
+	int rc = parse_args(&a, argc, argv);
+	if (rc < 0)
+		rc = run_scan(&a);
+	scan_args_free(&a);
 	return rc;
 }
