@@ -47,31 +47,39 @@ const rk_cli_spec rk_cli_spec_query = {
 	"rowkey-explain(1), rowkey-load(1), rowkey-schema(5)",
 };
 
-int rk_cli_query(int argc, char **argv)
+/* ---- the command ---- */
+
+typedef struct query_args {
+	const char *schema_arg, *db, *table, *where, *cols;
+	rk_query_options qo;
+	rk_plan_options po;
+	int force, json;
+} query_args;
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). */
+static int parse_args(query_args *a, int argc, char **argv)
 {
-	const char *schema_arg = NULL, *db = "./rowkey-data", *table_name = NULL, *where = "", *cols = NULL,
-	           *fmt = "tsv";
-	rk_query_options qo = RK_QUERY_OPTIONS_INIT;
-	rk_plan_options po = RK_PLAN_OPTIONS_INIT;
-	int c, force = 0;
+	const char *fmt = "tsv";
+	int c;
 	optind = 1;
 	while ((c = rk_cli_getopt(&rk_cli_spec_query, argc, argv, NULL)) != -1) {
 		switch (c) {
-		case 's': schema_arg = optarg; break;
-		case 'd': db = optarg; break;
-		case 't': table_name = optarg; break;
-		case 'w': where = optarg; break;
+		case 's': a->schema_arg = optarg; break;
+		case 'd': a->db = optarg; break;
+		case 't': a->table = optarg; break;
+		case 'w': a->where = optarg; break;
 		case 'n':
-			if (rk_cli__parse_range(&qo.limit, "query", "--limit", optarg, 0, UINT64_MAX))
+			if (rk_cli__parse_range(&a->qo.limit, "query", "--limit", optarg, 0, UINT64_MAX))
 				return RK_EXIT_USAGE;
 			break;
-		case 'c': cols = optarg; break;
+		case 'c': a->cols = optarg; break;
 		case 'f': fmt = optarg; break;
-		case 'U': qo.unordered = 1; break;
-		case 'R': qo.reverse = 1; break;
-		case 'X': force = 1; break;
+		case 'U': a->qo.unordered = 1; break;
+		case 'R': a->qo.reverse = 1; break;
+		case 'X': a->force = 1; break;
 		case 'M':
-			if (rk_cli__parse_max_ranges(&po, "query", optarg))
+			if (rk_cli__parse_max_ranges(&a->po, "query", optarg))
 				return RK_EXIT_USAGE;
 			break;
 		case 'h': rk_cli_help(&rk_cli_spec_query, stdout); return RK_EXIT_OK;
@@ -80,134 +88,170 @@ int rk_cli_query(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
-	if (!table_name)
+	if (!a->table)
 		return rk_cli_usage_error("query", "a table (--table) is required");
-	int json = !strcmp(fmt, "jsonl") || !strcmp(fmt, "json");
-	if (!json && strcmp(fmt, "tsv"))
+	a->json = !strcmp(fmt, "jsonl") || !strcmp(fmt, "json");
+	if (!a->json && strcmp(fmt, "tsv"))
 		return rk_cli_usage_error("query", "unknown format '%s' (tsv, jsonl)", fmt);
+	return -1;
+}
 
-	int status = RK_EXIT_FAIL, rc;
-	rk_schema *s = NULL;
-	rk_predicate *pred = NULL;
-	rk_plan *plan = NULL;
-	rk_store *store = NULL;
-	rk_table *table = NULL;
-	rk_query *q = NULL;
-	rk_column columns[64];
-	char *colbufs[64];
-	uint8_t *qbufs[64];
-	size_t ncols = 0;
-	char *list = cols ? strdup(cols) : NULL; /* the columns copy what they keep */
+/* What a run holds; query_run_free frees it on every path. */
+typedef struct query_run {
+	rk_schema *s;
+	rk_predicate *pred;
+	rk_plan *plan;
+	rk_store *store;
+	rk_table *table;
+	rk_query *q;
+	rk_cli_columns cols;
+} query_run;
+
+static void query_run_free(query_run *r)
+{
+	rk_query_close(r->q);
+	rk_table_close(r->table);
+	if (r->store)
+		rk_store_close(r->store);
+	rk_plan_free(r->plan);
+	rk_predicate_free(r->pred);
+	rk_schema_free(r->s);
+	rk_cli__columns_free(&r->cols);
+}
+
+/* --columns LIST into r->cols and the read options. 0, or the exit status. */
+static int parse_columns(query_run *r, query_args *a)
+{
+	char *list = a->cols ? strdup(a->cols) : NULL; /* the columns copy what they keep */
 	for (char *tok = list ? strtok(list, ",") : NULL; tok; tok = strtok(NULL, ",")) {
-		if (rk_cli__add_column(columns, colbufs, qbufs, &ncols, 64, tok)) {
-			status = rk_cli_usage_error("query", "bad column '%s' (FAMILY or FAMILY:QUALIFIER, at most 64)", tok);
+		if (rk_cli__columns_add(&r->cols, "query", tok)) {
 			free(list);
-			goto done;
+			return RK_EXIT_USAGE;
 		}
 	}
 	free(list);
-	if (ncols) {
-		qo.read.columns = columns;
-		qo.read.ncolumns = ncols;
+	if (r->cols.n) {
+		a->qo.read.columns = r->cols.cols;
+		a->qo.read.ncolumns = r->cols.n;
 	}
+	return 0;
+}
+
+/* The store, the table, its schema, the predicate, the plan and the query
+ * over them. 0, or the exit status after saying why. */
+static int query_open(query_run *r, const query_args *a)
+{
 	rk_store_options so = RK_STORE_OPTIONS_INIT;
 	so.create_if_missing = 0;
-	if (rk_store_open(&store, db, &so) < 0) {
-		rk_cli_fail("query", db);
-		goto done;
-	}
-	if (rk_table_open(&table, store, table_name) < 0) {
-		rk_cli_fail("query", table_name);
-		goto done;
-	}
+	if (rk_store_open(&r->store, a->db, &so) < 0)
+		return rk_cli_fail("query", a->db);
+	if (rk_table_open(&r->table, r->store, a->table) < 0)
+		return rk_cli_fail("query", a->table);
 	/* the table's own schema when none is given; a given one must match it */
-	if (!schema_arg) {
-		if (rk_cli__stored_schema(&s, store, "query", table_name))
-			goto done;
-	} else if (rk_schema_load(&s, schema_arg) < 0) {
-		rk_cli_fail("query", "schema");
-		goto done;
-	} else if (rk_cli__table_schema(store, "query", table_name, s, 0, force)) {
-		goto done;
+	if (!a->schema_arg) {
+		if (rk_cli__stored_schema(&r->s, r->store, "query", a->table))
+			return RK_EXIT_FAIL;
+	} else if (rk_schema_load(&r->s, a->schema_arg) < 0) {
+		return rk_cli_fail("query", "schema");
+	} else if (rk_cli__table_schema(r->store, "query", a->table, r->s, 0, a->force)) {
+		return RK_EXIT_FAIL;
 	}
-	if (rk_predicate_parse(&pred, s, where, strlen(where)) < 0) {
+	if (rk_predicate_parse(&r->pred, r->s, a->where, strlen(a->where)) < 0) {
 		fprintf(stderr, "rowkey query: %s\n", rk_error_last());
-		status = RK_EXIT_USAGE;
-		goto done;
+		return RK_EXIT_USAGE;
 	}
-	if (rk_plan_build_opts(&plan, s, pred, &po) < 0) {
-		rk_cli_fail("query", "plan");
-		goto done;
-	}
-	if (plan->capped)
-		fprintf(stderr, "rowkey query: note: the plan is bounded (--max-ranges %zu): %s\n", po.max_ranges,
-		        plan->explain);
-	if (rk_query_open(&q, table, s, plan, pred, &qo) < 0) {
-		rk_cli_fail("query", table_name);
-		goto done;
-	}
+	if (rk_plan_build_opts(&r->plan, r->s, r->pred, &a->po) < 0)
+		return rk_cli_fail("query", "plan");
+	if (r->plan->capped)
+		fprintf(stderr, "rowkey query: note: the plan is bounded (--max-ranges %zu): %s\n",
+		        a->po.max_ranges, r->plan->explain);
+	if (rk_query_open(&r->q, r->table, r->s, r->plan, r->pred, &a->qo) < 0)
+		return rk_cli_fail("query", a->table);
+	return 0;
+}
+
+/* A cell as a JSON member: "family:qualifier" (the name cut at 200 + 300
+ * bytes) and the value. */
+static void print_cell_json(const rk_cell *cell)
+{
+	size_t fl = strlen(cell->family);
+	uint8_t name[512];
+	size_t nl = 0;
+	memcpy(name, cell->family, fl < 200 ? fl : 200);
+	nl = fl < 200 ? fl : 200;
+	name[nl++] = ':';
+	size_t ql = cell->qualifier_len < 300 ? cell->qualifier_len : 300;
+	memcpy(name + nl, cell->qualifier, ql);
+	nl += ql;
+	rk__json_str(stdout, name, nl);
+	putchar(':');
+	rk__json_str(stdout, cell->value, cell->value_len);
+}
+
+/* One row: its fields, then its cells (TSV: family:qualifier=value, space
+ * separated). */
+static void print_row(const rk_schema *s, const rk_query_row *r, int json)
+{
 	size_t nf = rk_schema_nfields(s);
-	if (!json) {
+	if (json)
+		putchar('{');
+	for (size_t i = 0; i < nf; i++) {
+		if (json)
+			printf("%s\"%s\":", i ? "," : "", rk_schema_field_name(s, i));
+		rk_write_value(stdout, rk_schema_field_type(s, i), &r->fields[i], json);
+		if (!json)
+			putchar('\t');
+	}
+	if (json)
+		printf(",\"cells\":{");
+	for (size_t k = 0; k < r->row->ncells; k++) {
+		const rk_cell *cell = &r->row->cells[k];
+		if (json) {
+			printf("%s", k ? "," : "");
+			print_cell_json(cell);
+		} else {
+			printf("%s%s:", k ? " " : "", cell->family);
+			rk_write_escaped(stdout, cell->qualifier, cell->qualifier_len);
+			putchar('=');
+			rk_write_escaped(stdout, cell->value, cell->value_len);
+		}
+	}
+	puts(json ? "}}" : "");
+}
+
+/* Prints the rows (TSV: after a header line). 0, or the exit status. */
+static int print_rows(query_run *r, const query_args *a)
+{
+	size_t nf = rk_schema_nfields(r->s);
+	int rc = 0;
+	if (!a->json) {
 		for (size_t i = 0; i < nf; i++)
-			printf("%s\t", rk_schema_field_name(s, i));
+			printf("%s\t", rk_schema_field_name(r->s, i));
 		printf("cells\n");
 	}
-	rk_query_row r;
-	while (!rk_cli_out_failed() && (rc = rk_query_next(&r, q)) == 0) {
-		if (json)
-			putchar('{');
-		for (size_t i = 0; i < nf; i++) {
-			if (json)
-				printf("%s\"%s\":", i ? "," : "", rk_schema_field_name(s, i));
-			rk_write_value(stdout, rk_schema_field_type(s, i), &r.fields[i], json);
-			if (!json)
-				putchar('\t');
-		}
-		if (json)
-			printf(",\"cells\":{");
-		for (size_t k = 0; k < r.row->ncells; k++) {
-			const rk_cell *cell = &r.row->cells[k];
-			if (json) {
-				size_t fl = strlen(cell->family);
-				uint8_t name[512];
-				size_t nl = 0;
-				memcpy(name, cell->family, fl < 200 ? fl : 200);
-				nl = fl < 200 ? fl : 200;
-				name[nl++] = ':';
-				size_t ql = cell->qualifier_len < 300 ? cell->qualifier_len : 300;
-				memcpy(name + nl, cell->qualifier, ql);
-				nl += ql;
-				printf("%s", k ? "," : "");
-				rk__json_str(stdout, name, nl);
-				putchar(':');
-				rk__json_str(stdout, cell->value, cell->value_len);
-			} else {
-				printf("%s%s:", k ? " " : "", cell->family);
-				rk_write_escaped(stdout, cell->qualifier, cell->qualifier_len);
-				putchar('=');
-				rk_write_escaped(stdout, cell->value, cell->value_len);
-			}
-		}
-		puts(json ? "}}" : "");
-	}
+	rk_query_row row;
+	while (!rk_cli_out_failed() && (rc = rk_query_next(&row, r->q)) == 0)
+		print_row(r->s, &row, a->json);
 	if (rk_cli_out_failed())
-		goto done; /* main() says why */
-	if (rc != RK_EITEROVER) {
-		rk_cli_fail("query", table_name);
-		goto done;
-	}
-	status = RK_EXIT_OK; /* main() flushes standard output and says when that fails */
-done:
-	rk_query_close(q);
-	rk_table_close(table);
-	if (store)
-		rk_store_close(store);
-	rk_plan_free(plan);
-	rk_predicate_free(pred);
-	rk_schema_free(s);
-	for (size_t i = 0; i < ncols; i++) {
-		free(colbufs[i]);
-		free(qbufs[i]);
-	}
+		return RK_EXIT_FAIL; /* main() says why */
+	if (rc != RK_EITEROVER)
+		return rk_cli_fail("query", a->table);
+	return 0;
+}
+
+int rk_cli_query(int argc, char **argv)
+{
+	query_args a = {.db = "./rowkey-data", .where = "", .qo = RK_QUERY_OPTIONS_INIT,
+	                .po = RK_PLAN_OPTIONS_INIT};
+	int status = parse_args(&a, argc, argv);
+	if (status >= 0)
+		return status;
+	query_run r = {0};
+	status = parse_columns(&r, &a);
+	if (status == 0)
+		status = query_open(&r, &a);
+	if (status == 0) /* main() flushes standard output and says when that fails */
+		status = print_rows(&r, &a);
+	query_run_free(&r);
 	return status;
 }
