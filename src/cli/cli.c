@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 int rk_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -55,4 +56,23 @@ int rk_cli__parse_range(uint64_t *out, const char *cmd, const char *opt, const c
 int rk_cli_out_failed(void)
 {
 	return ferror(stdout) != 0;
+}
+
+int rk_cli__parse_on_error(int *skip, const char *cmd, const char *mode)
+{
+	*skip = !strcmp(mode, "skip");
+	if (!*skip && strcmp(mode, "stop")) {
+		rk_cli_usage_error(cmd, "--on-error takes stop or skip, not '%s'", mode);
+		return -1;
+	}
+	return 0;
+}
+
+int rk_cli__open_input(FILE **in, const char *cmd, const char *path)
+{
+	*in = path ? fopen(path, "rb") : stdin;
+	if (*in)
+		return 0;
+	fprintf(stderr, "rowkey %s: cannot open '%s'\n", cmd, path);
+	return -1;
 }

@@ -33,6 +33,15 @@ int rk_cli__parse_u64(uint64_t *out, const char *text);
 int rk_cli__parse_range(uint64_t *out, const char *cmd, const char *opt, const char *text,
                         uint64_t lo, uint64_t hi);
 
+/* --on-error MODE: *skip is 1 for skip, 0 for stop; anything else prints a
+ * usage error for `cmd` and returns -1. */
+int rk_cli__parse_on_error(int *skip, const char *cmd, const char *mode);
+
+/* Opens `path` to read into *in, standard input when path is NULL; when it
+ * cannot, prints "rowkey CMD: cannot open 'PATH'" and returns -1 (*in is
+ * then NULL). */
+int rk_cli__open_input(FILE **in, const char *cmd, const char *path);
+
 /* Prints "rowkey CMD: <what>: <rk_error_last()>" on stderr and returns RK_EXIT_FAIL. */
 int rk_cli_fail(const char *cmd, const char *what);
 
