@@ -36,15 +36,24 @@ const rk_cli_spec rk_cli_spec_decode = {
 	"rowkey-encode(1), rowkey-schema(5)",
 };
 
-int rk_cli_decode(int argc, char **argv)
+/* ---- the command ---- */
+
+typedef struct decode_args {
+	const char *schema_arg, *in_path;
+	int json, hex, skip; /* --format jsonl, --in-form hex, --on-error skip */
+} decode_args;
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). */
+static int parse_args(decode_args *a, int argc, char **argv)
 {
-	const char *schema_arg = NULL, *in_path = NULL, *fmt_arg = "tsv", *form_arg = "text", *onerr = "stop";
+	const char *fmt_arg = "tsv", *form_arg = "text", *onerr = "stop";
 	int c;
 	optind = 1;
 	while ((c = rk_cli_getopt(&rk_cli_spec_decode, argc, argv, NULL)) != -1) {
 		switch (c) {
-		case 's': schema_arg = optarg; break;
-		case 'i': in_path = optarg; break;
+		case 's': a->schema_arg = optarg; break;
+		case 'i': a->in_path = optarg; break;
 		case 'f': fmt_arg = optarg; break;
 		case 'F': form_arg = optarg; break;
 		case 'E': onerr = optarg; break;
@@ -54,96 +63,145 @@ int rk_cli_decode(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("decode", "unexpected argument '%s'", argv[optind]);
-	if (!schema_arg)
+	if (!a->schema_arg)
 		return rk_cli_usage_error("decode", "a schema is required (-s SCHEMA)");
-	int json = !strcmp(fmt_arg, "jsonl") || !strcmp(fmt_arg, "json");
-	if (!json && strcmp(fmt_arg, "tsv"))
+	a->json = !strcmp(fmt_arg, "jsonl") || !strcmp(fmt_arg, "json");
+	if (!a->json && strcmp(fmt_arg, "tsv"))
 		return rk_cli_usage_error("decode", "unknown output format '%s' (tsv, jsonl)", fmt_arg);
-	int hex = !strcmp(form_arg, "hex");
-	if (!hex && strcmp(form_arg, "text"))
+	a->hex = !strcmp(form_arg, "hex");
+	if (!a->hex && strcmp(form_arg, "text"))
 		return rk_cli_usage_error("decode", "unknown input form '%s' (text, hex)", form_arg);
-	int skip = !strcmp(onerr, "skip");
-	if (!skip && strcmp(onerr, "stop"))
-		return rk_cli_usage_error("decode", "--on-error takes stop or skip, not '%s'", onerr);
+	if (rk_cli__parse_on_error(&a->skip, "decode", onerr))
+		return RK_EXIT_USAGE;
+	return -1;
+}
 
-	int status = RK_EXIT_FAIL;
-	rk_schema *s = NULL;
-	rk_encoder *e = NULL;
-	rk_value *vals = NULL;
-	uint8_t *key = NULL;
-	char *line = NULL;
-	size_t linecap = 0;
-	FILE *in = stdin;
-	long lineno = 0, nbad = 0;
-	if (rk_schema_load(&s, schema_arg) < 0) {
+/* What a run holds; decode_run_free frees it on every path. */
+typedef struct decode_run {
+	rk_schema *s;
+	rk_encoder *e;
+	rk_value *vals;
+	uint8_t *key;
+	char *line;
+	size_t linecap;
+	FILE *in;
+	long lineno, nbad;
+} decode_run;
+
+static void decode_run_free(decode_run *x)
+{
+	if (x->in && x->in != stdin)
+		fclose(x->in);
+	free(x->line);
+	free(x->key);
+	free(x->vals);
+	rk_encoder_free(x->e);
+	rk_schema_free(x->s);
+}
+
+/* The schema, the input and the decoder. 0, or -1 after saying why. */
+static int decode_open(decode_run *x, const decode_args *a)
+{
+	if (rk_schema_load(&x->s, a->schema_arg) < 0) {
 		rk_cli_fail("decode", "schema");
-		goto done;
+		return -1;
 	}
-	if (in_path && !(in = fopen(in_path, "rb"))) {
-		fprintf(stderr, "rowkey decode: cannot open '%s'\n", in_path);
-		goto done;
-	}
-	size_t nf = rk_schema_nfields(s);
-	vals = calloc(nf, sizeof *vals);
-	if (!vals || rk_encoder_new(&e, s, 0) < 0) {
+	if (rk_cli__open_input(&x->in, "decode", a->in_path))
+		return -1;
+	x->vals = calloc(rk_schema_nfields(x->s), sizeof *x->vals);
+	if (!x->vals || rk_encoder_new(&x->e, x->s, 0) < 0) {
 		rk_cli_fail("decode", "setup");
-		goto done;
+		return -1;
 	}
-	if (!json) {
-		for (size_t i = 0; i < nf; i++)
-			printf("%s%s", i ? "\t" : "", rk_schema_field_name(s, i));
-		putchar('\n');
+	return 0;
+}
+
+/* One key's fields: a TSV line, or a JSON object. */
+static void print_fields(const rk_schema *s, const rk_value *vals, int json)
+{
+	size_t nf = rk_schema_nfields(s);
+	if (json)
+		putchar('{');
+	for (size_t i = 0; i < nf; i++) {
+		if (json) {
+			printf("%s\"%s\":", i ? "," : "", rk_schema_field_name(s, i));
+		} else if (i) {
+			putchar('\t');
+		}
+		rk_write_value(stdout, rk_schema_field_type(s, i), &vals[i], json);
 	}
+	puts(json ? "}" : "");
+}
+
+/* Decodes the key on line (n bytes, its line end cut) into x->vals. 0, or -1
+ * after saying why (out of memory: -2, which stops the run). */
+static int decode_key(decode_run *x, const decode_args *a, size_t n)
+{
+	free(x->key);
+	if (!(x->key = malloc(n + 1))) {
+		fprintf(stderr, "rowkey decode: out of memory\n");
+		return -2;
+	}
+	size_t klen;
+	int rc = a->hex ? rk_parse_hex(x->key, &klen, x->line, n) : rk_parse_escaped(x->key, &klen, x->line, n);
+	if (rc == 0)
+		rc = rk_key_decode(x->vals, x->e, x->key, klen);
+	if (rc < 0) {
+		fprintf(stderr, "rowkey decode: %s%sline %ld: %s\n", a->in_path ? a->in_path : "",
+		        a->in_path ? ": " : "", x->lineno, rk_error_last());
+		return -1;
+	}
+	return 0;
+}
+
+/* Decodes every line (until a write to standard output fails: main() says
+ * so). A bad key stops the run, or with --on-error skip is counted. 0, or
+ * -1 when the run stops. */
+static int decode_lines(decode_run *x, const decode_args *a)
+{
 	ssize_t n;
 	errno = 0;
-	while (!rk_cli_out_failed() && (n = getline(&line, &linecap, in)) >= 0) {
-		lineno++;
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+	while (!rk_cli_out_failed() && (n = getline(&x->line, &x->linecap, x->in)) >= 0) {
+		x->lineno++;
+		while (n > 0 && (x->line[n - 1] == '\n' || x->line[n - 1] == '\r'))
 			n--;
-		free(key);
-		if (!(key = malloc((size_t)n + 1))) {
-			fprintf(stderr, "rowkey decode: out of memory\n");
-			goto done;
-		}
-		size_t klen;
-		int rc = hex ? rk_parse_hex(key, &klen, line, (size_t)n) : rk_parse_escaped(key, &klen, line, (size_t)n);
-		if (rc == 0)
-			rc = rk_key_decode(vals, e, key, klen);
-		if (rc < 0) {
-			fprintf(stderr, "rowkey decode: %s%sline %ld: %s\n", in_path ? in_path : "", in_path ? ": " : "",
-			        lineno, rk_error_last());
-			if (!skip)
-				goto done;
-			nbad++;
+		int rc = decode_key(x, a, (size_t)n);
+		if (rc == -1 && a->skip) {
+			x->nbad++;
 			continue;
 		}
-		if (json)
-			putchar('{');
-		for (size_t i = 0; i < nf; i++) {
-			if (json) {
-				printf("%s\"%s\":", i ? "," : "", rk_schema_field_name(s, i));
-			} else if (i) {
-				putchar('\t');
-			}
-			rk_write_value(stdout, rk_schema_field_type(s, i), &vals[i], json);
-		}
-		puts(json ? "}" : "");
+		if (rc < 0)
+			return -1;
+		print_fields(x->s, x->vals, a->json);
 	}
-	if (ferror(in)) { /* a read error is never the end of the input */
+	if (ferror(x->in)) { /* a read error is never the end of the input */
 		fprintf(stderr, "rowkey decode: %s: line %ld: reading the input failed: %s\n",
-		        in_path ? in_path : "<stdin>", lineno + 1, strerror(errno));
-		goto done;
+		        a->in_path ? a->in_path : "<stdin>", x->lineno + 1, strerror(errno));
+		return -1;
 	}
-	if (skip)
-		fprintf(stderr, "rowkey decode: skipped %ld of %ld keys\n", nbad, lineno);
-	status = RK_EXIT_OK; /* main() flushes standard output and says when that fails */
-done:
-	if (in && in != stdin)
-		fclose(in);
-	free(line);
-	free(key);
-	free(vals);
-	rk_encoder_free(e);
-	rk_schema_free(s);
+	return 0;
+}
+
+int rk_cli_decode(int argc, char **argv)
+{
+	decode_args a = {0};
+	int status = parse_args(&a, argc, argv);
+	if (status >= 0)
+		return status;
+	decode_run x = {0};
+	status = RK_EXIT_FAIL;
+	if (decode_open(&x, &a) == 0) {
+		if (!a.json) { /* the header line */
+			for (size_t i = 0; i < rk_schema_nfields(x.s); i++)
+				printf("%s%s", i ? "\t" : "", rk_schema_field_name(x.s, i));
+			putchar('\n');
+		}
+		if (decode_lines(&x, &a) == 0) {
+			if (a.skip)
+				fprintf(stderr, "rowkey decode: skipped %ld of %ld keys\n", x.nbad, x.lineno);
+			status = RK_EXIT_OK; /* main() flushes standard output and says when that fails */
+		}
+	}
+	decode_run_free(&x);
 	return status;
 }
