@@ -45,32 +45,39 @@ const rk_cli_spec rk_cli_spec_analyze = {
 	"rowkey-compare(1), rowkey-suggest(1), rowkey-profile(1), rowkey-heatmap(1)",
 };
 
-int rk_cli_analyze(int argc, char **argv)
-{
+/* ---- the command ---- */
+
+typedef struct analyze_args {
 	rk_cli_wopts W;
-	rk_cli_wopts_init(&W);
-	const char *schema_arg = NULL, *design = NULL, *store = NULL, *html = NULL, *png = NULL;
-	int json = 0, describe = 0, engine_given = 0, c, idx;
-	rk_cli_engine eng = {0, 0, NULL, {0}};
+	const char *schema_arg, *design, *store, *html, *png;
+	int json, describe, engine_given;
+	rk_cli_engine eng;
+} analyze_args;
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). With --describe only the workload is needed. */
+static int parse_args(analyze_args *a, int argc, char **argv)
+{
+	int c, idx;
 	optind = 1;
 	while ((c = rk_cli_getopt(&rk_cli_spec_analyze, argc, argv, &idx)) != -1) {
 		switch (c) {
-		case 's': schema_arg = optarg; break;
-		case 'w': W.wo.name = optarg; break;
-		case 'D': design = optarg; break;
-		case 'S': store = optarg; break;
-		case 'j': json = 1; break;
-		case 'H': html = optarg; break;
-		case 'P': png = optarg; break;
-		case 'W': describe = 1; break;
+		case 's': a->schema_arg = optarg; break;
+		case 'w': a->W.wo.name = optarg; break;
+		case 'D': a->design = optarg; break;
+		case 'S': a->store = optarg; break;
+		case 'j': a->json = 1; break;
+		case 'H': a->html = optarg; break;
+		case 'P': a->png = optarg; break;
+		case 'W': a->describe = 1; break;
 		case 'E':
-			if (rk_cli_engine_parse(&eng, optarg) < 0)
+			if (rk_cli_engine_parse(&a->eng, optarg) < 0)
 				return rk_cli_usage_error("analyze", "%s", rk_error_last());
-			engine_given = 1;
+			a->engine_given = 1;
 			break;
 		case 'h': rk_cli_help(&rk_cli_spec_analyze, stdout); return RK_EXIT_OK;
 		case RK_CLI_WOPT:
-			if (rk_cli_wopts_set(&W, rk_cli_spec_analyze.opts[idx].name, optarg) < 0)
+			if (rk_cli_wopts_set(&a->W, rk_cli_spec_analyze.opts[idx].name, optarg) < 0)
 				return rk_cli_usage_error("analyze", "%s", rk_error_last());
 			break;
 		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
@@ -78,81 +85,98 @@ int rk_cli_analyze(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("analyze", "unexpected argument '%s'", argv[optind]);
-	if (!W.wo.name)
+	if (!a->W.wo.name)
 		return rk_cli_usage_error("analyze", "a workload is required (-w NAME)");
-	if (describe) {
-		char *d;
-		if (rk_workload_describe(&d, &W.wo) < 0)
-			return rk_cli_fail("analyze", "workload");
-		fputs(d, stdout);
-		free(d);
-		return RK_EXIT_OK;
-	}
-	if (!schema_arg)
+	if (a->describe)
+		return -1;
+	if (!a->schema_arg)
 		return rk_cli_usage_error("analyze", "a schema is required (-s SCHEMA)");
-	if (engine_given && !eng.sim && png)
+	if (a->engine_given && !a->eng.sim && a->png)
 		return rk_cli_usage_error("analyze", "--png draws the simulator's heatmap: use --engine "
 		                                     "both (or rowkey heatmap --db DIR on a kept store)");
+	return -1;
+}
+
+/* --describe: the workload's fields, query shapes and obvious key. */
+static int describe(const analyze_args *a)
+{
+	char *d;
+	if (rk_workload_describe(&d, &a->W.wo) < 0)
+		return rk_cli_fail("analyze", "workload");
+	fputs(d, stdout);
+	free(d);
+	return RK_EXIT_OK;
+}
+
+/* Runs the engines asked for, the simulator first, into runs[*n...]. 0, or
+ * the exit status. */
+static int run_engines(rk_analysis **runs, size_t *n, const rk_schema *s, const analyze_args *a)
+{
+	const char *design = a->design ? a->design : "design";
+	if (a->eng.sim) {
+		if (rk_analyze_run(&runs[*n], s, design, &a->W.wo, &a->W.ao) < 0)
+			return rk_cli_fail("analyze", "simulator");
+		++*n;
+	}
+	if (a->eng.store) {
+		if (rk_analyze_store(&runs[*n], s, design, &a->W.wo, &a->W.ao, a->eng.dir) < 0)
+			return rk_cli_fail("analyze", "store");
+		++*n;
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (rk_analysis_set_schema_text(runs[i], a->schema_arg) < 0)
+			return rk_cli_fail("analyze", "report");
+	return 0;
+}
+
+/* The report (one run, or two side by side) on standard output, then the
+ * PNG and HTML files asked for. Returns the exit status. */
+static int write_reports(rk_analysis *const *runs, size_t n, const analyze_args *a)
+{
+	const rk_analysis *const *all = (const rk_analysis *const *)runs;
+	char *text = NULL;
+	int r;
+	if (a->json)
+		r = n == 1 ? rk_analysis_json(&text, runs[0]) : rk_analysis_compare_json(&text, all, n);
+	else
+		r = n == 1 ? rk_analysis_text(&text, runs[0]) : rk_analysis_compare_text(&text, all, n);
+	if (r < 0)
+		return rk_cli_fail("analyze", "report");
+	fputs(text, stdout);
+	if (a->json)
+		putchar('\n');
+	free(text);
+	if (a->png && rk_analysis_write_png(runs[0], a->png) < 0)
+		return rk_cli_fail("analyze", "png");
+	if (a->html && rk_analysis_write_html(a->html, NULL, all, n) < 0)
+		return rk_cli_fail("analyze", "html");
+	return RK_EXIT_OK;
+}
+
+int rk_cli_analyze(int argc, char **argv)
+{
+	analyze_args a = {.eng = {0, 0, NULL, {0}}};
+	rk_cli_wopts_init(&a.W);
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (a.describe)
+		return describe(&a);
 	rk_schema *s;
-	if (rk_schema_load(&s, schema_arg) < 0)
+	if (rk_schema_load(&s, a.schema_arg) < 0)
 		return rk_cli_fail("analyze", "schema");
-	int er = rk_cli_engine_ready(&eng, engine_given, store);
-	if (er < 0) {
+	if ((rc = rk_cli__engine_start(&a.eng, "analyze", a.engine_given, a.store)) != 0) {
 		rk_schema_free(s);
-		return er == RK_EINVALID ? rk_cli_usage_error("analyze", "%s", rk_error_last())
-		                         : rk_cli_fail("analyze", "store run");
+		return rc;
 	}
 	rk_analysis *runs[2] = {NULL, NULL};
 	size_t n = 0;
-	int rc = RK_EXIT_OK;
-	design = design ? design : "design";
-	if (eng.sim) {
-		if (rk_analyze_run(&runs[n], s, design, &W.wo, &W.ao) < 0) {
-			rc = rk_cli_fail("analyze", "simulator");
-			goto out;
-		}
-		n++;
-	}
-	if (eng.store) {
-		if (rk_analyze_store(&runs[n], s, design, &W.wo, &W.ao, eng.dir) < 0) {
-			rc = rk_cli_fail("analyze", "store");
-			goto out;
-		}
-		n++;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (rk_analysis_set_schema_text(runs[i], schema_arg) < 0) {
-			rc = rk_cli_fail("analyze", "report");
-			goto out;
-		}
-	char *text = NULL;
-	int r;
-	if (json)
-		r = n == 1 ? rk_analysis_json(&text, runs[0])
-		           : rk_analysis_compare_json(&text, (const rk_analysis *const *)runs, n);
-	else
-		r = n == 1 ? rk_analysis_text(&text, runs[0])
-		           : rk_analysis_compare_text(&text, (const rk_analysis *const *)runs, n);
-	if (r < 0) {
-		rc = rk_cli_fail("analyze", "report");
-		goto out;
-	}
-	fputs(text, stdout);
-	if (json)
-		putchar('\n');
-	free(text);
-	if (png && rk_analysis_write_png(runs[0], png) < 0) {
-		rc = rk_cli_fail("analyze", "png");
-		goto out;
-	}
-	if (html && rk_analysis_write_html(html, NULL, (const rk_analysis *const *)runs, n) < 0) {
-		rc = rk_cli_fail("analyze", "html");
-		goto out;
-	}
-out:
+	rc = run_engines(runs, &n, s, &a);
+	if (rc == RK_EXIT_OK)
+		rc = write_reports(runs, n, &a);
 	for (size_t i = 0; i < 2; i++)
 		rk_analysis_free(runs[i]);
 	rk_schema_free(s);
-	rk_cli_engine_done(&eng);
+	rk_cli_engine_done(&a.eng);
 	return rc;
 }

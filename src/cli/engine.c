@@ -10,6 +10,7 @@
 
 #include <rowkey/key.h>
 
+#include "cli/cli.h"
 #include "cli/engine.h"
 #include "key/error.h"
 
@@ -49,6 +50,16 @@ int rk_cli_engine_ready(rk_cli_engine *e, int engine_given, const char *store)
 		return rc;
 	}
 	e->dir = e->tmp;
+	return 0;
+}
+
+int rk_cli__engine_start(rk_cli_engine *e, const char *cmd, int engine_given, const char *store)
+{
+	int er = rk_cli_engine_ready(e, engine_given, store);
+	if (er == RK_EINVALID)
+		return rk_cli_usage_error(cmd, "%s", rk_error_last());
+	if (er < 0)
+		return rk_cli_fail(cmd, "store run");
 	return 0;
 }
 

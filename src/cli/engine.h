@@ -37,6 +37,11 @@ int rk_cli_engine_parse(rk_cli_engine *e, const char *arg);
  * error code with rk_error_last() set. */
 int rk_cli_engine_ready(rk_cli_engine *e, int engine_given, const char *store);
 
+/* rk_cli_engine_ready for command `cmd`, saying why it cannot: 0, or the
+ * exit status (a usage error, or RK_EXIT_FAIL when the temporary directory
+ * cannot be made). */
+int rk_cli__engine_start(rk_cli_engine *e, const char *cmd, int engine_given, const char *store);
+
 /* Removes the temporary directory (if any) and everything in it. */
 void rk_cli_engine_done(rk_cli_engine *e);
 
