@@ -60,35 +60,42 @@ static void file_label(char *out, size_t cap, const char *label)
 	out[o] = 0;
 }
 
-int rk_cli_compare(int argc, char **argv)
-{
+/* ---- the command ---- */
+
+typedef struct compare_args {
 	rk_cli_wopts W;
-	rk_cli_wopts_init(&W);
-	const char *store = NULL, *html = NULL, *png = NULL, *designs[MAX_DESIGNS];
-	size_t nd = 0;
-	int json = 0, engine_given = 0, c, idx;
-	rk_cli_engine eng = {0, 0, NULL, {0}};
+	const char *store, *html, *png, *designs[MAX_DESIGNS];
+	size_t nd;
+	int json, engine_given;
+	rk_cli_engine eng;
+} compare_args;
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). */
+static int parse_args(compare_args *a, int argc, char **argv)
+{
+	int c, idx;
 	optind = 1;
 	while ((c = rk_cli_getopt(&rk_cli_spec_compare, argc, argv, &idx)) != -1) {
 		switch (c) {
 		case 'd':
-			if (nd == MAX_DESIGNS)
+			if (a->nd == MAX_DESIGNS)
 				return rk_cli_usage_error("compare", "at most %d designs", MAX_DESIGNS);
-			designs[nd++] = optarg;
+			a->designs[a->nd++] = optarg;
 			break;
-		case 'w': W.wo.name = optarg; break;
-		case 'S': store = optarg; break;
-		case 'j': json = 1; break;
+		case 'w': a->W.wo.name = optarg; break;
+		case 'S': a->store = optarg; break;
+		case 'j': a->json = 1; break;
 		case 'E':
-			if (rk_cli_engine_parse(&eng, optarg) < 0)
+			if (rk_cli_engine_parse(&a->eng, optarg) < 0)
 				return rk_cli_usage_error("compare", "%s", rk_error_last());
-			engine_given = 1;
+			a->engine_given = 1;
 			break;
-		case 'H': html = optarg; break;
-		case 'P': png = optarg; break;
+		case 'H': a->html = optarg; break;
+		case 'P': a->png = optarg; break;
 		case 'h': rk_cli_help(&rk_cli_spec_compare, stdout); return RK_EXIT_OK;
 		case RK_CLI_WOPT:
-			if (rk_cli_wopts_set(&W, rk_cli_spec_compare.opts[idx].name, optarg) < 0)
+			if (rk_cli_wopts_set(&a->W, rk_cli_spec_compare.opts[idx].name, optarg) < 0)
 				return rk_cli_usage_error("compare", "%s", rk_error_last());
 			break;
 		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
@@ -96,101 +103,134 @@ int rk_cli_compare(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("compare", "unexpected argument '%s'", argv[optind]);
-	if (nd == 0)
+	if (a->nd == 0)
 		return rk_cli_usage_error("compare", "give at least one design (-d [LABEL=]SCHEMA)");
-	if (!W.wo.name)
+	if (!a->W.wo.name)
 		return rk_cli_usage_error("compare", "a workload is required (-w NAME)");
-	if (engine_given && !eng.sim && png)
+	if (a->engine_given && !a->eng.sim && a->png)
 		return rk_cli_usage_error("compare", "--png draws the simulator's heatmaps: use --engine "
 		                                     "both (or rowkey heatmap --db DIR on a kept store)");
-	int er = rk_cli_engine_ready(&eng, engine_given, store);
-	if (er == RK_EINVALID)
-		return rk_cli_usage_error("compare", "%s", rk_error_last());
-	if (er < 0)
-		return rk_cli_fail("compare", "store run");
-	if (store && mkdir(store, 0777) != 0 && errno != EEXIST)
-		return rk_cli_usage_error("compare", "cannot create %s: %s", store, strerror(errno));
+	return -1;
+}
+
+/* The runs made so far; compare_run_free frees them on every path. */
+typedef struct compare_run {
 	rk_analysis *runs[2 * MAX_DESIGNS];
-	size_t n = 0;
-	int rc = RK_EXIT_OK;
-	rk_workload_source *src = NULL; /* the data read once for every design */
-	if (eng.sim && rk_workload_source_open(&src, &W.wo) < 0) {
-		rc = rk_cli_fail("compare", W.wo.file ? W.wo.file : W.wo.name);
-		goto out;
+	size_t n;
+	rk_workload_source *src; /* the data read once for every design */
+} compare_run;
+
+static void compare_run_free(compare_run *x)
+{
+	rk_workload_source_free(x->src);
+	for (size_t i = 0; i < x->n; i++)
+		rk_analysis_free(x->runs[i]);
+}
+
+/* Design i's label (LABEL=SCHEMA, else "design N") and its schema text. */
+static const char *design_label(char *label, size_t cap, const char *design, size_t i)
+{
+	const char *eq = strchr(design, '=');
+	/* LABEL=SCHEMA, unless the '=' belongs to the schema (after a space) */
+	if (eq && (size_t)(eq - design) < cap && !memchr(design, ' ', (size_t)(eq - design))) {
+		memcpy(label, design, (size_t)(eq - design));
+		label[eq - design] = 0;
+		return eq + 1;
 	}
-	for (size_t i = 0; i < nd; i++) {
-		char label[128];
-		const char *text = designs[i], *eq = strchr(designs[i], '=');
-		/* LABEL=SCHEMA, unless the '=' belongs to the schema (after a space) */
-		if (eq && (size_t)(eq - designs[i]) < sizeof label && !memchr(designs[i], ' ', (size_t)(eq - designs[i]))) {
-			memcpy(label, designs[i], (size_t)(eq - designs[i]));
-			label[eq - designs[i]] = 0;
-			text = eq + 1;
-		} else {
-			snprintf(label, sizeof label, "design %zu", i + 1);
-		}
-		rk_schema *s;
-		if (rk_schema_load(&s, text) < 0) {
-			rc = rk_cli_fail("compare", label);
-			goto out;
-		}
-		int r = 0;
-		if (eng.sim && (r = rk_analyze_run_on(&runs[n], s, label, src, &W.ao)) == 0) {
-			rk_analysis_set_schema_text(runs[n], text);
-			n++;
-		}
-		if (r == 0 && eng.store) {
-			char dir[4096], fl[128];
-			file_label(fl, sizeof fl, label);
-			snprintf(dir, sizeof dir, "%s/%zu-%s", eng.dir, i + 1, fl);
-			r = rk_analyze_store(&runs[n], s, label, &W.wo, &W.ao, dir);
-			if (r == 0) {
-				rk_analysis_set_schema_text(runs[n], text);
-				n++;
-			}
-		}
-		rk_schema_free(s);
-		if (r < 0) {
-			rc = rk_cli_fail("compare", label);
-			goto out;
+	snprintf(label, cap, "design %zu", i + 1);
+	return design;
+}
+
+/* Design i through the engines asked for; a store run goes to
+ * DIR/N-LABEL. 0, or the exit status. */
+static int run_design(compare_run *x, const compare_args *a, size_t i)
+{
+	char label[128];
+	const char *text = design_label(label, sizeof label, a->designs[i], i);
+	rk_schema *s;
+	if (rk_schema_load(&s, text) < 0)
+		return rk_cli_fail("compare", label);
+	int r = 0;
+	if (a->eng.sim && (r = rk_analyze_run_on(&x->runs[x->n], s, label, x->src, &a->W.ao)) == 0) {
+		rk_analysis_set_schema_text(x->runs[x->n], text);
+		x->n++;
+	}
+	if (r == 0 && a->eng.store) {
+		char dir[4096], fl[128];
+		file_label(fl, sizeof fl, label);
+		snprintf(dir, sizeof dir, "%s/%zu-%s", a->eng.dir, i + 1, fl);
+		r = rk_analyze_store(&x->runs[x->n], s, label, &a->W.wo, &a->W.ao, dir);
+		if (r == 0) {
+			rk_analysis_set_schema_text(x->runs[x->n], text);
+			x->n++;
 		}
 	}
+	rk_schema_free(s);
+	return r < 0 ? rk_cli_fail("compare", label) : 0;
+}
+
+/* --png: each simulator run's heatmap, then all of them on one scale. */
+static int write_pngs(const compare_run *x, const char *png)
+{
+	const rk_analysis *const *all = (const rk_analysis *const *)x->runs;
+	char path[4096];
+	for (size_t i = 0; i < x->n; i++) {
+		char fl[128];
+		rk_heatmap h;
+		if (rk_analysis_heatmap(&h, x->runs[i]) < 0)
+			continue; /* store runs have no heatmap */
+		file_label(fl, sizeof fl, rk_analysis_report(x->runs[i])->design);
+		snprintf(path, sizeof path, "%s%s.png", png, fl);
+		if (rk_analysis_write_png(x->runs[i], path) < 0)
+			return rk_cli_fail("compare", "png");
+	}
+	if (x->n > 1) {
+		snprintf(path, sizeof path, "%scompare.png", png);
+		if (rk_analysis_write_compare_png(path, all, x->n) < 0)
+			return rk_cli_fail("compare", "png");
+	}
+	return 0;
+}
+
+/* The side-by-side report on standard output, then the files asked for.
+ * Returns the exit status. */
+static int write_reports(const compare_run *x, const compare_args *a)
+{
+	const rk_analysis *const *all = (const rk_analysis *const *)x->runs;
 	char *out = NULL;
-	if ((json ? rk_analysis_compare_json(&out, (const rk_analysis *const *)runs, n)
-	          : rk_analysis_compare_text(&out, (const rk_analysis *const *)runs, n)) < 0) {
-		rc = rk_cli_fail("compare", "report");
-		goto out;
-	}
+	if ((a->json ? rk_analysis_compare_json(&out, all, x->n)
+	             : rk_analysis_compare_text(&out, all, x->n)) < 0)
+		return rk_cli_fail("compare", "report");
 	fputs(out, stdout);
-	if (json)
+	if (a->json)
 		putchar('\n');
 	free(out);
-	for (size_t i = 0; png && i < n; i++) {
-		char path[4096], fl[128];
-		rk_heatmap h;
-		if (rk_analysis_heatmap(&h, runs[i]) < 0)
-			continue; /* store runs have no heatmap */
-		file_label(fl, sizeof fl, rk_analysis_report(runs[i])->design);
-		snprintf(path, sizeof path, "%s%s.png", png, fl);
-		if (rk_analysis_write_png(runs[i], path) < 0) {
-			rc = rk_cli_fail("compare", "png");
-			goto out;
-		}
-	}
-	if (png && n > 1) {
-		char path[4096];
-		snprintf(path, sizeof path, "%scompare.png", png);
-		if (rk_analysis_write_compare_png(path, (const rk_analysis *const *)runs, n) < 0) {
-			rc = rk_cli_fail("compare", "png");
-			goto out;
-		}
-	}
-	if (html && rk_analysis_write_html(html, NULL, (const rk_analysis *const *)runs, n) < 0)
-		rc = rk_cli_fail("compare", "html");
-out:
-	rk_workload_source_free(src);
-	for (size_t i = 0; i < n; i++)
-		rk_analysis_free(runs[i]);
-	rk_cli_engine_done(&eng);
+	if (a->png && write_pngs(x, a->png))
+		return RK_EXIT_FAIL;
+	if (a->html && rk_analysis_write_html(a->html, NULL, all, x->n) < 0)
+		return rk_cli_fail("compare", "html");
+	return RK_EXIT_OK;
+}
+
+int rk_cli_compare(int argc, char **argv)
+{
+	compare_args a = {.eng = {0, 0, NULL, {0}}};
+	rk_cli_wopts_init(&a.W);
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if ((rc = rk_cli__engine_start(&a.eng, "compare", a.engine_given, a.store)) != 0)
+		return rc;
+	if (a.store && mkdir(a.store, 0777) != 0 && errno != EEXIST)
+		return rk_cli_usage_error("compare", "cannot create %s: %s", a.store, strerror(errno));
+	compare_run x = {.n = 0};
+	if (a.eng.sim && rk_workload_source_open(&x.src, &a.W.wo) < 0)
+		rc = rk_cli_fail("compare", a.W.wo.file ? a.W.wo.file : a.W.wo.name);
+	for (size_t i = 0; rc == 0 && i < a.nd; i++)
+		rc = run_design(&x, &a, i);
+	if (rc == 0)
+		rc = write_reports(&x, &a);
+	compare_run_free(&x);
+	rk_cli_engine_done(&a.eng);
 	return rc;
 }
