@@ -227,232 +227,268 @@ static int read_splits(rk_bytes **sp, size_t *nsp, const char *path)
 	return bad ? -1 : 0;
 }
 
-int rk_cli_create(int argc, char **argv)
-{
-	const char *db = RK_CLI_DEFAULT_DB;
+/* ---- the command ---- */
+
+/* What the command line asks for, and the split points built from it. Every
+ * family name and split point is malloc'd; create_args_free frees them on
+ * every path. */
+typedef struct create_args {
+	const char *db, *schema_arg, *table;
 	rk_family_def fams[255];
 	char *fambuf[255];
-	size_t nf = 0, nsp = 0;
-	rk_bytes *sp = NULL;
-	uint64_t buckets = 0, dbuckets = 0, hex = 0, dec = 0, nregions = 0, v;
-	const char *schema_arg = NULL;
-	rk_store_options so = RK_STORE_OPTIONS_INIT;
-	int rc = RK_EXIT_USAGE, c;
+	size_t nf;
+	rk_bytes *sp;
+	size_t nsp;
+	uint64_t buckets, dbuckets, hex, dec, nregions;
+	unsigned bpl; /* the bucket prefix splits stay on (rk_table_def), 0: none */
+	rk_store_options so;
+} create_args;
+
+static void create_args_free(create_args *a)
+{
+	for (size_t i = 0; i < a->nf; i++)
+		free(a->fambuf[i]);
+	for (size_t i = 0; i < a->nsp; i++)
+		free((void *)a->sp[i].ptr);
+	free(a->sp);
+}
+
+/* -f F[:V]. The name is counted before V is checked, so that a bad V still
+ * leaves it for create_args_free. */
+static int add_family(create_args *a, const char *arg)
+{
+	uint64_t v;
+	if (a->nf == 255)
+		return rk_cli_usage_error(CMD, "too many families");
+	char *f = strdup(arg), *colon = strchr(f, ':');
+	rk_family_def *d = &a->fams[a->nf];
+	a->fambuf[a->nf++] = f;
+	d->name = f;
+	d->max_versions = 1;
+	d->gc = NULL;
+	if (colon) {
+		*colon = 0;
+		if (rk_cli__parse_u64(&v, colon + 1) || v < 1 || v > 1000000)
+			return rk_cli_usage_error(CMD, "bad version count in --family %s", arg);
+		d->max_versions = (unsigned)v;
+	}
+	return 0;
+}
+
+/* --buckets, --decimal-buckets, --hex-splits or --decimal-splits N (option
+ * key c). */
+static int set_count(create_args *a, int c, const char *arg)
+{
+	uint64_t v;
+	if (rk_cli__parse_u64(&v, arg) || v < 1 || v > (c == 'b' ? 256 : 100000))
+		return rk_cli_usage_error(CMD, "bad count '%s' for --%s", arg,
+		                          c == 'b' ? "buckets" : c == 'B' ? "decimal-buckets"
+		                                             : c == 'x' ? "hex-splits"
+		                                                        : "decimal-splits");
+	*(c == 'b' ? &a->buckets : c == 'B' ? &a->dbuckets : c == 'x' ? &a->hex : &a->dec) = v;
+	return 0;
+}
+
+/* One option (rk_cli_getopt's key c other than --help): 0, or nonzero after
+ * saying why it is wrong. */
+static int parse_option(create_args *a, int c, const char *arg)
+{
+	uint64_t v;
+	uint8_t *p;
+	size_t len;
+	switch (c) {
+	case 'd': a->db = arg; return 0;
+	case 'f': return add_family(a, arg);
+	case 's':
+		if (rk_cli__unescape(&p, &len, arg) || add_split(&a->sp, &a->nsp, p, len))
+			return rk_cli_usage_error(CMD, "bad split point '%s' (escapes are \\xNN and \\\\)", arg);
+		return 0;
+	case 'F': return read_splits(&a->sp, &a->nsp, arg);
+	case 'b':
+	case 'B':
+	case 'x':
+	case 'X': return set_count(a, c, arg);
+	case 'S': a->schema_arg = arg; return 0;
+	case 'r':
+		if (rk_cli__parse_u64(&a->nregions, arg) || a->nregions < 1 || a->nregions > 100000)
+			return rk_cli_usage_error(CMD, "bad region count '%s' (1..100000)", arg);
+		return 0;
+	case 'n':
+		if (rk_cli__parse_u64(&v, arg) || v < 1 || v > RK_MAX_SERVERS)
+			return rk_cli_usage_error(CMD, "bad server count '%s' (1..%u)", arg, RK_MAX_SERVERS);
+		a->so.n_servers = (unsigned)v;
+		return 0;
+	case 't':
+		return rk_cli__parse_size(&a->so.split_threshold, CMD, "split-threshold", arg, 1, 0,
+		                          UINT64_MAX);
+	case 'c':
+		if (parse_capacity(&a->so, arg))
+			return rk_cli_usage_error(CMD, "bad --server-capacity '%s' (e.g. 2000/s, 5MB/s, 64KiB/s, off)",
+			                          arg);
+		return 0;
+	default: /* rk_cli_getopt said why */
+		return RK_EXIT_USAGE;
+	}
+}
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). */
+static int parse_args(create_args *a, int argc, char **argv)
+{
+	int c;
 	while ((c = rk_cli_getopt(&rk_cli_spec_create, argc, argv, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'f': {
-			if (nf == 255) {
-				rk_cli_usage_error(CMD, "too many families");
-				goto out;
-			}
-			char *f = strdup(optarg), *colon = strchr(f, ':');
-			fambuf[nf] = f;
-			fams[nf].name = f;
-			fams[nf].max_versions = 1;
-			fams[nf].gc = NULL;
-			if (colon) {
-				*colon = 0;
-				if (rk_cli__parse_u64(&v, colon + 1) || v < 1 || v > 1000000) {
-					nf++;
-					rk_cli_usage_error(CMD, "bad version count in --family %s", optarg);
-					goto out;
-				}
-				fams[nf].max_versions = (unsigned)v;
-			}
-			nf++;
-			break;
-		}
-		case 's': {
-			uint8_t *p;
-			size_t len;
-			if (rk_cli__unescape(&p, &len, optarg) || add_split(&sp, &nsp, p, len)) {
-				rk_cli_usage_error(CMD, "bad split point '%s' (escapes are \\xNN and \\\\)",
-				                   optarg);
-				goto out;
-			}
-			break;
-		}
-		case 'F':
-			if (read_splits(&sp, &nsp, optarg))
-				goto out;
-			break;
-		case 'b':
-		case 'B':
-		case 'x':
-		case 'X':
-			if (rk_cli__parse_u64(&v, optarg) || v < 1 || v > (c == 'b' ? 256 : 100000)) {
-				rk_cli_usage_error(CMD, "bad count '%s' for --%s", optarg,
-				                   c == 'b' ? "buckets" : c == 'B' ? "decimal-buckets"
-				                                      : c == 'x' ? "hex-splits"
-				                                                 : "decimal-splits");
-				goto out;
-			}
-			*(c == 'b' ? &buckets : c == 'B' ? &dbuckets : c == 'x' ? &hex : &dec) = v;
-			break;
-		case 'S':
-			schema_arg = optarg;
-			break;
-		case 'r':
-			if (rk_cli__parse_u64(&nregions, optarg) || nregions < 1 || nregions > 100000) {
-				rk_cli_usage_error(CMD, "bad region count '%s' (1..100000)", optarg);
-				goto out;
-			}
-			break;
-		case 'n':
-			if (rk_cli__parse_u64(&v, optarg) || v < 1 || v > RK_MAX_SERVERS) {
-				rk_cli_usage_error(CMD, "bad server count '%s' (1..%u)", optarg,
-				                   RK_MAX_SERVERS);
-				goto out;
-			}
-			so.n_servers = (unsigned)v;
-			break;
-		case 't':
-			if (rk_cli__parse_size(&so.split_threshold, CMD, "split-threshold", optarg, 1, 0,
-			                       UINT64_MAX))
-				goto out;
-			break;
-		case 'c':
-			if (parse_capacity(&so, optarg)) {
-				rk_cli_usage_error(CMD, "bad --server-capacity '%s' (e.g. 2000/s, 5MB/s, 64KiB/s, off)",
-				                   optarg);
-				goto out;
-			}
-			break;
-		case 'h':
+		if (c == 'h') {
 			rk_cli_help(&rk_cli_spec_create, stdout);
-			rc = RK_EXIT_OK;
-			goto out;
-		default: /* rk_cli_getopt said why */
-			goto out;
+			return RK_EXIT_OK;
 		}
+		if (parse_option(a, c, optarg))
+			return RK_EXIT_USAGE;
 	}
-	if (optind + 1 != argc) {
-		rk_cli_usage_error(CMD, "expected one TABLE argument");
-		goto out;
+	if (optind + 1 != argc)
+		return rk_cli_usage_error(CMD, "expected one TABLE argument");
+	if (a->nf == 0)
+		return rk_cli_usage_error(CMD, "a table needs at least one family (-f NAME)");
+	if ((a->nsp != 0) + (a->buckets != 0) + (a->dbuckets != 0) + (a->hex != 0) + (a->dec != 0) +
+	        (a->schema_arg != NULL) >
+	    1)
+		return rk_cli_usage_error(CMD, "choose one of --split, --buckets, --decimal-buckets, "
+		                               "--hex-splits, --decimal-splits, --schema");
+	if (a->nregions && !a->schema_arg)
+		return rk_cli_usage_error(CMD, "--regions goes with --schema");
+	a->table = argv[optind];
+	return -1;
+}
+
+/* A salted design: one region per bucket, the split points being the
+ * buckets' prefixes as the encoder writes them. */
+static int bucket_splits(create_args *a, const rk_schema *sc, const rk_schema_info *info)
+{
+	size_t plen = info->prefix_len, np = 0;
+	uint8_t *pre = NULL;
+	if (plen > 8) {
+		fprintf(stderr, "rowkey create: bucket prefix of %zu bytes (the store keeps up to 8)\n",
+		        plen);
+		return RK_EXIT_FAIL;
 	}
-	if (nf == 0) {
-		rk_cli_usage_error(CMD, "a table needs at least one family (-f NAME)");
-		goto out;
-	}
-	if ((nsp != 0) + (buckets != 0) + (dbuckets != 0) + (hex != 0) + (dec != 0) +
-	        (schema_arg != NULL) >
-	    1) {
-		rk_cli_usage_error(CMD, "choose one of --split, --buckets, --decimal-buckets, "
-		                        "--hex-splits, --decimal-splits, --schema");
-		goto out;
-	}
-	if (nregions && !schema_arg) {
-		rk_cli_usage_error(CMD, "--regions goes with --schema");
-		goto out;
-	}
-	unsigned bpl = 0;
-	if (schema_arg) {
-		rk_schema *sc;
-		rk_schema_info info;
-		uint8_t *pre = NULL;
-		size_t np = 0;
-		if (rk_schema_load(&sc, schema_arg)) {
-			rc = rk_cli_fail(CMD, "reading the schema");
-			goto out;
-		}
-		rk_schema_get_info(&info, sc);
-		size_t plen = info.prefix_len;
-		if (plen == 0) {
-			rk_schema_free(sc);
-			fprintf(stderr, "rowkey create: the schema has no salt or hash prefix to derive "
-			                "regions from; give --split points instead\n");
-			rc = RK_EXIT_FAIL;
-			goto out;
-		}
-		if (info.buckets > 1) {
-			if (plen > 8) {
-				rk_schema_free(sc);
-				fprintf(stderr, "rowkey create: bucket prefix of %zu bytes (the store keeps "
-				                "up to 8)\n", plen);
-				rc = RK_EXIT_FAIL;
-				goto out;
-			}
-			if (sample_prefixes(&pre, &np, sc, plen, info.buckets, 1) || np != info.buckets) {
-				rk_schema_free(sc);
-				free(pre);
-				fprintf(stderr, "rowkey create: found %zu of the schema's %u buckets by "
-				                "encoding sample records\n", np, info.buckets);
-				rc = RK_EXIT_FAIL;
-				goto out;
-			}
-			bpl = (unsigned)plen;
-			for (size_t i = 1; i < np; i++) {
-				uint8_t *p = malloc(plen);
-				memcpy(p, pre + i * plen, plen);
-				add_split(&sp, &nsp, p, plen);
-			}
-		} else {
-			size_t want = nregions ? nregions : 1;
-			if (want > 1 && (sample_prefixes(&pre, &np, sc, plen, 20000, 0) || np < want)) {
-				rk_schema_free(sc);
-				free(pre);
-				fprintf(stderr, "rowkey create: could not sample the schema's key prefix\n");
-				rc = RK_EXIT_FAIL;
-				goto out;
-			}
-			for (size_t i = 1; i < want; i++) {
-				const uint8_t *q = pre + (np * i / want) * plen;
-				if (nsp && sp[nsp - 1].len == plen && !memcmp(sp[nsp - 1].ptr, q, plen))
-					continue; /* a repeated quantile */
-				uint8_t *p = malloc(plen);
-				memcpy(p, q, plen);
-				add_split(&sp, &nsp, p, plen);
-			}
-		}
+	if (sample_prefixes(&pre, &np, sc, plen, info->buckets, 1) || np != info->buckets) {
 		free(pre);
-		rk_schema_free(sc);
+		fprintf(stderr, "rowkey create: found %zu of the schema's %u buckets by encoding sample "
+		                "records\n", np, info->buckets);
+		return RK_EXIT_FAIL;
 	}
-	for (uint64_t i = 1; i < buckets; i++) {
+	a->bpl = (unsigned)plen;
+	for (size_t i = 1; i < np; i++) {
+		uint8_t *p = malloc(plen);
+		memcpy(p, pre + i * plen, plen);
+		add_split(&a->sp, &a->nsp, p, plen);
+	}
+	free(pre);
+	return 0;
+}
+
+/* A hash prefix: --regions N regions at quantiles of sampled prefixes, so
+ * any hash or prefix form splits evenly. */
+static int quantile_splits(create_args *a, const rk_schema *sc, size_t plen)
+{
+	size_t want = a->nregions ? a->nregions : 1, np = 0;
+	uint8_t *pre = NULL;
+	if (want > 1 && (sample_prefixes(&pre, &np, sc, plen, 20000, 0) || np < want)) {
+		free(pre);
+		fprintf(stderr, "rowkey create: could not sample the schema's key prefix\n");
+		return RK_EXIT_FAIL;
+	}
+	for (size_t i = 1; i < want; i++) {
+		const uint8_t *q = pre + (np * i / want) * plen;
+		if (a->nsp && a->sp[a->nsp - 1].len == plen && !memcmp(a->sp[a->nsp - 1].ptr, q, plen))
+			continue; /* a repeated quantile */
+		uint8_t *p = malloc(plen);
+		memcpy(p, q, plen);
+		add_split(&a->sp, &a->nsp, p, plen);
+	}
+	free(pre);
+	return 0;
+}
+
+/* --schema: the split points its salt or hash prefix gives. Returns 0 or the
+ * exit status. */
+static int schema_splits(create_args *a)
+{
+	rk_schema *sc;
+	rk_schema_info info;
+	int rc;
+	if (rk_schema_load(&sc, a->schema_arg))
+		return rk_cli_fail(CMD, "reading the schema");
+	rk_schema_get_info(&info, sc);
+	if (info.prefix_len == 0) {
+		fprintf(stderr, "rowkey create: the schema has no salt or hash prefix to derive "
+		                "regions from; give --split points instead\n");
+		rc = RK_EXIT_FAIL;
+	} else if (info.buckets > 1) {
+		rc = bucket_splits(a, sc, &info);
+	} else {
+		rc = quantile_splits(a, sc, info.prefix_len);
+	}
+	rk_schema_free(sc);
+	return rc;
+}
+
+/* --buckets, --decimal-buckets, --hex-splits, --decimal-splits: split points
+ * that follow from the count alone. */
+static void counted_splits(create_args *a)
+{
+	for (uint64_t i = 1; i < a->buckets; i++) {
 		uint8_t *p = malloc(1);
 		p[0] = (uint8_t)i;
-		add_split(&sp, &nsp, p, 1);
-		bpl = 1;
+		add_split(&a->sp, &a->nsp, p, 1);
+		a->bpl = 1;
 	}
-	if (dbuckets) {
-		int w = digits(dbuckets - 1);
-		bpl = (unsigned)w;
-		for (uint64_t i = 1; i < dbuckets; i++) {
+	if (a->dbuckets) {
+		int w = digits(a->dbuckets - 1);
+		a->bpl = (unsigned)w;
+		for (uint64_t i = 1; i < a->dbuckets; i++) {
 			char *p = malloc((size_t)w + 1);
 			snprintf(p, (size_t)w + 1, "%0*llu", w, (unsigned long long)i);
-			add_split(&sp, &nsp, (uint8_t *)p, (size_t)w);
+			add_split(&a->sp, &a->nsp, (uint8_t *)p, (size_t)w);
 		}
 	}
-	for (uint64_t i = 1; i < hex; i++) {
+	for (uint64_t i = 1; i < a->hex; i++) {
 		char *p = malloc(9);
-		snprintf(p, 9, "%08llx", (unsigned long long)(0xFFFFFFFFull / hex * i));
-		add_split(&sp, &nsp, (uint8_t *)p, 8);
+		snprintf(p, 9, "%08llx", (unsigned long long)(0xFFFFFFFFull / a->hex * i));
+		add_split(&a->sp, &a->nsp, (uint8_t *)p, 8);
 	}
-	for (uint64_t i = 1; i < dec; i++) {
+	for (uint64_t i = 1; i < a->dec; i++) {
 		char *p = malloc(9);
-		snprintf(p, 9, "%08llu", (unsigned long long)(99999999ull / dec * i));
-		add_split(&sp, &nsp, (uint8_t *)p, 8);
+		snprintf(p, 9, "%08llu", (unsigned long long)(99999999ull / a->dec * i));
+		add_split(&a->sp, &a->nsp, (uint8_t *)p, 8);
 	}
-	rk_store *s = rk_cli__open_store(CMD, db, 1, &so);
-	if (!s) {
-		rc = RK_EXIT_FAIL;
-		goto out;
-	}
-	rk_table_def def = {argv[optind], fams, nf, sp, nsp, bpl};
-	rc = RK_EXIT_OK;
+}
+
+static int create_table(create_args *a)
+{
+	rk_store *s = rk_cli__open_store(CMD, a->db, 1, &a->so);
+	if (!s)
+		return RK_EXIT_FAIL;
+	rk_table_def def = {a->table, a->fams, a->nf, a->sp, a->nsp, a->bpl};
+	int rc = RK_EXIT_OK;
 	if (rk_table_create(s, &def))
 		rc = rk_cli_fail(CMD, "creating the table");
 	else
-		printf("created table %s: %zu famil%s, %zu region%s\n", argv[optind], nf,
-		       nf == 1 ? "y" : "ies", nsp + 1, nsp ? "s" : "");
-	rc = rk_cli__close_store(CMD, s, rc);
-out:
-	for (size_t i = 0; i < nf; i++)
-		free(fambuf[i]);
-	for (size_t i = 0; i < nsp; i++)
-		free((void *)sp[i].ptr);
-	free(sp);
+		printf("created table %s: %zu famil%s, %zu region%s\n", a->table, a->nf,
+		       a->nf == 1 ? "y" : "ies", a->nsp + 1, a->nsp ? "s" : "");
+	return rk_cli__close_store(CMD, s, rc);
+}
+
+int rk_cli_create(int argc, char **argv)
+{
+	create_args a = {.db = RK_CLI_DEFAULT_DB, .so = RK_STORE_OPTIONS_INIT};
+	int rc = parse_args(&a, argc, argv);
+	if (rc < 0) {
+		rc = a.schema_arg ? schema_splits(&a) : 0;
+		if (rc == 0) {
+			counted_splits(&a);
+			rc = create_table(&a);
+		}
+	}
+	create_args_free(&a);
 	return rc;
 }
