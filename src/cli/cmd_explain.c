@@ -64,21 +64,29 @@ static size_t regions_touched(const rk_plan *plan, const rk_region_info *reg, si
 	return n;
 }
 
-int rk_cli_explain(int argc, char **argv)
+/* ---- the command ---- */
+
+typedef struct explain_args {
+	const char *schema_arg, *where, *db, *table;
+	int json;
+	rk_plan_options po;
+} explain_args;
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). */
+static int parse_args(explain_args *a, int argc, char **argv)
 {
-	const char *schema_arg = NULL, *where = "", *db = NULL, *table = NULL;
-	int json = 0, c;
-	rk_plan_options po = RK_PLAN_OPTIONS_INIT;
+	int c;
 	optind = 1;
 	while ((c = rk_cli_getopt(&rk_cli_spec_explain, argc, argv, NULL)) != -1) {
 		switch (c) {
-		case 's': schema_arg = optarg; break;
-		case 'w': where = optarg; break;
-		case 'd': db = optarg; break;
-		case 't': table = optarg; break;
-		case 'j': json = 1; break;
+		case 's': a->schema_arg = optarg; break;
+		case 'w': a->where = optarg; break;
+		case 'd': a->db = optarg; break;
+		case 't': a->table = optarg; break;
+		case 'j': a->json = 1; break;
 		case 'M':
-			if (rk_cli__parse_max_ranges(&po, "explain", optarg))
+			if (rk_cli__parse_max_ranges(&a->po, "explain", optarg))
 				return RK_EXIT_USAGE;
 			break;
 		case 'h': rk_cli_help(&rk_cli_spec_explain, stdout); return RK_EXIT_OK;
@@ -87,94 +95,141 @@ int rk_cli_explain(int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("explain", "unexpected argument '%s'", argv[optind]);
-	if (!schema_arg)
+	if (!a->schema_arg)
 		return rk_cli_usage_error("explain", "a schema is required (-s SCHEMA)");
-	if (!db != !table)
+	if (!a->db != !a->table)
 		return rk_cli_usage_error("explain", "--db and --table go together");
+	return -1;
+}
 
-	int status = RK_EXIT_FAIL;
-	rk_schema *s = NULL;
-	rk_predicate *pred = NULL;
-	rk_plan *plan = NULL;
-	rk_store *store = NULL;
-	rk_region_info *reg = NULL;
-	size_t nreg = 0;
-	char *js = NULL;
-	if (rk_schema_load(&s, schema_arg) < 0) {
+/* What a run holds; explain_run_free frees it on every path. */
+typedef struct explain_run {
+	rk_schema *s;
+	rk_predicate *pred;
+	rk_plan *plan;
+	rk_store *store;
+	rk_region_info *reg; /* with --db: the table's regions */
+	size_t nreg;
+} explain_run;
+
+static void explain_run_free(explain_run *x)
+{
+	rk_region_info_free(x->reg, x->nreg);
+	if (x->store)
+		rk_store_close(x->store);
+	rk_plan_free(x->plan);
+	rk_predicate_free(x->pred);
+	rk_schema_free(x->s);
+}
+
+/* The schema, the predicate, the plan and with --db the table's regions. 0,
+ * or -1 after saying why. */
+static int explain_open(explain_run *x, const explain_args *a)
+{
+	if (rk_schema_load(&x->s, a->schema_arg) < 0) {
 		rk_cli_fail("explain", "schema");
-		goto done;
+		return -1;
 	}
-	if (rk_predicate_parse(&pred, s, where, strlen(where)) < 0) {
+	if (rk_predicate_parse(&x->pred, x->s, a->where, strlen(a->where)) < 0) {
 		fprintf(stderr, "rowkey explain: %s\n", rk_error_last());
-		goto done;
+		return -1;
 	}
-	if (rk_plan_build_opts(&plan, s, pred, &po) < 0) {
+	if (rk_plan_build_opts(&x->plan, x->s, x->pred, &a->po) < 0) {
 		rk_cli_fail("explain", "plan");
-		goto done;
+		return -1;
 	}
-	if (db) {
+	if (a->db) {
 		rk_store_options o = RK_STORE_OPTIONS_INIT;
 		o.create_if_missing = 0;
 		o.background_splits = 0;
-		if (rk_store_open(&store, db, &o) < 0 || rk_store_regions(&reg, &nreg, store, table) < 0) {
-			rk_cli_fail("explain", db);
-			goto done;
+		if (rk_store_open(&x->store, a->db, &o) < 0 ||
+		    rk_store_regions(&x->reg, &x->nreg, x->store, a->table) < 0) {
+			rk_cli_fail("explain", a->db);
+			return -1;
 		}
 	}
-	size_t touched = db ? regions_touched(plan, reg, nreg) : 0;
-	if (json) {
-		if (rk_plan_json(&js, plan) < 0) {
-			rk_cli_fail("explain", "json");
-			goto done;
-		}
-		if (db)
-			js[strlen(js) - 1] = 0; /* drop the closing brace to add the region figures */
-		fputs(js, stdout);
-		if (db)
-			printf(",\"regions\":%zu,\"regions_touched\":%zu}", nreg, touched);
-		putchar('\n');
-	} else {
-		static const char *kinds[] = {"", "point gets", "row ranges", "full scan"};
-		printf("plan        %s\n", kinds[plan->kind]);
-		printf("why         %s\n", plan->explain);
-		if (plan->kind == RK_PLAN_GETS) {
-			printf("gets        %zu\n", plan->nranges);
-			for (size_t i = 0; i < plan->nranges && i < 20; i++) {
-				printf("  ");
-				rk_write_escaped(stdout, plan->ranges[i].start, plan->ranges[i].start_len);
-				putchar('\n');
-			}
-		} else {
-			printf("ranges      %zu%s\n", plan->nranges, plan->merge ? " (merged in logical order)" : "");
-			for (size_t i = 0; i < plan->nranges && i < 20; i++) {
-				const rk_key_range *r = &plan->ranges[i];
-				printf("  [");
-				rk_write_escaped(stdout, r->start, r->start_len);
-				printf(", ");
-				if (r->stop)
-					rk_write_escaped(stdout, r->stop, r->stop_len);
-				else
-					printf("(end)");
-				printf(")");
-				if (r->bucket >= 0)
-					printf("  bucket %d", r->bucket);
-				putchar('\n');
-			}
-		}
-		if (plan->nranges > 20)
-			printf("  ... %zu more\n", plan->nranges - 20);
-		printf("residual    %s\n", plan->residual ? "yes: rows are decoded and filtered" : "no");
-		if (db)
-			printf("regions     %zu of %zu in table %s\n", touched, nreg, table);
+	return 0;
+}
+
+/* rk_plan_json's object, with --db the region figures added to it. */
+static int print_json(const explain_run *x, const explain_args *a, size_t touched)
+{
+	char *js = NULL;
+	if (rk_plan_json(&js, x->plan) < 0) {
+		free(js);
+		rk_cli_fail("explain", "json");
+		return -1;
 	}
-	status = RK_EXIT_OK;
-done:
+	if (a->db)
+		js[strlen(js) - 1] = 0; /* drop the closing brace to add the region figures */
+	fputs(js, stdout);
+	if (a->db)
+		printf(",\"regions\":%zu,\"regions_touched\":%zu}", x->nreg, touched);
+	putchar('\n');
 	free(js);
-	rk_region_info_free(reg, nreg);
-	if (store)
-		rk_store_close(store);
-	rk_plan_free(plan);
-	rk_predicate_free(pred);
-	rk_schema_free(s);
+	return 0;
+}
+
+/* The first 20 gets or ranges, one a line. */
+static void print_ranges(const rk_plan *plan)
+{
+	if (plan->kind == RK_PLAN_GETS) {
+		printf("gets        %zu\n", plan->nranges);
+		for (size_t i = 0; i < plan->nranges && i < 20; i++) {
+			printf("  ");
+			rk_write_escaped(stdout, plan->ranges[i].start, plan->ranges[i].start_len);
+			putchar('\n');
+		}
+	} else {
+		printf("ranges      %zu%s\n", plan->nranges, plan->merge ? " (merged in logical order)" : "");
+		for (size_t i = 0; i < plan->nranges && i < 20; i++) {
+			const rk_key_range *r = &plan->ranges[i];
+			printf("  [");
+			rk_write_escaped(stdout, r->start, r->start_len);
+			printf(", ");
+			if (r->stop)
+				rk_write_escaped(stdout, r->stop, r->stop_len);
+			else
+				printf("(end)");
+			printf(")");
+			if (r->bucket >= 0)
+				printf("  bucket %d", r->bucket);
+			putchar('\n');
+		}
+	}
+	if (plan->nranges > 20)
+		printf("  ... %zu more\n", plan->nranges - 20);
+}
+
+static void print_text(const explain_run *x, const explain_args *a, size_t touched)
+{
+	static const char *kinds[] = {"", "point gets", "row ranges", "full scan"};
+	const rk_plan *plan = x->plan;
+	printf("plan        %s\n", kinds[plan->kind]);
+	printf("why         %s\n", plan->explain);
+	print_ranges(plan);
+	printf("residual    %s\n", plan->residual ? "yes: rows are decoded and filtered" : "no");
+	if (a->db)
+		printf("regions     %zu of %zu in table %s\n", touched, x->nreg, a->table);
+}
+
+int rk_cli_explain(int argc, char **argv)
+{
+	explain_args a = {.where = "", .po = RK_PLAN_OPTIONS_INIT};
+	int status = parse_args(&a, argc, argv);
+	if (status >= 0)
+		return status;
+	explain_run x = {0};
+	status = RK_EXIT_FAIL;
+	if (explain_open(&x, &a) == 0) {
+		size_t touched = a.db ? regions_touched(x.plan, x.reg, x.nreg) : 0;
+		if (!a.json) {
+			print_text(&x, &a, touched);
+			status = RK_EXIT_OK;
+		} else if (print_json(&x, &a, touched) == 0) {
+			status = RK_EXIT_OK;
+		}
+	}
+	explain_run_free(&x);
 	return status;
 }
