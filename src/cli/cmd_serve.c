@@ -119,63 +119,179 @@ static void run_chores(chores *ch, rk_store *store)
 	}
 }
 
-int rk_cli_serve(int argc, char **argv)
+/* ---- the command ---- */
+
+typedef struct serve_args {
+	const char *db, *listen, *project, *instance, *http;
+	unsigned servers;
+	chores ch;
+	rk_store_options o;
+} serve_args;
+
+/* One option (rk_cli_getopt's key c other than --help): 0, or nonzero after
+ * saying why it is wrong. */
+static int parse_option(serve_args *a, int c, const char *arg)
 {
-	const char *db = RK_CLI_DEFAULT_DB, *listen = "127.0.0.1:8086";
-	const char *project = NULL, *instance = NULL, *http = NULL;
-	unsigned servers = 4;
-	chores ch = {60, 3600, time(NULL), time(NULL)};
-	rk_store_options o = RK_STORE_OPTIONS_INIT;
 	uint64_t v;
+	switch (c) {
+	case 'd': a->db = arg; return 0;
+	case 'l': a->listen = arg; return 0;
+	case 'p': a->project = arg; return 0;
+	case 'i': a->instance = arg; return 0;
+	case 's':
+		if (rk_cli__parse_u64(&v, arg) || v < 1 || v > RK_MAX_SERVERS)
+			return rk_cli_usage_error(CMD, "--servers: '%s' is not 1..%u", arg, RK_MAX_SERVERS);
+		a->servers = (unsigned)v;
+		return 0;
+	case 'b':
+		if (rk_cli__parse_u64(&v, arg) || v > 86400)
+			return rk_cli_usage_error(CMD, "--balance-every: '%s' is not 0..86400 seconds", arg);
+		a->ch.balance_every = (unsigned long)v;
+		return 0;
+	case 'g':
+		if (rk_cli__parse_u64(&v, arg) || v > 86400 * 7)
+			return rk_cli_usage_error(CMD, "--collect-every: '%s' is not 0..604800 seconds", arg);
+		a->ch.collect_every = (unsigned long)v;
+		return 0;
+	case 'c':
+		if (rk_cli__parse_size(&v, CMD, "block-cache", arg, 1u << 20, 0, 65536ull << 20))
+			return -1;
+		a->o.block_cache_size = (size_t)v;
+		return 0;
+	case 'H': a->http = arg; return 0;
+	default: return -1; /* rk_cli_getopt said why */
+	}
+}
+
+/* Returns -1 to go on, else the exit status (help given, or a usage error
+ * said). */
+static int parse_args(serve_args *a, int argc, char **argv)
+{
 	int c;
 	while ((c = rk_cli_getopt(&rk_cli_spec_serve, argc, argv, NULL)) != -1) {
-		switch (c) {
-		case 'd': db = optarg; break;
-		case 'l': listen = optarg; break;
-		case 'p': project = optarg; break;
-		case 'i': instance = optarg; break;
-		case 's':
-			if (rk_cli__parse_u64(&v, optarg) || v < 1 || v > RK_MAX_SERVERS)
-				return rk_cli_usage_error(CMD, "--servers: '%s' is not 1..%u", optarg,
-				                          RK_MAX_SERVERS);
-			servers = (unsigned)v;
-			break;
-		case 'b':
-			if (rk_cli__parse_u64(&v, optarg) || v > 86400)
-				return rk_cli_usage_error(CMD, "--balance-every: '%s' is not 0..86400 seconds",
-				                          optarg);
-			ch.balance_every = (unsigned long)v;
-			break;
-		case 'g':
-			if (rk_cli__parse_u64(&v, optarg) || v > 86400 * 7)
-				return rk_cli_usage_error(CMD, "--collect-every: '%s' is not 0..604800 "
-				                          "seconds", optarg);
-			ch.collect_every = (unsigned long)v;
-			break;
-		case 'c':
-			if (rk_cli__parse_size(&v, CMD, "block-cache", optarg, 1u << 20, 0, 65536ull << 20))
-				return RK_EXIT_USAGE;
-			o.block_cache_size = (size_t)v;
-			break;
-		case 'H': http = optarg; break;
-		case 'h': rk_cli_help(&rk_cli_spec_serve, stdout); return RK_EXIT_OK;
-		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
+		if (c == 'h') {
+			rk_cli_help(&rk_cli_spec_serve, stdout);
+			return RK_EXIT_OK;
 		}
+		if (parse_option(a, c, optarg))
+			return RK_EXIT_USAGE;
 	}
 	if (argc - optind > 1)
 		return rk_cli_usage_error(CMD, "expected at most one DIR");
 	if (optind < argc)
-		db = argv[optind];
-	if ((project == NULL) != (instance == NULL))
+		a->db = argv[optind];
+	if ((a->project == NULL) != (a->instance == NULL))
 		return rk_cli_usage_error(CMD, "--project and --instance go together");
-	const char *port = strrchr(listen, ':');
+	const char *port = strrchr(a->listen, ':');
 	uint64_t pv;
-	if (!port || port == listen || rk_cli__parse_u64(&pv, port + 1) || pv > 65535)
+	if (!port || port == a->listen || rk_cli__parse_u64(&pv, port + 1) || pv > 65535)
 		return rk_cli_usage_error(CMD, "--listen: '%s' is not HOST:PORT with a port of 0..65535",
-		                          listen);
-	if (http && !rk_http_listen_ok(http))
+		                          a->listen);
+	if (a->http && !rk_http_listen_ok(a->http))
 		return rk_cli_usage_error(CMD, "--http: '%s' is not [HOST:]PORT with HOST an IPv4 address",
-		                          http);
+		                          a->http);
+	return -1;
+}
+
+/* A running server: the store, the gRPC server and the live page. src is
+ * the page's, and lives as long as it. */
+typedef struct serving {
+	rk_store *store;
+	rk_sv_server *srv;
+	rk_http *page;
+	rk_http_source src;
+	char bound[256], page_at[256], metrics[4200];
+} serving;
+
+/* Opens the store and starts the server and (--http) the page. 0, or -1
+ * after saying why, with everything started stopped again. */
+static int serve_start(serving *sv, serve_args *a)
+{
+	a->o.n_servers = a->servers;
+	sv->store = rk_cli__open_store(CMD, a->db, 1, &a->o);
+	if (!sv->store)
+		return -1;
+	snprintf(sv->metrics, sizeof sv->metrics, "%s/metrics.tsv", a->db);
+	if (rk_sv_server_start(&sv->srv, sv->store, a->listen, a->project ? a->project : "*",
+	                       a->instance ? a->instance : "*", NULL, sv->bound, sizeof sv->bound)) {
+		rk_cli_fail(CMD, "starting the server");
+		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
+		return -1;
+	}
+	sv->page = NULL;
+	sv->src = (rk_http_source){sv->store, NULL, a->db};
+	if (a->http && rk_http_start(&sv->page, &sv->src, a->http, sv->page_at, sizeof sv->page_at)) {
+		rk_cli_fail(CMD, "starting the live page");
+		rk_sv_server_stop(sv->srv, 0);
+		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
+		return -1;
+	}
+	return 0;
+}
+
+/* DIR/SERVING, and the addresses on standard output. Whoever started the
+ * server reads the address there: when it cannot be written, -1 (stop). */
+static int announce(const serving *sv, const char *db)
+{
+	if (write_serving(db, sv->bound))
+		fprintf(stderr, "rowkey serve: warning: cannot write %s/SERVING: %s\n", db,
+		        strerror(errno));
+	printf("rowkey serve: listening on %s (store %s)\n", sv->bound, db);
+	if (sv->page)
+		printf("rowkey serve: Key Visualizer on http://%s/\n", sv->page_at);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "rowkey serve: writing the address to standard output failed: %s\n",
+		        strerror(errno));
+		clearerr(stdout); /* said here */
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs the chores and writes the metrics every 5 seconds until SIGTERM or
+ * SIGINT (blocked in every thread, so only sigtimedwait takes them);
+ * returns which. */
+static int serve_until_signal(serving *sv, chores *ch, const sigset_t *sigs)
+{
+	ch->last_balance = ch->last_collect = time(NULL);
+	for (;;) {
+		struct timespec five = {5, 0};
+		int s = sigtimedwait(sigs, NULL, &five);
+		if (s == SIGTERM || s == SIGINT)
+			return s;
+		run_chores(ch, sv->store);
+		if (rk_store_write_metrics(sv->store, sv->metrics))
+			fprintf(stderr, "rowkey serve: warning: writing %s: %s\n", sv->metrics,
+			        rk_error_last());
+	}
+}
+
+/* Drains the calls in flight, removes DIR/SERVING and closes the store. sig:
+ * the signal that stopped the server, or -1 when the address could not be
+ * written. Returns the exit status. */
+static int serve_stop(serving *sv, const char *db, int sig)
+{
+	if (sig > 0)
+		fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
+		        sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	rk_sv_server_stop(sv->srv, 30000);
+	rk_http_stop(sv->page);
+	char serving_path[4200];
+	snprintf(serving_path, sizeof serving_path, "%s/SERVING", db);
+	unlink(serving_path);
+	int rc = rk_cli__close_store(CMD, sv->store, sig < 0 ? RK_EXIT_FAIL : RK_EXIT_OK);
+	if (sig > 0 && rc == RK_EXIT_OK)
+		fprintf(stderr, "rowkey serve: stopped, store %s closed\n", db);
+	return rc;
+}
+
+int rk_cli_serve(int argc, char **argv)
+{
+	serve_args a = {.db = RK_CLI_DEFAULT_DB, .listen = "127.0.0.1:8086", .servers = 4,
+	                .ch = {60, 3600, time(NULL), time(NULL)}, .o = RK_STORE_OPTIONS_INIT};
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
 
 	/* every thread started from here on leaves these signals to sigtimedwait */
 	sigset_t sigs;
@@ -185,65 +301,13 @@ int rk_cli_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	o.n_servers = servers;
-	rk_store *store = rk_cli__open_store(CMD, db, 1, &o);
-	if (!store)
+	serving sv;
+	if (serve_start(&sv, &a))
 		return RK_EXIT_FAIL;
-	char bound[256], metrics[4200];
-	snprintf(metrics, sizeof metrics, "%s/metrics.tsv", db);
-	rk_sv_server *srv;
-	if (rk_sv_server_start(&srv, store, listen, project ? project : "*",
-	                       instance ? instance : "*", NULL, bound, sizeof bound)) {
-		rk_cli_fail(CMD, "starting the server");
-		return rk_cli__close_store(CMD, store, RK_EXIT_FAIL);
-	}
-	rk_http *page = NULL;
-	char page_at[256];
-	rk_http_source src = {store, NULL, db};
-	if (http && rk_http_start(&page, &src, http, page_at, sizeof page_at)) {
-		rk_cli_fail(CMD, "starting the live page");
-		rk_sv_server_stop(srv, 0);
-		return rk_cli__close_store(CMD, store, RK_EXIT_FAIL);
-	}
-	if (write_serving(db, bound))
-		fprintf(stderr, "rowkey serve: warning: cannot write %s/SERVING: %s\n", db,
-		        strerror(errno));
-	printf("rowkey serve: listening on %s (store %s)\n", bound, db);
-	if (page)
-		printf("rowkey serve: Key Visualizer on http://%s/\n", page_at);
-	/* whoever started the server reads the address here: unwritten, stop */
-	int sig = 0;
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "rowkey serve: writing the address to standard output failed: %s\n",
-		        strerror(errno));
-		clearerr(stdout); /* said here */
-		sig = -1;
-	}
-	ch.last_balance = ch.last_collect = time(NULL);
-	while (!sig) {
-		struct timespec five = {5, 0};
-		int s = sigtimedwait(&sigs, NULL, &five);
-		if (s == SIGTERM || s == SIGINT) {
-			sig = s;
-			break;
-		}
-		run_chores(&ch, store);
-		if (rk_store_write_metrics(store, metrics))
-			fprintf(stderr, "rowkey serve: warning: writing %s: %s\n", metrics,
-			        rk_error_last());
-	}
-	if (sig > 0)
-		fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
-		        sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	rk_sv_server_stop(srv, 30000);
-	rk_http_stop(page);
-	char serving[4200];
-	snprintf(serving, sizeof serving, "%s/SERVING", db);
-	unlink(serving);
-	int rc = rk_cli__close_store(CMD, store, sig < 0 ? RK_EXIT_FAIL : RK_EXIT_OK);
-	if (sig > 0 && rc == RK_EXIT_OK)
-		fprintf(stderr, "rowkey serve: stopped, store %s closed\n", db);
-	return rc;
+	int sig = announce(&sv, a.db);
+	if (sig == 0)
+		sig = serve_until_signal(&sv, &a.ch, &sigs);
+	return serve_stop(&sv, a.db, sig);
 }
 
 #else
