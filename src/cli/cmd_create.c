@@ -62,16 +62,35 @@ const rk_cli_spec rk_cli_spec_create = {
 	"rowkey-load(1), rowkey-put(1), rowkey-regions(1)",
 };
 
+/* Takes p (malloc'd) into the split points, or frees it when out of memory
+ * (-1). */
 static int add_split(rk_bytes **sp, size_t *n, uint8_t *p, size_t len)
 {
-	rk_bytes *q = realloc(*sp, (*n + 1) * sizeof *q);
-	if (!q)
+	rk_bytes *q = p ? realloc(*sp, (*n + 1) * sizeof *q) : NULL;
+	if (!q) {
+		free(p);
 		return -1;
+	}
 	*sp = q;
 	q[*n].ptr = p;
 	q[*n].len = len;
 	++*n;
 	return 0;
+}
+
+/* A copy of len bytes at src into the split points; -1 when out of memory. */
+static int add_split_copy(rk_bytes **sp, size_t *n, const void *src, size_t len)
+{
+	uint8_t *p = malloc(len ? len : 1);
+	if (p)
+		memcpy(p, src, len);
+	return add_split(sp, n, p, len);
+}
+
+static int out_of_memory(void)
+{
+	fprintf(stderr, "rowkey " CMD ": out of memory for the split points\n");
+	return RK_EXIT_FAIL;
 }
 
 static uint64_t rng_next(uint64_t *x)
@@ -260,7 +279,9 @@ static int add_family(create_args *a, const char *arg)
 	uint64_t v;
 	if (a->nf == 255)
 		return rk_cli_usage_error(CMD, "too many families");
-	char *f = strdup(arg), *colon = strchr(f, ':');
+	char *f = strdup(arg), *colon = f ? strchr(f, ':') : NULL;
+	if (!f)
+		return out_of_memory();
 	rk_family_def *d = &a->fams[a->nf];
 	a->fambuf[a->nf++] = f;
 	d->name = f;
@@ -377,11 +398,11 @@ static int bucket_splits(create_args *a, const rk_schema *sc, const rk_schema_in
 		return RK_EXIT_FAIL;
 	}
 	a->bpl = (unsigned)plen;
-	for (size_t i = 1; i < np; i++) {
-		uint8_t *p = malloc(plen);
-		memcpy(p, pre + i * plen, plen);
-		add_split(&a->sp, &a->nsp, p, plen);
-	}
+	for (size_t i = 1; i < np; i++)
+		if (add_split_copy(&a->sp, &a->nsp, pre + i * plen, plen)) {
+			free(pre);
+			return out_of_memory();
+		}
 	free(pre);
 	return 0;
 }
@@ -401,9 +422,10 @@ static int quantile_splits(create_args *a, const rk_schema *sc, size_t plen)
 		const uint8_t *q = pre + (np * i / want) * plen;
 		if (a->nsp && a->sp[a->nsp - 1].len == plen && !memcmp(a->sp[a->nsp - 1].ptr, q, plen))
 			continue; /* a repeated quantile */
-		uint8_t *p = malloc(plen);
-		memcpy(p, q, plen);
-		add_split(&a->sp, &a->nsp, p, plen);
+		if (add_split_copy(&a->sp, &a->nsp, q, plen)) {
+			free(pre);
+			return out_of_memory();
+		}
 	}
 	free(pre);
 	return 0;
@@ -433,34 +455,33 @@ static int schema_splits(create_args *a)
 }
 
 /* --buckets, --decimal-buckets, --hex-splits, --decimal-splits: split points
- * that follow from the count alone. */
-static void counted_splits(create_args *a)
+ * that follow from the count alone. 0 or the exit status. */
+static int counted_splits(create_args *a)
 {
-	for (uint64_t i = 1; i < a->buckets; i++) {
-		uint8_t *p = malloc(1);
-		p[0] = (uint8_t)i;
-		add_split(&a->sp, &a->nsp, p, 1);
+	char t[32];
+	int bad = 0;
+	for (uint64_t i = 1; i < a->buckets && !bad; i++) {
+		uint8_t b = (uint8_t)i;
+		bad = add_split_copy(&a->sp, &a->nsp, &b, 1);
 		a->bpl = 1;
 	}
 	if (a->dbuckets) {
-		int w = digits(a->dbuckets - 1);
+		int w = digits(a->dbuckets - 1) & 31; /* at most 20: a u64's digits */
 		a->bpl = (unsigned)w;
-		for (uint64_t i = 1; i < a->dbuckets; i++) {
-			char *p = malloc((size_t)w + 1);
-			snprintf(p, (size_t)w + 1, "%0*llu", w, (unsigned long long)i);
-			add_split(&a->sp, &a->nsp, (uint8_t *)p, (size_t)w);
+		for (uint64_t i = 1; i < a->dbuckets && !bad; i++) {
+			snprintf(t, sizeof t, "%0*llu", w, (unsigned long long)i);
+			bad = add_split_copy(&a->sp, &a->nsp, t, (size_t)w);
 		}
 	}
-	for (uint64_t i = 1; i < a->hex; i++) {
-		char *p = malloc(9);
-		snprintf(p, 9, "%08llx", (unsigned long long)(0xFFFFFFFFull / a->hex * i));
-		add_split(&a->sp, &a->nsp, (uint8_t *)p, 8);
+	for (uint64_t i = 1; i < a->hex && !bad; i++) {
+		snprintf(t, sizeof t, "%08llx", (unsigned long long)(0xFFFFFFFFull / a->hex * i));
+		bad = add_split_copy(&a->sp, &a->nsp, t, 8);
 	}
-	for (uint64_t i = 1; i < a->dec; i++) {
-		char *p = malloc(9);
-		snprintf(p, 9, "%08llu", (unsigned long long)(99999999ull / a->dec * i));
-		add_split(&a->sp, &a->nsp, (uint8_t *)p, 8);
+	for (uint64_t i = 1; i < a->dec && !bad; i++) {
+		snprintf(t, sizeof t, "%08llu", (unsigned long long)(99999999ull / a->dec * i));
+		bad = add_split_copy(&a->sp, &a->nsp, t, 8);
 	}
+	return bad ? out_of_memory() : 0;
 }
 
 static int create_table(create_args *a)
@@ -484,10 +505,8 @@ int rk_cli_create(int argc, char **argv)
 	int rc = parse_args(&a, argc, argv);
 	if (rc < 0) {
 		rc = a.schema_arg ? schema_splits(&a) : 0;
-		if (rc == 0) {
-			counted_splits(&a);
+		if (rc == 0 && (rc = counted_splits(&a)) == 0)
 			rc = create_table(&a);
-		}
 	}
 	create_args_free(&a);
 	return rc;
