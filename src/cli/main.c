@@ -10,7 +10,9 @@
 #include <rowkey/key.h>
 #include <rowkey/version.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -56,8 +58,24 @@ static int finish_output(const char *cmd, int status)
 	return status == RK_EXIT_OK ? RK_EXIT_FAIL : status;
 }
 
+/* A standard stream the caller closed (rowkey load ... >&-) would be
+ * reused by the next file opened: a store's LOCK or log file would then
+ * receive what the command prints. Each closed one is held by /dev/null
+ * opened the other way round, so that writing (or reading) it fails with
+ * EBADF as it would have closed, and no file of ours gets its number. */
+static void hold_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int h = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+			if (h >= 0 && h != fd) /* lower fds are open: h == fd unless /dev/null is gone */
+				close(h);
+		}
+}
+
 int main(int argc, char **argv)
 {
+	hold_closed_std_fds();
 #ifdef RK_WITH_BIGTABLE
 	rk_bigtable_register(); /* --db bigtable://PROJECT/INSTANCE */
 #endif

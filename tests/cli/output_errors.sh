@@ -80,6 +80,25 @@ code_file heatmap --db "$DB" ev --png /dev/full
 code_file heatmap --db "$DB" ev --html /dev/full
 code_file analyze -s "fields id:u64; key id" "${W[@]}" --html /dev/full
 
+# a closed standard output: the command fails as on a full disk, and what it
+# prints reaches no file of the store's (the next file opened would get fd 1)
+closed() { # (a server that wrote its address into a store file would serve on)
+	timeout 30 "$ROWKEY" "$@" >&- 2>"$T/err"
+	local got=$?
+	[ "$got" = 1 ] || { cat "$T/err" >&2; fail "rowkey $* >&- exited $got, wanted 1"; }
+	has "Bad file descriptor" err
+	n=$((n + 1))
+}
+closed create --db "$T/closed" ev -f d
+closed load --db "$T/closed" ev -s "$S" "$T/rows.csv"
+if "$ROWKEY" serve --help >/dev/null 2>&1; then
+	closed serve --db "$T/closed" --listen 127.0.0.1:0
+fi
+grep -rl "listening on\|rows in\|created table" "$T/closed" && fail "the command's output went into a store file"
+"$ROWKEY" check --db "$T/closed" >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "check after >&-"; }
+"$ROWKEY" scan --db "$T/closed" ev --count >"$T/out" || fail "scan after >&-"
+[ "$(cat "$T/out")" = 9 ] || { cat "$T/out"; fail "the 9 rows loaded with standard output closed"; }
+
 # a closed pipe: the command ends, and says nothing about it
 "$ROWKEY" scan --db "$DB" ev 2>"$T/err" | head -c 1 >/dev/null
 [ -s "$T/err" ] && { cat "$T/err"; fail "a closed pipe was reported"; }
