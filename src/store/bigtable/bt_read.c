@@ -69,145 +69,200 @@ static int check_key(const char *what, const char *name, size_t i, const rk_bt_b
 
 /* ---- the filter, packed once ---- */
 
+/*
+ * The column selector: per column a family filter, or a chain of a family
+ * and a qualifier filter; the columns' filters interleaved (a single column
+ * needs no interleave). The filters and their quoted regexes live in these
+ * arrays, sized by the column count, until the whole filter is packed.
+ */
+typedef struct col_filters {
+	Rkbt__RowFilter *cf;         /* per column: family, qualifier, their chain */
+	Rkbt__RowFilter **cfp;       /* per column: the chain's two filters */
+	Rkbt__RowFilter **top;       /* per column: the filter the interleave holds */
+	Rkbt__RowFilter__Chain *cch; /* per column: the chain */
+	char *rx;                    /* the quoted regexes, each NUL-terminated */
+	Rkbt__RowFilter__Interleave inter;
+	Rkbt__RowFilter inter_f;
+} col_filters;
+
+static void col_filters_free(col_filters *c)
+{
+	free(c->cf);
+	free(c->cfp);
+	free(c->top);
+	free(c->cch);
+	free(c->rx);
+}
+
+/* Checks that every column names a family, then allocates c for them. */
+static int col_filters_alloc(col_filters *c, const rk_bt_read *q, const char *what)
+{
+	size_t rxlen = 0, k = q->ncolumns;
+	for (size_t i = 0; i < k; i++) {
+		if (!q->columns[i].family || !*q->columns[i].family)
+			return rk__err(RK_EINVALID, "%s: column %zu has no family", what, i);
+		/* rk_bt__regex_quote writes at most 4 bytes per byte (\xNN), then a NUL */
+		rxlen += 4 * (strlen(q->columns[i].family) + q->columns[i].qualifier_len) + 2;
+	}
+	c->cf = calloc(3 * k, sizeof *c->cf);
+	c->cfp = calloc(2 * k, sizeof *c->cfp);
+	c->top = calloc(k, sizeof *c->top);
+	c->cch = calloc(k, sizeof *c->cch);
+	c->rx = malloc(rxlen);
+	if (!c->cf || !c->cfp || !c->top || !c->cch || !c->rx)
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	return 0;
+}
+
+/* Column i's filter, its regexes quoted at p; returns where the next go. */
+static char *col_filter(col_filters *c, size_t i, const rk_bt_column *col, char *p)
+{
+	Rkbt__RowFilter *ff = &c->cf[3 * i], *qf = &c->cf[3 * i + 1], *chf = &c->cf[3 * i + 2];
+	rkbt__row_filter__init(ff);
+	ff->filter_case = RKBT__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
+	ff->family_name_regex_filter = p;
+	p += rk_bt__regex_quote(p, (const uint8_t *)col->family, strlen(col->family)) + 1;
+	c->top[i] = ff;
+	if (!col->qualifier)
+		return p;
+	rkbt__row_filter__init(qf);
+	qf->filter_case = RKBT__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER;
+	qf->column_qualifier_regex_filter.data = (uint8_t *)p;
+	qf->column_qualifier_regex_filter.len =
+		rk_bt__regex_quote(p, col->qualifier, col->qualifier_len);
+	p += qf->column_qualifier_regex_filter.len + 1;
+	rkbt__row_filter__chain__init(&c->cch[i]);
+	c->cfp[2 * i] = ff;
+	c->cfp[2 * i + 1] = qf;
+	c->cch[i].n_filters = 2;
+	c->cch[i].filters = &c->cfp[2 * i];
+	rkbt__row_filter__init(chf);
+	chf->filter_case = RKBT__ROW_FILTER__FILTER_CHAIN;
+	chf->chain = &c->cch[i];
+	c->top[i] = chf;
+	return p;
+}
+
+/* The column selector of q (which has columns) into *out; it points into c. */
+static int col_filters_build(Rkbt__RowFilter **out, col_filters *c, const rk_bt_read *q,
+                             const char *what)
+{
+	int rc = col_filters_alloc(c, q, what);
+	if (rc < 0)
+		return rc;
+	char *p = c->rx;
+	for (size_t i = 0; i < q->ncolumns; i++)
+		p = col_filter(c, i, &q->columns[i], p);
+	if (q->ncolumns == 1) {
+		*out = c->top[0];
+		return 0;
+	}
+	rkbt__row_filter__interleave__init(&c->inter);
+	c->inter.n_filters = q->ncolumns;
+	c->inter.filters = c->top;
+	rkbt__row_filter__init(&c->inter_f);
+	c->inter_f.filter_case = RKBT__ROW_FILTER__FILTER_INTERLEAVE;
+	c->inter_f.interleave = &c->inter;
+	*out = &c->inter_f;
+	return 0;
+}
+
+/* The chain on the stack: the column selector, then one filter per other
+ * selector q sets. Six is every selector at once. */
+typedef struct filter_chain {
+	Rkbt__RowFilter f[6], *fp[6];
+	size_t nf;
+	Rkbt__TimestampRange tr;
+	Rkbt__RowFilter__Chain chain;
+	Rkbt__RowFilter chain_f;
+} filter_chain;
+
+/* Appends a filter of this kind; the caller sets its argument. */
+static Rkbt__RowFilter *chain_add(filter_chain *fc, Rkbt__RowFilter__FilterCase kind)
+{
+	Rkbt__RowFilter *f = &fc->f[fc->nf];
+	rkbt__row_filter__init(f);
+	f->filter_case = kind;
+	fc->fp[fc->nf++] = f;
+	return f;
+}
+
+/* The selectors other than columns, in the order the overview gives: the
+ * version limit after the column and time filters, so it counts only the
+ * cells they let through. */
+static void chain_selectors(filter_chain *fc, const rk_bt_read *q)
+{
+	Rkbt__RowFilter *f;
+	if (q->family_regex) {
+		f = chain_add(fc, RKBT__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER);
+		f->family_name_regex_filter = (char *)q->family_regex;
+	}
+	if (q->qualifier_regex) {
+		f = chain_add(fc, RKBT__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER);
+		f->column_qualifier_regex_filter.data = (uint8_t *)q->qualifier_regex;
+		f->column_qualifier_regex_filter.len = q->qualifier_regex_len;
+	}
+	if (q->ts_start_micros || q->ts_end_micros) {
+		rkbt__timestamp_range__init(&fc->tr);
+		fc->tr.start_timestamp_micros = q->ts_start_micros;
+		fc->tr.end_timestamp_micros = q->ts_end_micros;
+		f = chain_add(fc, RKBT__ROW_FILTER__FILTER_TIMESTAMP_RANGE_FILTER);
+		f->timestamp_range_filter = &fc->tr;
+	}
+	if (q->versions) {
+		f = chain_add(fc, RKBT__ROW_FILTER__FILTER_CELLS_PER_COLUMN_LIMIT_FILTER);
+		f->cells_per_column_limit_filter = q->versions;
+	}
+	if (q->strip_values) {
+		f = chain_add(fc, RKBT__ROW_FILTER__FILTER_STRIP_VALUE_TRANSFORMER);
+		f->strip_value_transformer = 1;
+	}
+}
+
+/* The filter to send: none, the only one, or the chain of them all. */
+static Rkbt__RowFilter *chain_root(filter_chain *fc)
+{
+	if (fc->nf <= 1)
+		return fc->nf ? fc->fp[0] : NULL;
+	rkbt__row_filter__chain__init(&fc->chain);
+	fc->chain.n_filters = fc->nf;
+	fc->chain.filters = fc->fp;
+	rkbt__row_filter__init(&fc->chain_f);
+	fc->chain_f.filter_case = RKBT__ROW_FILTER__FILTER_CHAIN;
+	fc->chain_f.chain = &fc->chain;
+	return &fc->chain_f;
+}
+
+/* q's selectors as a packed RowFilter in *out (the caller frees it); *out is
+ * NULL when q selects every cell. */
 static int build_filter(uint8_t **out, size_t *out_len, const rk_bt_read *q, const char *what)
 {
-	Rkbt__RowFilter *cf = NULL, **cfp = NULL, **top = NULL, *topf = NULL;
-	Rkbt__RowFilter__Chain *cch = NULL;
-	char *rx = NULL;
+	col_filters cols = {0};
+	filter_chain fc;
+	Rkbt__RowFilter *root;
 	int rc = 0;
 	*out = NULL;
 	*out_len = 0;
-	/* the filter chain; first the columns: per column a family filter, or a
-	 * chain of family and qualifier filters, all interleaved */
-	Rkbt__RowFilter f[6], *fp[6], chain_f, inter_f;
-	Rkbt__RowFilter__Chain chain;
-	Rkbt__RowFilter__Interleave inter;
-	Rkbt__TimestampRange tr;
-	size_t nf = 0;
+	fc.nf = 0;
 	if (q->ncolumns) {
-		size_t rxlen = 0, k = q->ncolumns;
-		for (size_t i = 0; i < k; i++) {
-			if (!q->columns[i].family || !*q->columns[i].family) {
-				rc = rk__err(RK_EINVALID, "%s: column %zu has no family", what, i);
-				goto done;
-			}
-			rxlen += 4 * (strlen(q->columns[i].family) + q->columns[i].qualifier_len) + 2;
-		}
-		cf = calloc(3 * k, sizeof *cf);
-		cfp = calloc(2 * k, sizeof *cfp);
-		top = calloc(k, sizeof *top);
-		cch = calloc(k, sizeof *cch);
-		rx = malloc(rxlen);
-		if (!cf || !cfp || !top || !cch || !rx) {
-			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
+		if ((rc = col_filters_build(&fc.fp[0], &cols, q, what)) < 0)
 			goto done;
-		}
-		char *p = rx;
-		for (size_t i = 0; i < k; i++) {
-			const rk_bt_column *col = &q->columns[i];
-			Rkbt__RowFilter *ff = &cf[3 * i], *qf = &cf[3 * i + 1], *chf = &cf[3 * i + 2];
-			rkbt__row_filter__init(ff);
-			ff->filter_case = RKBT__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
-			ff->family_name_regex_filter = p;
-			p += rk_bt__regex_quote(p, (const uint8_t *)col->family, strlen(col->family)) + 1;
-			top[i] = ff;
-			if (!col->qualifier)
-				continue;
-			rkbt__row_filter__init(qf);
-			qf->filter_case = RKBT__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER;
-			qf->column_qualifier_regex_filter.data = (uint8_t *)p;
-			qf->column_qualifier_regex_filter.len =
-				rk_bt__regex_quote(p, col->qualifier, col->qualifier_len);
-			p += qf->column_qualifier_regex_filter.len + 1;
-			rkbt__row_filter__chain__init(&cch[i]);
-			cfp[2 * i] = ff;
-			cfp[2 * i + 1] = qf;
-			cch[i].n_filters = 2;
-			cch[i].filters = &cfp[2 * i];
-			rkbt__row_filter__init(chf);
-			chf->filter_case = RKBT__ROW_FILTER__FILTER_CHAIN;
-			chf->chain = &cch[i];
-			top[i] = chf;
-		}
-		if (k == 1) {
-			fp[nf++] = top[0];
-		} else {
-			rkbt__row_filter__interleave__init(&inter);
-			inter.n_filters = k;
-			inter.filters = top;
-			rkbt__row_filter__init(&inter_f);
-			inter_f.filter_case = RKBT__ROW_FILTER__FILTER_INTERLEAVE;
-			inter_f.interleave = &inter;
-			fp[nf++] = &inter_f;
-		}
+		fc.nf = 1;
 	}
-	if (q->family_regex) {
-		rkbt__row_filter__init(&f[nf]);
-		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
-		f[nf].family_name_regex_filter = (char *)q->family_regex;
-		fp[nf] = &f[nf];
-		nf++;
-	}
-	if (q->qualifier_regex) {
-		rkbt__row_filter__init(&f[nf]);
-		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER;
-		f[nf].column_qualifier_regex_filter.data = (uint8_t *)q->qualifier_regex;
-		f[nf].column_qualifier_regex_filter.len = q->qualifier_regex_len;
-		fp[nf] = &f[nf];
-		nf++;
-	}
-	if (q->ts_start_micros || q->ts_end_micros) {
-		rkbt__timestamp_range__init(&tr);
-		tr.start_timestamp_micros = q->ts_start_micros;
-		tr.end_timestamp_micros = q->ts_end_micros;
-		rkbt__row_filter__init(&f[nf]);
-		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_TIMESTAMP_RANGE_FILTER;
-		f[nf].timestamp_range_filter = &tr;
-		fp[nf] = &f[nf];
-		nf++;
-	}
-	if (q->versions) {
-		rkbt__row_filter__init(&f[nf]);
-		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_CELLS_PER_COLUMN_LIMIT_FILTER;
-		f[nf].cells_per_column_limit_filter = q->versions;
-		fp[nf] = &f[nf];
-		nf++;
-	}
-	if (q->strip_values) {
-		rkbt__row_filter__init(&f[nf]);
-		f[nf].filter_case = RKBT__ROW_FILTER__FILTER_STRIP_VALUE_TRANSFORMER;
-		f[nf].strip_value_transformer = 1;
-		fp[nf] = &f[nf];
-		nf++;
-	}
-	if (nf == 1) {
-		topf = fp[0];
-	} else if (nf > 1) {
-		rkbt__row_filter__chain__init(&chain);
-		chain.n_filters = nf;
-		chain.filters = fp;
-		rkbt__row_filter__init(&chain_f);
-		chain_f.filter_case = RKBT__ROW_FILTER__FILTER_CHAIN;
-		chain_f.chain = &chain;
-		topf = &chain_f;
-	}
-
-	if (topf) {
-		size_t len = rkbt__row_filter__get_packed_size(topf);
+	chain_selectors(&fc, q);
+	root = chain_root(&fc);
+	if (root) {
+		size_t len = rkbt__row_filter__get_packed_size(root);
 		*out = malloc(len ? len : 1);
 		if (!*out) {
 			rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
 			goto done;
 		}
-		rkbt__row_filter__pack(topf, *out);
+		rkbt__row_filter__pack(root, *out);
 		*out_len = len;
 	}
 done:
-	free(cf);
-	free(cfp);
-	free(top);
-	free(cch);
-	free(rx);
+	col_filters_free(&cols);
 	return rc;
 }
 
