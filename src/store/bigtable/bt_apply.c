@@ -128,115 +128,170 @@ static void row_done(uint64_t seq, int rc, const char *why, void *payload)
 		a->row_rc[seq - a->first] = rc;
 }
 
+/* One apply's working arrays, each as long as the call's mutations, so no
+ * row needs an allocation of its own. */
+typedef struct apply_run {
+	rk_bt_mutation *bm;   /* mutation i, mapped */
+	int *skip;            /* mutation i has nothing to send */
+	sorted_mut *ord;      /* the mutations to send, by row, then in call order */
+	size_t k;             /* how many there are */
+	rk_bt_mutation *rowm; /* bm in ord's order: each row's mutations side by side */
+	size_t *mut_row;      /* mutation i -> sent row number */
+	int *row_rc;          /* per sent row */
+	size_t nrows;
+} apply_run;
+
+static int run_alloc(apply_run *r, size_t n, const char *table)
+{
+	memset(r, 0, sizeof *r);
+	r->bm = calloc(n, sizeof *r->bm);
+	r->skip = calloc(n, sizeof *r->skip);
+	r->ord = calloc(n, sizeof *r->ord);
+	r->mut_row = calloc(n, sizeof *r->mut_row);
+	r->row_rc = calloc(n, sizeof *r->row_rc);
+	r->rowm = calloc(n, sizeof *r->rowm);
+	if (!r->bm || !r->skip || !r->ord || !r->mut_row || !r->row_rc || !r->rowm)
+		return rk__err(RK_ENOMEM, "table %s: out of memory for %zu mutations", table, n);
+	return 0;
+}
+
+static void run_free(apply_run *r)
+{
+	free(r->bm);
+	free(r->skip);
+	free(r->ord);
+	free(r->mut_row);
+	free(r->row_rc);
+	free(r->rowm);
+}
+
+/* Maps every mutation, so that everything is checked before anything is
+ * sent; each gets its result, and the first failure is the call's. */
+static int map_all(apply_run *r, const bt_table *t, const rk_mutation *muts, size_t n,
+                   int *results, uint64_t now_us)
+{
+	char firstmsg[512] = "";
+	int first = 0;
+	for (size_t i = 0; i < n; i++) {
+		int rc = rk_bt__map_mutation(&r->bm[i], &r->skip[i], t, &muts[i], i, now_us);
+		if (results)
+			results[i] = rc;
+		if (rc && !first) {
+			first = rc;
+			snprintf(firstmsg, sizeof firstmsg, "%s", rk_error_last());
+		}
+	}
+	return first ? rk__err(first, "%s", firstmsg) : 0;
+}
+
+/* The end of the row whose first mutation is ord[i]. */
+static size_t row_end(const sorted_mut *ord, size_t i, size_t k)
+{
+	size_t j = i;
+	while (j < k && !rk_bt__bytes_cmp(ord[j].row, ord[j].row_len, ord[i].row, ord[i].row_len))
+		j++;
+	return j;
+}
+
+/* Groups the mutations to send by row, each row's in call order (the index
+ * breaks ties in the sort), and numbers the rows. */
+static int group_rows(apply_run *r, const char *table, const rk_mutation *muts, size_t n,
+                      int *results)
+{
+	r->k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!r->skip[i])
+			r->ord[r->k++] = (sorted_mut){muts[i].row, muts[i].row_len, i};
+	qsort(r->ord, r->k, sizeof *r->ord, sorted_cmp);
+	r->nrows = 0;
+	for (size_t i = 0, j; i < r->k; i = j) {
+		j = row_end(r->ord, i, r->k);
+		if (j - i > BT_MAX_ROW_MUTATIONS) {
+			char kb[200];
+			for (size_t x = i; x < j && results; x++)
+				results[r->ord[x].idx] = RK_EINVALID;
+			return rk__err(RK_EINVALID, "table %s: %zu mutations of row '%s' in one call "
+			               "(Bigtable takes at most %u per row and request)", table, j - i,
+			               rk__err_bytes(kb, sizeof kb, r->ord[i].row, r->ord[i].row_len),
+			               BT_MAX_ROW_MUTATIONS);
+		}
+		for (size_t x = i; x < j; x++) {
+			r->rowm[x] = r->bm[r->ord[x].idx];
+			r->mut_row[r->ord[x].idx] = r->nrows;
+		}
+		r->nrows++;
+	}
+	return 0;
+}
+
+/* Gives each row to the writer. Returns the first error it gave back, its
+ * message in msg; a row it did not queue was never sent, and that error is
+ * its result. */
+static int send_rows(apply_run *r, rk_bt_writer *w, char *msg, size_t msg_size)
+{
+	int add_err = 0;
+	size_t row = 0;
+	for (size_t i = 0, j; i < r->k; i = j, row++) {
+		j = row_end(r->ord, i, r->k);
+		rk_bt_write_stats before, after;
+		rk_bt__writer_stats(&before, w);
+		int rc = rk_bt__writer_add(w, r->ord[i].row, r->ord[i].row_len, &r->rowm[i], j - i);
+		if (rc < 0) {
+			rk_bt__writer_stats(&after, w);
+			if (after.rows_added == before.rows_added)
+				r->row_rc[row] = rc; /* not queued: never sent */
+			if (!add_err) {
+				add_err = rc;
+				snprintf(msg, msg_size, "%s", rk_error_last());
+			}
+		}
+	}
+	return add_err;
+}
+
+/* The call's result once the writer is flushed (rc: the flush's). A load is
+ * many applies: an error says how far the store got, not only this call. */
+static int apply_result(int rc, int add_err, const char *add_msg, bt_store *s, const char *table,
+                        rk_bt_writer *w, size_t nrows)
+{
+	rk_bt_write_stats st;
+	rk_bt__writer_stats(&st, w);
+	uint64_t total = atomic_fetch_add(&s->acked, st.rows_acked) + st.rows_acked;
+	if (rc < 0)
+		return rk__err_wrap(rc, "table %s in %s: %llu of %zu rows acknowledged (this call), "
+		                    "%llu since the store was opened", table, s->uri,
+		                    (unsigned long long)st.rows_acked, nrows, (unsigned long long)total);
+	if (add_err)
+		return rk__err(add_err, "table %s in %s: %llu of %zu rows acknowledged (this call), "
+		               "%llu since the store was opened; %s", table, s->uri,
+		               (unsigned long long)st.rows_acked, nrows, (unsigned long long)total,
+		               add_msg);
+	return rc;
+}
+
 int rk_bt__apply(rk_table *tb, const rk_mutation *muts, size_t n, int *results)
 {
 	bt_table *t = (bt_table *)tb;
 	bt_store *s = t->s;
-	char firstmsg[512] = "";
-	int first = 0, rc = 0;
+	char add_msg[512] = "";
 	uint64_t now_us = (uint64_t)rk_bt__now_micros();
-	rk_bt_mutation *bm = calloc(n, sizeof *bm);
-	int *skip = calloc(n, sizeof *skip);
-	sorted_mut *ord = calloc(n, sizeof *ord);
-	size_t *mut_row = calloc(n, sizeof *mut_row); /* mutation -> sent row number */
-	int *row_rc = calloc(n, sizeof *row_rc);
-	rk_bt_mutation *rowm = calloc(n, sizeof *rowm);
+	apply_run r;
 	rk_bt_writer *w = NULL;
-	if (!bm || !skip || !ord || !mut_row || !row_rc || !rowm) {
-		rc = rk__err(RK_ENOMEM, "table %s: out of memory for %zu mutations", tb->name, n);
+	int rc;
+	if ((rc = run_alloc(&r, n, tb->name)) < 0 ||
+	    (rc = map_all(&r, t, muts, n, results, now_us)) != 0 ||
+	    (rc = group_rows(&r, tb->name, muts, n, results)) < 0 ||
+	    (rc = rk_bt__writer_new(&w, s->c, tb->name)) < 0)
 		goto done;
-	}
-	/* everything is checked before anything is sent */
-	for (size_t i = 0; i < n; i++) {
-		int r = rk_bt__map_mutation(&bm[i], &skip[i], t, &muts[i], i, now_us);
-		if (results)
-			results[i] = r;
-		if (r && !first) {
-			first = r;
-			snprintf(firstmsg, sizeof firstmsg, "%s", rk_error_last());
-		}
-	}
-	if (first) {
-		rc = rk__err(first, "%s", firstmsg);
-		goto done;
-	}
-	/* group by row, keeping each row's mutations in call order */
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!skip[i])
-			ord[k++] = (sorted_mut){muts[i].row, muts[i].row_len, i};
-	qsort(ord, k, sizeof *ord, sorted_cmp);
-	size_t nrows = 0;
-	for (size_t i = 0; i < k;) {
-		size_t j = i;
-		while (j < k && !rk_bt__bytes_cmp(ord[j].row, ord[j].row_len, ord[i].row, ord[i].row_len))
-			j++;
-		if (j - i > BT_MAX_ROW_MUTATIONS) {
-			char kb[200];
-			for (size_t x = i; x < j && results; x++)
-				results[ord[x].idx] = RK_EINVALID;
-			rc = rk__err(RK_EINVALID, "table %s: %zu mutations of row '%s' in one call "
-			             "(Bigtable takes at most %u per row and request)", tb->name, j - i,
-			             rk__err_bytes(kb, sizeof kb, ord[i].row, ord[i].row_len),
-			             BT_MAX_ROW_MUTATIONS);
-			goto done;
-		}
-		for (size_t x = i; x < j; x++) {
-			rowm[x] = bm[ord[x].idx];
-			mut_row[ord[x].idx] = nrows;
-		}
-		nrows++;
-		i = j;
-	}
-	if ((rc = rk_bt__writer_new(&w, s->c, tb->name)) < 0)
-		goto done;
-	apply_ctx ctx = {row_rc, 0, nrows};
+	apply_ctx ctx = {r.row_rc, 0, r.nrows};
 	rk_bt__writer_on_done(w, row_done, &ctx);
-	size_t row = 0;
-	int add_err = 0;
-	for (size_t i = 0; i < k; row++) {
-		size_t j = i;
-		while (j < k && !rk_bt__bytes_cmp(ord[j].row, ord[j].row_len, ord[i].row, ord[i].row_len))
-			j++;
-		rk_bt_write_stats before, after;
-		rk_bt__writer_stats(&before, w);
-		int r = rk_bt__writer_add(w, ord[i].row, ord[i].row_len, &rowm[i], j - i);
-		if (r < 0) {
-			rk_bt__writer_stats(&after, w);
-			if (after.rows_added == before.rows_added)
-				row_rc[row] = r; /* not queued: never sent */
-			if (!add_err) {
-				add_err = r;
-				snprintf(firstmsg, sizeof firstmsg, "%s", rk_error_last());
-			}
-		}
-		i = j;
-	}
-	rc = rk_bt__writer_flush(w);
-	rk_bt_write_stats st;
-	rk_bt__writer_stats(&st, w);
-	/* a load is many applies: say how far it got, not only this call */
-	uint64_t total = atomic_fetch_add(&s->acked, st.rows_acked) + st.rows_acked;
-	if (rc < 0) {
-		rc = rk__err_wrap(rc, "table %s in %s: %llu of %zu rows acknowledged (this call), "
-		                  "%llu since the store was opened", tb->name, s->uri,
-		                  (unsigned long long)st.rows_acked, nrows, (unsigned long long)total);
-	} else if (add_err) {
-		rc = rk__err(add_err, "table %s in %s: %llu of %zu rows acknowledged (this call), %llu "
-		             "since the store was opened; %s", tb->name, s->uri,
-		             (unsigned long long)st.rows_acked, nrows, (unsigned long long)total,
-		             firstmsg);
-	}
+	int add_err = send_rows(&r, w, add_msg, sizeof add_msg);
+	rc = apply_result(rk_bt__writer_flush(w), add_err, add_msg, s, tb->name, w, r.nrows);
 	if (results)
 		for (size_t i = 0; i < n; i++)
-			results[i] = skip[i] ? 0 : row_rc[mut_row[i]];
+			results[i] = r.skip[i] ? 0 : r.row_rc[r.mut_row[i]];
 done:
 	rk_bt__writer_free(w);
-	free(bm);
-	free(skip);
-	free(ord);
-	free(mut_row);
-	free(row_rc);
-	free(rowm);
+	run_free(&r);
 	return rc;
 }
