@@ -75,6 +75,51 @@ static int pb_count_arg(rk_filter *r, rk_filter_kind kind, int32_t v, const char
 	return 0;
 }
 
+/* A regex over bytes: kept as sent, pointing into the request. */
+static int pb_pattern(rk_filter *r, rk_filter_kind kind, const ProtobufCBinaryData *d)
+{
+	*r = (rk_filter){.kind = kind, .pattern = d->data, .pattern_len = d->len};
+	return 0;
+}
+
+static int pb_column_range(rk_filter *r, const Rkbt__ColumnRange *c)
+{
+	*r = (rk_filter){.kind = RK_FILTER_COLUMN_RANGE, .family = c->family_name};
+	if (c->start_qualifier_case == RKBT__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_CLOSED)
+		set_bound(&r->lo, &c->start_qualifier_closed, RK_BOUND_CLOSED);
+	else if (c->start_qualifier_case == RKBT__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_OPEN)
+		set_bound(&r->lo, &c->start_qualifier_open, RK_BOUND_OPEN);
+	if (c->end_qualifier_case == RKBT__COLUMN_RANGE__END_QUALIFIER_END_QUALIFIER_CLOSED)
+		set_bound(&r->hi, &c->end_qualifier_closed, RK_BOUND_CLOSED);
+	else if (c->end_qualifier_case == RKBT__COLUMN_RANGE__END_QUALIFIER_END_QUALIFIER_OPEN)
+		set_bound(&r->hi, &c->end_qualifier_open, RK_BOUND_OPEN);
+	return 0;
+}
+
+static int pb_value_range(rk_filter *r, const Rkbt__ValueRange *v)
+{
+	*r = (rk_filter){.kind = RK_FILTER_VALUE_RANGE};
+	if (v->start_value_case == RKBT__VALUE_RANGE__START_VALUE_START_VALUE_CLOSED)
+		set_bound(&r->lo, &v->start_value_closed, RK_BOUND_CLOSED);
+	else if (v->start_value_case == RKBT__VALUE_RANGE__START_VALUE_START_VALUE_OPEN)
+		set_bound(&r->lo, &v->start_value_open, RK_BOUND_OPEN);
+	if (v->end_value_case == RKBT__VALUE_RANGE__END_VALUE_END_VALUE_CLOSED)
+		set_bound(&r->hi, &v->end_value_closed, RK_BOUND_CLOSED);
+	else if (v->end_value_case == RKBT__VALUE_RANGE__END_VALUE_END_VALUE_OPEN)
+		set_bound(&r->hi, &v->end_value_open, RK_BOUND_OPEN);
+	return 0;
+}
+
+static int pb_time_range(rk_filter *r, const Rkbt__TimestampRange *t, const char *p)
+{
+	if (t->start_timestamp_micros < 0 || t->end_timestamp_micros < 0)
+		return rk__err(RK_EINVALID, "%s.timestamp_range_filter: negative timestamp", p);
+	*r = (rk_filter){.kind = RK_FILTER_TIME_RANGE,
+	                 .ts_from = (uint64_t)t->start_timestamp_micros,
+	                 .ts_to = (uint64_t)t->end_timestamp_micros};
+	return 0;
+}
+
 static int pb_fill(fmap *m, size_t slot, const Rkbt__RowFilter *f, const char *p,
                    unsigned depth);
 
@@ -148,61 +193,25 @@ static int pb_fill(fmap *m, size_t slot, const Rkbt__RowFilter *f, const char *p
 		return pb_flag(r, RK_FILTER_STRIP_VALUE, f->strip_value_transformer, p,
 		               "strip_value_transformer");
 	case RKBT__ROW_FILTER__FILTER_ROW_KEY_REGEX_FILTER:
-		*r = (rk_filter){.kind = RK_FILTER_ROW_KEY_REGEX, .pattern = f->row_key_regex_filter.data,
-		                 .pattern_len = f->row_key_regex_filter.len};
-		return 0;
+		return pb_pattern(r, RK_FILTER_ROW_KEY_REGEX, &f->row_key_regex_filter);
 	case RKBT__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER:
 		*r = (rk_filter){.kind = RK_FILTER_FAMILY_REGEX,
 		                 .pattern = (const uint8_t *)f->family_name_regex_filter,
 		                 .pattern_len = strlen(f->family_name_regex_filter)};
 		return 0;
 	case RKBT__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER:
-		*r = (rk_filter){.kind = RK_FILTER_QUALIFIER_REGEX,
-		                 .pattern = f->column_qualifier_regex_filter.data,
-		                 .pattern_len = f->column_qualifier_regex_filter.len};
-		return 0;
+		return pb_pattern(r, RK_FILTER_QUALIFIER_REGEX, &f->column_qualifier_regex_filter);
 	case RKBT__ROW_FILTER__FILTER_VALUE_REGEX_FILTER:
-		*r = (rk_filter){.kind = RK_FILTER_VALUE_REGEX, .pattern = f->value_regex_filter.data,
-		                 .pattern_len = f->value_regex_filter.len};
-		return 0;
+		return pb_pattern(r, RK_FILTER_VALUE_REGEX, &f->value_regex_filter);
 	case RKBT__ROW_FILTER__FILTER_ROW_SAMPLE_FILTER:
 		*r = (rk_filter){.kind = RK_FILTER_ROW_SAMPLE, .probability = f->row_sample_filter};
 		return 0;
-	case RKBT__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER: {
-		const Rkbt__ColumnRange *c = f->column_range_filter;
-		*r = (rk_filter){.kind = RK_FILTER_COLUMN_RANGE, .family = c->family_name};
-		if (c->start_qualifier_case == RKBT__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_CLOSED)
-			set_bound(&r->lo, &c->start_qualifier_closed, RK_BOUND_CLOSED);
-		else if (c->start_qualifier_case == RKBT__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_OPEN)
-			set_bound(&r->lo, &c->start_qualifier_open, RK_BOUND_OPEN);
-		if (c->end_qualifier_case == RKBT__COLUMN_RANGE__END_QUALIFIER_END_QUALIFIER_CLOSED)
-			set_bound(&r->hi, &c->end_qualifier_closed, RK_BOUND_CLOSED);
-		else if (c->end_qualifier_case == RKBT__COLUMN_RANGE__END_QUALIFIER_END_QUALIFIER_OPEN)
-			set_bound(&r->hi, &c->end_qualifier_open, RK_BOUND_OPEN);
-		return 0;
-	}
-	case RKBT__ROW_FILTER__FILTER_VALUE_RANGE_FILTER: {
-		const Rkbt__ValueRange *v = f->value_range_filter;
-		*r = (rk_filter){.kind = RK_FILTER_VALUE_RANGE};
-		if (v->start_value_case == RKBT__VALUE_RANGE__START_VALUE_START_VALUE_CLOSED)
-			set_bound(&r->lo, &v->start_value_closed, RK_BOUND_CLOSED);
-		else if (v->start_value_case == RKBT__VALUE_RANGE__START_VALUE_START_VALUE_OPEN)
-			set_bound(&r->lo, &v->start_value_open, RK_BOUND_OPEN);
-		if (v->end_value_case == RKBT__VALUE_RANGE__END_VALUE_END_VALUE_CLOSED)
-			set_bound(&r->hi, &v->end_value_closed, RK_BOUND_CLOSED);
-		else if (v->end_value_case == RKBT__VALUE_RANGE__END_VALUE_END_VALUE_OPEN)
-			set_bound(&r->hi, &v->end_value_open, RK_BOUND_OPEN);
-		return 0;
-	}
-	case RKBT__ROW_FILTER__FILTER_TIMESTAMP_RANGE_FILTER: {
-		const Rkbt__TimestampRange *t = f->timestamp_range_filter;
-		if (t->start_timestamp_micros < 0 || t->end_timestamp_micros < 0)
-			return rk__err(RK_EINVALID, "%s.timestamp_range_filter: negative timestamp", p);
-		*r = (rk_filter){.kind = RK_FILTER_TIME_RANGE,
-		                 .ts_from = (uint64_t)t->start_timestamp_micros,
-		                 .ts_to = (uint64_t)t->end_timestamp_micros};
-		return 0;
-	}
+	case RKBT__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER:
+		return pb_column_range(r, f->column_range_filter);
+	case RKBT__ROW_FILTER__FILTER_VALUE_RANGE_FILTER:
+		return pb_value_range(r, f->value_range_filter);
+	case RKBT__ROW_FILTER__FILTER_TIMESTAMP_RANGE_FILTER:
+		return pb_time_range(r, f->timestamp_range_filter, p);
 	case RKBT__ROW_FILTER__FILTER_CELLS_PER_ROW_OFFSET_FILTER:
 		return pb_count_arg(r, RK_FILTER_ROW_OFFSET, f->cells_per_row_offset_filter, p,
 		                    "cells_per_row_offset_filter");
