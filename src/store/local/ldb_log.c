@@ -178,9 +178,102 @@ static void drop_frag(walker *w, const char *why)
 	w->frag.len = 0;
 }
 
+/* A physical record's data length, from its header. */
+static size_t rec_len(const uint8_t *h)
+{
+	return (size_t)h[4] | (size_t)h[5] << 8;
+}
+
+/* What the bytes at a position turned out to be. */
+enum verdict {
+	V_RECORD, /* a physical record that checks out */
+	V_SKIP,   /* damage (recorded): resynchronise from the next byte */
+	V_CUT     /* the file ends inside a record (recorded): stop */
+};
+
+/* Checks the physical record whose header is at pos, in a block ending at
+ * end (at least a header away); `aligned`: pos is where a record starts (not
+ * a resync step); `last`: the block is the file's last, partial one. Damage
+ * is recorded here. */
+static enum verdict check_record(walker *w, size_t pos, size_t end, int aligned, int last)
+{
+	const uint8_t *h = w->p + pos;
+	size_t len = rec_len(h);
+	int type = h[6];
+	if (type == T_ZERO && len == 0 && le32(h) == 0) {
+		/* a hole of zeros (no LevelDB writer leaves one) */
+		damage_as(w, pos, 1, "zeroed bytes", 0);
+		return V_SKIP;
+	}
+	if (HEADER + len > end - pos) {
+		if (aligned && last && type >= T_FULL && type <= T_LAST) {
+			/* the record runs past the end of the file: cut short */
+			damage_as(w, pos, end - pos, "record cut short by the end of the file", 0);
+			return V_CUT;
+		}
+		damage_as(w, pos, 1, "bad record length", 1);
+		return V_SKIP;
+	}
+	if (!aligned && (type < T_FULL || type > T_LAST ||
+	                 ((type == T_FIRST || type == T_MIDDLE) && pos + HEADER + len != end))) {
+		/* resynchronising: only a header a writer could have made (a
+		 * first or middle fragment fills its block) is worth a checksum */
+		damage_as(w, pos, 1, "checksum mismatch", 1);
+		return V_SKIP;
+	}
+	if (rk_crc__32c(h + 6, 1 + len) != unmask_crc(le32(h))) {
+		damage_as(w, pos, 1, "checksum mismatch", 1);
+		return V_SKIP;
+	}
+	return V_RECORD;
+}
+
+/* Takes a physical record that checked out: [off, off + HEADER + len), its
+ * data d, of this type. */
+static void take_record(walker *w, int type, uint64_t off, const uint8_t *d, size_t len)
+{
+	uint64_t end = off + HEADER + len;
+	switch (type) {
+	case T_FULL:
+		drop_frag(w, "partial record without end");
+		complete(w, end, d, len);
+		break;
+	case T_FIRST:
+		drop_frag(w, "partial record without end");
+		w->in_frag = 1;
+		w->frag_off = off;
+		w->frag_bytes = HEADER + len;
+		w->frag_data = len;
+		if (w->out)
+			put(&w->frag, d, len);
+		break;
+	case T_MIDDLE:
+	case T_LAST:
+		if (!w->in_frag) {
+			damage_as(w, off, HEADER + len, "missing start of fragmented record", 0);
+			break;
+		}
+		w->frag_bytes += HEADER + len;
+		w->frag_data += len;
+		if (w->out)
+			put(&w->frag, d, len);
+		if (type == T_LAST) {
+			w->in_frag = 0;
+			complete(w, end, w->frag.p, (size_t)w->frag_data);
+			w->frag.len = 0;
+		}
+		break;
+	default: {
+		char why[64];
+		snprintf(why, sizeof why, "unknown record type %d", type);
+		damage_as(w, off, HEADER + len, why, 1);
+		break;
+	}
+	}
+}
+
 static void walk(walker *w)
 {
-	const uint8_t *p = w->p;
 	size_t n = w->n, pos = 0;
 	int aligned = 1; /* pos is where a record starts (not a resync step) */
 	while (pos < n) {
@@ -194,83 +287,19 @@ static void walk(walker *w)
 			pos = end;
 			continue;
 		}
-		const uint8_t *h = p + pos;
-		size_t len = (size_t)h[4] | (size_t)h[5] << 8;
-		int type = h[6];
-		if (type == T_ZERO && len == 0 && le32(h) == 0) {
-			/* a hole of zeros (no LevelDB writer leaves one) */
-			damage_as(w, pos, 1, "zeroed bytes", 0);
+		enum verdict v = check_record(w, pos, end, aligned, last);
+		if (v == V_CUT)
+			break;
+		if (v == V_SKIP) {
 			pos++;
 			aligned = 0;
 			continue;
 		}
-		if (HEADER + len > end - pos) {
-			if (aligned && last && type >= T_FULL && type <= T_LAST) {
-				/* the record runs past the end of the file: cut short */
-				damage_as(w, pos, end - pos, "record cut short by the end of the file", 0);
-				break;
-			}
-			damage_as(w, pos, 1, "bad record length", 1);
-			pos++;
-			aligned = 0;
-			continue;
-		}
-		if (!aligned && (type < T_FULL || type > T_LAST ||
-		                 ((type == T_FIRST || type == T_MIDDLE) && pos + HEADER + len != end))) {
-			/* resynchronising: only a header a writer could have made
-			 * (a first or middle fragment fills its block) is worth a
-			 * checksum */
-			damage_as(w, pos, 1, "checksum mismatch", 1);
-			pos++;
-			continue;
-		}
-		if (rk_crc__32c(h + 6, 1 + len) != unmask_crc(le32(h))) {
-			damage_as(w, pos, 1, "checksum mismatch", 1);
-			pos++;
-			aligned = 0;
-			continue;
-		}
-		const uint8_t *d = h + HEADER;
-		uint64_t off = pos;
+		const uint8_t *h = w->p + pos;
+		size_t len = rec_len(h);
+		take_record(w, h[6], pos, h + HEADER, len);
 		pos += HEADER + len;
 		aligned = 1;
-		switch (type) {
-		case T_FULL:
-			drop_frag(w, "partial record without end");
-			complete(w, pos, d, len);
-			break;
-		case T_FIRST:
-			drop_frag(w, "partial record without end");
-			w->in_frag = 1;
-			w->frag_off = off;
-			w->frag_bytes = HEADER + len;
-			w->frag_data = len;
-			if (w->out)
-				put(&w->frag, d, len);
-			break;
-		case T_MIDDLE:
-		case T_LAST:
-			if (!w->in_frag) {
-				damage_as(w, off, HEADER + len, "missing start of fragmented record", 0);
-				break;
-			}
-			w->frag_bytes += HEADER + len;
-			w->frag_data += len;
-			if (w->out)
-				put(&w->frag, d, len);
-			if (type == T_LAST) {
-				w->in_frag = 0;
-				complete(w, pos, w->frag.p, (size_t)w->frag_data);
-				w->frag.len = 0;
-			}
-			break;
-		default: {
-			char why[64];
-			snprintf(why, sizeof why, "unknown record type %d", type);
-			damage_as(w, off, HEADER + len, why, 1);
-			break;
-		}
-		}
 	}
 	/* an unfinished fragmented record at the end: torn */
 	drop_frag(w, "record without end at the end of the file");
