@@ -268,27 +268,48 @@ done:
 
 /* ---- one attempt ---- */
 
-/* The request for the next attempt; *done set when nothing is left to read. */
-static int build_request(uint8_t **out, size_t *out_len, int *done, rk_bt_scan *s)
+/* The row set's keys that lie after the last row handed out, into keys
+ * (they point into s); returns how many. */
+static size_t keys_left(ProtobufCBinaryData *keys, const rk_bt_scan *s)
 {
-	int rc = 0;
-	const uint8_t *rk = s->resume;
-	size_t rl = s->resume_len;
-	ProtobufCBinaryData *keys = calloc(s->nkeys + 1, sizeof *keys);
-	Rkbt__RowRange *rr = calloc(s->nranges + 1, sizeof *rr);
-	Rkbt__RowRange **rrp = calloc(s->nranges + 1, sizeof *rrp);
-	Rkbt__RowFilter *filter = NULL;
-	*out = NULL;
-	*done = 0;
-	if (!keys || !rr || !rrp) {
-		rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
-		goto end;
-	}
-	size_t nk = 0, nr = 0;
+	size_t nk = 0;
 	for (size_t i = 0; i < s->nkeys; i++)
-		if (!rl || rk__bytes_cmp(s->keys[i].ptr, s->keys[i].len, rk, rl) > 0)
+		if (!s->resume_len ||
+		    rk__bytes_cmp(s->keys[i].ptr, s->keys[i].len, s->resume, s->resume_len) > 0)
 			keys[nk++] = (ProtobufCBinaryData){s->keys[i].len, (uint8_t *)s->keys[i].ptr};
-	int whole = !s->nkeys && !s->nranges;
+	return nk;
+}
+
+/* g as a RowRange; an empty start or end is unbounded. */
+static void row_range(Rkbt__RowRange *r, const rk_bt_range *g)
+{
+	ProtobufCBinaryData st = {g->start.len, (uint8_t *)g->start.ptr};
+	ProtobufCBinaryData en = {g->end.len, (uint8_t *)g->end.ptr};
+	rkbt__row_range__init(r);
+	if (g->start.len && g->start_open) {
+		r->start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN;
+		r->start_key_open = st;
+	} else if (g->start.len) {
+		r->start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED;
+		r->start_key_closed = st;
+	}
+	if (g->end.len && g->end_closed) {
+		r->end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED;
+		r->end_key_closed = en;
+	} else if (g->end.len) {
+		r->end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN;
+		r->end_key_open = en;
+	}
+}
+
+/* The row set's ranges cut down to what lies after the last row handed out,
+ * into rr (rrp pointing at each); `whole`: the row set is empty, the whole
+ * table, which from its start needs no range at all. Returns how many. */
+static size_t ranges_left(Rkbt__RowRange *rr, Rkbt__RowRange **rrp, const rk_bt_scan *s,
+                          int whole)
+{
+	const uint8_t *rk = s->resume;
+	size_t rl = s->resume_len, nr = 0;
 	for (size_t i = 0; i < s->nranges + (size_t)whole; i++) {
 		rk_bt_range g = whole ? (rk_bt_range){{NULL, 0}, 0, {NULL, 0}, 0} : s->ranges[i];
 		if (rl && g.end.len && rk__bytes_cmp(g.end.ptr, g.end.len, rk, rl) <= 0)
@@ -299,71 +320,80 @@ static int build_request(uint8_t **out, size_t *out_len, int *done, rk_bt_scan *
 		}
 		if (whole && !rl)
 			break; /* the whole table, from its start: no row set at all */
-		Rkbt__RowRange *r = &rr[nr];
-		rkbt__row_range__init(r);
-		ProtobufCBinaryData st = {g.start.len, (uint8_t *)g.start.ptr};
-		ProtobufCBinaryData en = {g.end.len, (uint8_t *)g.end.ptr};
-		if (g.start.len && g.start_open) {
-			r->start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN;
-			r->start_key_open = st;
-		} else if (g.start.len) {
-			r->start_key_case = RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED;
-			r->start_key_closed = st;
-		}
-		if (g.end.len && g.end_closed) {
-			r->end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED;
-			r->end_key_closed = en;
-		} else if (g.end.len) {
-			r->end_key_case = RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN;
-			r->end_key_open = en;
-		}
-		rrp[nr++] = r;
+		row_range(&rr[nr], &g);
+		rrp[nr] = &rr[nr];
+		nr++;
 	}
-	int64_t limit = 0;
-	if (s->limit) {
-		limit = s->limit - (int64_t)s->rows;
-		if (limit <= 0)
-			*done = 1;
-	}
-	if (!(whole && !rl) && !nk && !nr)
-		*done = 1; /* every key and range lies at or before the last row */
-	if (*done)
-		goto end;
+	return nr;
+}
 
+/* Packs a ReadRowsRequest for rows (NULL: the whole table) and the row
+ * limit, with the scan's filter. */
+static int pack_request(uint8_t **out, size_t *out_len, const rk_bt_scan *s, Rkbt__RowSet *rows,
+                        int64_t limit)
+{
 	Rkbt__ReadRowsRequest req;
+	Rkbt__RowFilter *filter = NULL;
+	int rc = 0;
 	rkbt__read_rows_request__init(&req);
 	req.table_name = s->name;
 	if (s->c->opts.app_profile_id)
 		req.app_profile_id = (char *)s->c->opts.app_profile_id;
 	req.rows_limit = limit;
-	Rkbt__RowSet set;
-	rkbt__row_set__init(&set);
-	if (nk || nr) {
-		set.n_row_keys = nk;
-		set.row_keys = keys;
-		set.n_row_ranges = nr;
-		set.row_ranges = rrp;
-		req.rows = &set;
-	}
+	req.rows = rows;
 	if (s->filter) {
 		filter = rkbt__row_filter__unpack(NULL, s->filter_len, s->filter);
-		if (!filter) {
-			rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
-			goto end;
-		}
+		if (!filter)
+			return rk__err(RK_ENOMEM, "%s: out of memory", s->what);
 		req.filter = filter;
 	}
 	size_t len = rkbt__read_rows_request__get_packed_size(&req);
 	*out = malloc(len ? len : 1);
 	if (!*out) {
 		rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
-		goto end;
+	} else {
+		rkbt__read_rows_request__pack(&req, *out);
+		*out_len = len;
 	}
-	rkbt__read_rows_request__pack(&req, *out);
-	*out_len = len;
-end:
 	if (filter)
 		rkbt__row_filter__free_unpacked(filter, NULL);
+	return rc;
+}
+
+/* The request for the next attempt; *done set when nothing is left to read. */
+static int build_request(uint8_t **out, size_t *out_len, int *done, rk_bt_scan *s)
+{
+	int rc = 0;
+	ProtobufCBinaryData *keys = calloc(s->nkeys + 1, sizeof *keys);
+	Rkbt__RowRange *rr = calloc(s->nranges + 1, sizeof *rr);
+	Rkbt__RowRange **rrp = calloc(s->nranges + 1, sizeof *rrp);
+	*out = NULL;
+	*done = 0;
+	if (!keys || !rr || !rrp) {
+		rc = rk__err(RK_ENOMEM, "%s: out of memory", s->what);
+		goto end;
+	}
+	int whole = !s->nkeys && !s->nranges;
+	size_t nk = keys_left(keys, s);
+	size_t nr = ranges_left(rr, rrp, s, whole);
+	int64_t limit = 0;
+	if (s->limit) {
+		limit = s->limit - (int64_t)s->rows;
+		if (limit <= 0)
+			*done = 1;
+	}
+	if (!(whole && !s->resume_len) && !nk && !nr)
+		*done = 1; /* every key and range lies at or before the last row */
+	if (*done)
+		goto end;
+	Rkbt__RowSet set;
+	rkbt__row_set__init(&set);
+	set.n_row_keys = nk;
+	set.row_keys = keys;
+	set.n_row_ranges = nr;
+	set.row_ranges = rrp;
+	rc = pack_request(out, out_len, s, nk || nr ? &set : NULL, limit);
+end:
 	free(keys);
 	free(rr);
 	free(rrp);
