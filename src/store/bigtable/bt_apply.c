@@ -13,6 +13,81 @@
 
 /* ---- writes ---- */
 
+/* A cell, at a whole millisecond: Bigtable keeps milliseconds. */
+static int map_put(rk_bt_mutation *out, const bt_table *t, const rk_mutation *m, size_t i)
+{
+	char kb[200];
+	int64_t ts = (int64_t)m->ts; /* store.c checked ts <= INT64_MAX */
+	if (m->value_len > BT_MAX_VALUE)
+		return rk__err(RK_ETOOLONG, "table %s: mutation %zu: value of %zu bytes (Bigtable "
+		               "allows %u)", t->base.name, i, m->value_len, BT_MAX_VALUE);
+	if (ts % 1000)
+		return rk__err(RK_EINVALID, "table %s: mutation %zu (row '%s'): timestamp %lld is "
+		               "not a whole millisecond; Bigtable keeps milliseconds (give "
+		               "microseconds that are a multiple of 1000, or 0 for now)",
+		               t->base.name, i, rk__err_bytes(kb, sizeof kb, m->row, m->row_len),
+		               (long long)ts);
+	out->kind = RK_BT_SET_CELL;
+	out->ts_micros = ts;
+	out->value = m->value;
+	out->value_len = m->value_len;
+	return 0;
+}
+
+/* One version: the millisecond cell at ts, if a millisecond cell can be there. */
+static int map_delete_cell(rk_bt_mutation *out, int *skip, const rk_mutation *m)
+{
+	int64_t ts = (int64_t)m->ts; /* store.c checked ts <= INT64_MAX */
+	if (ts % 1000 || ts > INT64_MAX - 1000) {
+		*skip = 1; /* no millisecond cell has this timestamp */
+		return 0;
+	}
+	out->kind = RK_BT_DELETE_COLUMN;
+	out->ts_micros = ts;
+	out->ts_end_micros = ts + 1000;
+	return 0;
+}
+
+/* The versions in [ts_from, ts]: the millisecond cells in [ts_from rounded
+ * up, the next millisecond after ts). */
+static int map_delete_column(rk_bt_mutation *out, int *skip, const rk_mutation *m)
+{
+	int64_t ts = (int64_t)m->ts, from = (int64_t)m->ts_from;
+	out->kind = RK_BT_DELETE_COLUMN;
+	out->ts_micros = from % 1000 ? from - from % 1000 + 1000 : from;
+	if (ts <= INT64_MAX - 1000)
+		out->ts_end_micros = ts - ts % 1000 + 1000;
+	if (out->ts_end_micros && out->ts_micros >= out->ts_end_micros)
+		*skip = 1; /* no millisecond cell in the range */
+	return 0;
+}
+
+/* A family or a row: Bigtable deletes every version of it, so only a delete
+ * of everything up to now maps onto that. */
+static int map_delete_all(rk_bt_mutation *out, const bt_table *t, const rk_mutation *m, size_t i,
+                          uint64_t now_us)
+{
+	char kb[200];
+	const char *what = m->type == RK_MUT_DELETE_ROW ? "row" : "family";
+	int is_now = (rk_bt__last_clock.s == t->s && m->ts == rk_bt__last_clock.ts) || m->ts >= now_us;
+	if (m->ts_from)
+		return rk__err(RK_EINVALID,
+		               "table %s: mutation %zu (row '%s'): deleting a %s from timestamp "
+		               "%llu is not supported by Bigtable: it deletes every version of a "
+		               "%s",
+		               t->base.name, i, rk__err_bytes(kb, sizeof kb, m->row, m->row_len), what,
+		               (unsigned long long)m->ts_from, what);
+	if (!is_now)
+		return rk__err(RK_EINVALID,
+		               "table %s: mutation %zu (row '%s'): deleting a %s up to timestamp "
+		               "%llu is not supported by Bigtable: it deletes every version of a "
+		               "%s; only a delete at the current time (timestamp 0) maps onto it",
+		               t->base.name, i, rk__err_bytes(kb, sizeof kb, m->row, m->row_len), what,
+		               (unsigned long long)m->ts, what);
+	out->kind = m->type == RK_MUT_DELETE_ROW ? RK_BT_DELETE_ROW : RK_BT_DELETE_FAMILY;
+	return 0;
+}
+
 /* Turns one store mutation into a Bigtable one. *skip: nothing to send (a
  * single-version delete at a timestamp no millisecond cell can have). */
 int rk_bt__map_mutation(rk_bt_mutation *out, int *skip, const bt_table *t, const rk_mutation *m,
@@ -32,68 +107,16 @@ int rk_bt__map_mutation(rk_bt_mutation *out, int *skip, const bt_table *t, const
 	     m->type == RK_MUT_DELETE_COLUMN) && m->qualifier_len > BT_MAX_QUALIFIER)
 		return rk__err(RK_ETOOLONG, "table %s: mutation %zu: qualifier of %zu bytes (Bigtable "
 		               "allows %u)", t->base.name, i, m->qualifier_len, BT_MAX_QUALIFIER);
-	int64_t ts = (int64_t)m->ts; /* store.c checked ts <= INT64_MAX */
 	switch (m->type) {
 	case RK_MUT_PUT:
-		if (m->value_len > BT_MAX_VALUE)
-			return rk__err(RK_ETOOLONG, "table %s: mutation %zu: value of %zu bytes (Bigtable "
-			               "allows %u)", t->base.name, i, m->value_len, BT_MAX_VALUE);
-		if (ts % 1000)
-			return rk__err(RK_EINVALID, "table %s: mutation %zu (row '%s'): timestamp %lld is "
-			               "not a whole millisecond; Bigtable keeps milliseconds (give "
-			               "microseconds that are a multiple of 1000, or 0 for now)",
-			               t->base.name, i, rk__err_bytes(kb, sizeof kb, m->row, m->row_len),
-			               (long long)ts);
-		out->kind = RK_BT_SET_CELL;
-		out->ts_micros = ts;
-		out->value = m->value;
-		out->value_len = m->value_len;
-		return 0;
+		return map_put(out, t, m, i);
 	case RK_MUT_DELETE_CELL:
-		if (ts % 1000 || ts > INT64_MAX - 1000) {
-			*skip = 1; /* no millisecond cell has this timestamp */
-			return 0;
-		}
-		out->kind = RK_BT_DELETE_COLUMN;
-		out->ts_micros = ts;
-		out->ts_end_micros = ts + 1000;
-		return 0;
-	case RK_MUT_DELETE_COLUMN: {
-		/* versions in [ts_from, ts]: the millisecond cells in [ts_from rounded
-		 * up, the next millisecond after ts) */
-		int64_t from = (int64_t)m->ts_from;
-		out->kind = RK_BT_DELETE_COLUMN;
-		out->ts_micros = from % 1000 ? from - from % 1000 + 1000 : from;
-		if (ts <= INT64_MAX - 1000)
-			out->ts_end_micros = ts - ts % 1000 + 1000;
-		if (out->ts_end_micros && out->ts_micros >= out->ts_end_micros)
-			*skip = 1; /* no millisecond cell in the range */
-		return 0;
-	}
+		return map_delete_cell(out, skip, m);
+	case RK_MUT_DELETE_COLUMN:
+		return map_delete_column(out, skip, m);
 	case RK_MUT_DELETE_FAMILY:
-	case RK_MUT_DELETE_ROW: {
-		int is_now = (rk_bt__last_clock.s == t->s && m->ts == rk_bt__last_clock.ts) || m->ts >= now_us;
-		if (m->ts_from)
-			return rk__err(RK_EINVALID,
-			               "table %s: mutation %zu (row '%s'): deleting a %s from timestamp "
-			               "%llu is not supported by Bigtable: it deletes every version of a "
-			               "%s",
-			               t->base.name, i, rk__err_bytes(kb, sizeof kb, m->row, m->row_len),
-			               m->type == RK_MUT_DELETE_ROW ? "row" : "family",
-			               (unsigned long long)m->ts_from,
-			               m->type == RK_MUT_DELETE_ROW ? "row" : "family");
-		if (!is_now)
-			return rk__err(RK_EINVALID,
-			               "table %s: mutation %zu (row '%s'): deleting a %s up to timestamp "
-			               "%llu is not supported by Bigtable: it deletes every version of a "
-			               "%s; only a delete at the current time (timestamp 0) maps onto it",
-			               t->base.name, i, rk__err_bytes(kb, sizeof kb, m->row, m->row_len),
-			               m->type == RK_MUT_DELETE_ROW ? "row" : "family",
-			               (unsigned long long)m->ts,
-			               m->type == RK_MUT_DELETE_ROW ? "row" : "family");
-		out->kind = m->type == RK_MUT_DELETE_ROW ? RK_BT_DELETE_ROW : RK_BT_DELETE_FAMILY;
-		return 0;
-	}
+	case RK_MUT_DELETE_ROW:
+		return map_delete_all(out, t, m, i, now_us);
 	}
 	return rk__err(RK_EINVALID, "table %s: mutation %zu: unknown type %d", t->base.name, i,
 	               (int)m->type);
