@@ -343,6 +343,76 @@ static int verify_parts(rk_encoder *e, const rk_value *out, uint64_t have, const
 	return 0;
 }
 
+/* How far value part k, at key byte pos, may reach into the rem bytes at b:
+ * a text of no fixed width stops at the literal after it or before the
+ * fixed-width tail; any other value decodes its own length. */
+static int value_reach(size_t *n, const rk_schema *s, size_t k, const uint8_t *b, size_t rem,
+                       size_t pos)
+{
+	const rk_part *p = &s->parts[k];
+	char b1[160];
+	*n = rem;
+	if (p->enc != E_TEXT || p->fixed >= 0)
+		return 0;
+	if (p->next_is_lit) {
+		const rk_part *nl = &s->parts[k + 1];
+		const uint8_t *at = find_lit(b, rem, nl->lit, nl->litlen);
+		if (!at)
+			return rk__err(RK_ECORRUPT, "key byte %zu: no separator \"%s\" after field '%s'", pos,
+			               rk__err_bytes(b1, sizeof b1, nl->lit, nl->litlen), s->fname[p->field]);
+		*n = (size_t)(at - b);
+	} else if (p->tail_fixed > 0) {
+		if ((size_t)p->tail_fixed > rem)
+			return rk__err(RK_ECORRUPT, "key byte %zu: key too short for its fixed-width tail", pos);
+		*n = rem - (size_t)p->tail_fixed;
+	}
+	return 0;
+}
+
+/* Value part k at key byte pos: decoded, and inverted into its field. */
+static int decode_value_part(size_t *used, rk_value *out, rk_encoder *e, size_t k,
+                             const uint8_t *b, size_t rem, size_t pos)
+{
+	const rk_part *p = &e->s->parts[k];
+	tval v = {0};
+	size_t n;
+	int rc;
+	*used = 0;
+	if ((rc = value_reach(&n, e->s, k, b, rem, pos)) < 0 ||
+	    (rc = decode_val(&v, used, e, p, b, n, pos)) < 0 ||
+	    (rc = invert(&out[p->field], e, p, &v, pos)) < 0)
+		return rc;
+	return 0;
+}
+
+/* Encodes the recovered fields again and compares: the only check of a hash,
+ * bucket or salt prefix. salt: the salt the key has (-1: none). */
+static int verify_key(rk_encoder *e, const rk_value *out, const uint8_t *key, size_t len,
+                      int salt)
+{
+	const rk_schema *s = e->s;
+	uint64_t have = 0;
+	size_t vlen;
+	for (size_t i = 0; i < s->nfields; i++)
+		if (out[i].present)
+			have |= 1ULL << i;
+	if ((s->info.point_get_mask & ~have) != 0)
+		return verify_parts(e, out, have, key); /* some field is only hashed or bucketed */
+	e->forced_salt = salt;
+	int rc = rk_key_encode(e->verify, s->max_key_len, &vlen, e, out);
+	e->forced_salt = -1;
+	if (rc < 0)
+		return rk__err(RK_ECORRUPT, "key does not re-encode: %s", rk_error_last());
+	if (vlen != len || memcmp(e->verify, key, len)) {
+		size_t d = 0;
+		while (d < len && d < vlen && e->verify[d] == key[d])
+			d++;
+		return rk__err(RK_ECORRUPT, "key byte %zu: the key does not match its design "
+		                            "(a hash, bucket or salt prefix that its fields do not produce)", d);
+	}
+	return 0;
+}
+
 int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
 {
 	const rk_schema *s = e->s;
@@ -392,26 +462,8 @@ int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
 			pos += (size_t)p->fixed; /* checked by re-encoding below */
 			break;
 		case P_VAL: {
-			/* how far may this part reach? */
-			size_t n = rem;
-			if (p->enc == E_TEXT && p->fixed < 0) {
-				if (p->next_is_lit) {
-					const rk_part *nl = &s->parts[k + 1];
-					const uint8_t *at = find_lit(b, rem, nl->lit, nl->litlen);
-					if (!at)
-						return rk__err(RK_ECORRUPT, "key byte %zu: no separator \"%s\" after field '%s'", pos,
-						               rk__err_bytes(b1, sizeof b1, nl->lit, nl->litlen), s->fname[p->field]);
-					n = (size_t)(at - b);
-				} else if (p->tail_fixed > 0) {
-					if ((size_t)p->tail_fixed > rem)
-						return rk__err(RK_ECORRUPT, "key byte %zu: key too short for its fixed-width tail", pos);
-					n = rem - (size_t)p->tail_fixed;
-				}
-			}
-			tval v = {0};
-			size_t used = 0;
-			if ((rc = decode_val(&v, &used, e, p, b, n, pos)) < 0 ||
-			    (rc = invert(&out[p->field], e, p, &v, pos)) < 0)
+			size_t used;
+			if ((rc = decode_value_part(&used, out, e, k, b, rem, pos)) < 0)
 				return rc;
 			pos += used;
 			break;
@@ -420,28 +472,7 @@ int rk_key_decode(rk_value *out, rk_encoder *e, const uint8_t *key, size_t len)
 	}
 	if (pos != len)
 		return rk__err(RK_ECORRUPT, "key byte %zu: %zu unexpected bytes after the last part", pos, len - pos);
-
-	/* Verify: encode the recovered fields again and compare. */
-	uint64_t have = 0;
-	for (size_t i = 0; i < s->nfields; i++)
-		if (out[i].present)
-			have |= 1ULL << i;
-	if ((s->info.point_get_mask & ~have) != 0)
-		return verify_parts(e, out, have, key); /* some field is only hashed or bucketed */
-	size_t vlen;
-	e->forced_salt = salt;
-	rc = rk_key_encode(e->verify, s->max_key_len, &vlen, e, out);
-	e->forced_salt = -1;
-	if (rc < 0)
-		return rk__err(RK_ECORRUPT, "key does not re-encode: %s", rk_error_last());
-	if (vlen != len || memcmp(e->verify, key, len)) {
-		size_t d = 0;
-		while (d < len && d < vlen && e->verify[d] == key[d])
-			d++;
-		return rk__err(RK_ECORRUPT, "key byte %zu: the key does not match its design "
-		                            "(a hash, bucket or salt prefix that its fields do not produce)", d);
-	}
-	return 0;
+	return verify_key(e, out, key, len, salt);
 }
 
 int rk_key_bucket(const rk_encoder *e, const uint8_t *key, size_t len)
