@@ -161,6 +161,62 @@ static void free_ranges(range *r, size_t n)
 	free(r);
 }
 
+/* Row range g as x, its keys copied: an open start begins at the next key
+ * after it, a closed end ends at the next key after it, an empty end is
+ * unbounded. -1 when out of memory (x holds what was copied). */
+static int copy_row_range(range *x, const Rkbt__RowRange *g)
+{
+	*x = (range){0};
+	switch (g->start_key_case) {
+	case RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED:
+		x->start = keycopy(g->start_key_closed.data, g->start_key_closed.len, 0, &x->slen);
+		break;
+	case RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN:
+		x->start = keycopy(g->start_key_open.data, g->start_key_open.len,
+		                   g->start_key_open.len > 0, &x->slen);
+		break;
+	default: x->start = keycopy(NULL, 0, 0, &x->slen);
+	}
+	const ProtobufCBinaryData *e = NULL;
+	int closed = 0;
+	if (g->end_key_case == RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN)
+		e = &g->end_key_open;
+	else if (g->end_key_case == RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED)
+		e = &g->end_key_closed, closed = 1;
+	if (!e || e->len == 0)
+		x->end_inf = 1;
+	else
+		x->end = keycopy(e->data, e->len, closed, &x->elen);
+	return !x->start || (!x->end_inf && !x->end) ? -1 : 0;
+}
+
+/* Sorts r[0..n) by start and merges the ranges that overlap or touch, in
+ * place; returns how many are left. */
+static size_t merge_ranges(range *r, size_t n)
+{
+	qsort(r, n, sizeof *r, range_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		range *c = w ? &r[w - 1] : NULL;
+		if (c && (c->end_inf || rk__bytes_cmp(r[i].start, r[i].slen, c->end, c->elen) <= 0)) {
+			/* overlaps or touches: extend c */
+			if (!c->end_inf &&
+			    (r[i].end_inf || rk__bytes_cmp(r[i].end, r[i].elen, c->end, c->elen) > 0)) {
+				free(c->end);
+				c->end = r[i].end;
+				c->elen = r[i].elen;
+				c->end_inf = r[i].end_inf;
+				r[i].end = NULL;
+			}
+			free(r[i].start);
+			free(r[i].end);
+			continue;
+		}
+		r[w++] = r[i];
+	}
+	return w;
+}
+
 /* The request's row set as sorted, disjoint ranges (whole table when empty). */
 static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_sv_status *st)
 {
@@ -198,30 +254,10 @@ static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_s
 			goto oom;
 	}
 	for (size_t i = 0; i < nr; i++) {
-		const Rkbt__RowRange *g = rs->row_ranges[i];
-		range x = {0};
-		switch (g->start_key_case) {
-		case RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED:
-			x.start = keycopy(g->start_key_closed.data, g->start_key_closed.len, 0, &x.slen);
-			break;
-		case RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN:
-			x.start = keycopy(g->start_key_open.data, g->start_key_open.len,
-			                  g->start_key_open.len > 0, &x.slen);
-			break;
-		default: x.start = keycopy(NULL, 0, 0, &x.slen);
-		}
-		const ProtobufCBinaryData *e = NULL;
-		int closed = 0;
-		if (g->end_key_case == RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN)
-			e = &g->end_key_open;
-		else if (g->end_key_case == RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED)
-			e = &g->end_key_closed, closed = 1;
-		if (!e || e->len == 0)
-			x.end_inf = 1;
-		else
-			x.end = keycopy(e->data, e->len, closed, &x.elen);
+		range x;
+		int rc = copy_row_range(&x, rs->row_ranges[i]);
 		r[n++] = x;
-		if (!x.start || (!x.end_inf && !x.end))
+		if (rc < 0)
 			goto oom;
 		if (!x.end_inf && rk__bytes_cmp(x.start, x.slen, x.end, x.elen) >= 0) { /* empty */
 			n--;
@@ -229,28 +265,8 @@ static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_s
 			free(x.end);
 		}
 	}
-	qsort(r, n, sizeof *r, range_cmp);
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		range *c = w ? &r[w - 1] : NULL;
-		if (c && (c->end_inf || rk__bytes_cmp(r[i].start, r[i].slen, c->end, c->elen) <= 0)) {
-			/* overlaps or touches: extend c */
-			if (!c->end_inf &&
-			    (r[i].end_inf || rk__bytes_cmp(r[i].end, r[i].elen, c->end, c->elen) > 0)) {
-				free(c->end);
-				c->end = r[i].end;
-				c->elen = r[i].elen;
-				c->end_inf = r[i].end_inf;
-				r[i].end = NULL;
-			}
-			free(r[i].start);
-			free(r[i].end);
-			continue;
-		}
-		r[w++] = r[i];
-	}
 	*out = r;
-	*count = w;
+	*count = merge_ranges(r, n);
 	return 0;
 oom:
 	free_ranges(r, n + 1);
