@@ -17,11 +17,11 @@
 
 /* ---- admin ---- */
 
-int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *families,
-                        size_t nfamilies, const rk_bt_bytes *splits, size_t nsplits)
+/* What CreateTable would refuse, refused before the call. */
+static int create_check(rk_bt_client *c, const char *table, const rk_bt_family *families,
+                        size_t nfamilies, const rk_bt_bytes *splits, size_t nsplits,
+                        const char *what)
 {
-	char what[128];
-	snprintf(what, sizeof what, "bigtable CreateTable %.60s", table ? table : "");
 	char *name = NULL;
 	int rc = rk_bt__table_name(&name, c, table);
 	if (rc < 0)
@@ -39,64 +39,96 @@ int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *
 		if (!splits[i].len || splits[i].len > RK_BT_MAX_KEY)
 			return rk__err(RK_EINVALID, "%s: split key %zu is %s", what, i,
 			               splits[i].len ? "over 4 KiB" : "empty");
+	return 0;
+}
 
-	Rkbt__Table__ColumnFamiliesEntry *fe = calloc(nfamilies ? nfamilies : 1, sizeof *fe);
-	Rkbt__Table__ColumnFamiliesEntry **fep = calloc(nfamilies ? nfamilies : 1, sizeof *fep);
-	Rkbt__ColumnFamily *cf = calloc(nfamilies ? nfamilies : 1, sizeof *cf);
-	Rkbt__GcRule *gc = calloc(nfamilies ? nfamilies : 1, sizeof *gc);
-	Rkbt__GcRule **rules = calloc(nfamilies ? nfamilies : 1, sizeof *rules); /* from ->gc */
-	Rkbt__CreateTableRequest__Split *sp = calloc(nsplits ? nsplits : 1, sizeof *sp);
-	Rkbt__CreateTableRequest__Split **spp = calloc(nsplits ? nsplits : 1, sizeof *spp);
-	uint8_t *buf = NULL, *resp = NULL;
-	size_t resp_len;
-	if (!fe || !fep || !cf || !gc || !rules || !sp || !spp) {
-		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
-		goto done;
-	}
+/* CreateTable's parts, one per family and one per split, pointing at the
+ * caller's names and keys; rules (converted from a family's gc) are owned. */
+typedef struct create_parts {
+	Rkbt__Table__ColumnFamiliesEntry *fe, **fep;
+	Rkbt__ColumnFamily *cf;
+	Rkbt__GcRule *gc;     /* a plain version limit */
+	Rkbt__GcRule **rules; /* from ->gc */
+	size_t nfamilies;
+	Rkbt__CreateTableRequest__Split *sp, **spp;
+} create_parts;
+
+static int create_parts_alloc(create_parts *p, size_t nfamilies, size_t nsplits, const char *what)
+{
+	size_t nf = nfamilies ? nfamilies : 1, ns = nsplits ? nsplits : 1;
+	p->fe = calloc(nf, sizeof *p->fe);
+	p->fep = calloc(nf, sizeof *p->fep);
+	p->cf = calloc(nf, sizeof *p->cf);
+	p->gc = calloc(nf, sizeof *p->gc);
+	p->rules = calloc(nf, sizeof *p->rules);
+	p->nfamilies = nfamilies;
+	p->sp = calloc(ns, sizeof *p->sp);
+	p->spp = calloc(ns, sizeof *p->spp);
+	if (!p->fe || !p->fep || !p->cf || !p->gc || !p->rules || !p->sp || !p->spp)
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	return 0;
+}
+
+static void create_parts_free(create_parts *p)
+{
+	free(p->fe);
+	free(p->fep);
+	free(p->cf);
+	free(p->gc);
+	for (size_t i = 0; p->rules && i < p->nfamilies; i++)
+		rk_bt__gc_pb_free(p->rules[i]);
+	free(p->rules);
+	free(p->sp);
+	free(p->spp);
+}
+
+/* Each family with its GC rule: the one it was given, else a version limit,
+ * else none. */
+static int create_families(create_parts *p, const rk_bt_family *families, size_t nfamilies)
+{
+	int rc;
 	for (size_t i = 0; i < nfamilies; i++) {
-		rkbt__table__column_families_entry__init(&fe[i]);
-		rkbt__column_family__init(&cf[i]);
-		fe[i].key = (char *)families[i].name;
-		fe[i].value = &cf[i];
+		rkbt__table__column_families_entry__init(&p->fe[i]);
+		rkbt__column_family__init(&p->cf[i]);
+		p->fe[i].key = (char *)families[i].name;
+		p->fe[i].value = &p->cf[i];
 		if (families[i].gc) {
-			if ((rc = rk_bt__gc_to_pb(&rules[i], families[i].gc)) != 0)
-				goto done;
-			cf[i].gc_rule = rules[i];
+			if ((rc = rk_bt__gc_to_pb(&p->rules[i], families[i].gc)) != 0)
+				return rc;
+			p->cf[i].gc_rule = p->rules[i];
 		} else if (families[i].max_versions > 0) {
-			rkbt__gc_rule__init(&gc[i]);
-			gc[i].rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
-			gc[i].max_num_versions = families[i].max_versions;
-			cf[i].gc_rule = &gc[i];
+			rkbt__gc_rule__init(&p->gc[i]);
+			p->gc[i].rule_case = RKBT__GC_RULE__RULE_MAX_NUM_VERSIONS;
+			p->gc[i].max_num_versions = families[i].max_versions;
+			p->cf[i].gc_rule = &p->gc[i];
 		}
-		fep[i] = &fe[i];
+		p->fep[i] = &p->fe[i];
 	}
+	return 0;
+}
+
+static void create_splits(create_parts *p, const rk_bt_bytes *splits, size_t nsplits)
+{
 	for (size_t i = 0; i < nsplits; i++) {
-		rkbt__create_table_request__split__init(&sp[i]);
-		sp[i].key.data = (uint8_t *)splits[i].ptr;
-		sp[i].key.len = splits[i].len;
-		spp[i] = &sp[i];
+		rkbt__create_table_request__split__init(&p->sp[i]);
+		p->sp[i].key.data = (uint8_t *)splits[i].ptr;
+		p->sp[i].key.len = splits[i].len;
+		p->spp[i] = &p->sp[i];
 	}
-	Rkbt__Table t;
-	rkbt__table__init(&t);
-	t.n_column_families = nfamilies;
-	t.column_families = fep;
-	t.granularity = RKBT__TABLE__TIMESTAMP_GRANULARITY__MILLIS;
-	Rkbt__CreateTableRequest req;
-	rkbt__create_table_request__init(&req);
-	req.parent = c->instance_name;
-	req.table_id = (char *)table;
-	req.table = &t;
-	req.n_initial_splits = nsplits;
-	req.initial_splits = spp;
-	size_t len = rkbt__create_table_request__get_packed_size(&req);
-	buf = malloc(len ? len : 1);
-	if (!buf) {
-		rc = rk__err(RK_ENOMEM, "%s: out of memory", what);
-		goto done;
-	}
-	rkbt__create_table_request__pack(&req, buf);
-	rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_CREATE_TABLE, buf, len, NULL,
-	                  rk_bt__deadline(c->opts.timeout_ms), what);
+}
+
+/* Sends the request; the reply must parse as a Table. */
+static int create_send(rk_bt_client *c, const Rkbt__CreateTableRequest *req, const char *what)
+{
+	uint8_t *resp = NULL;
+	size_t resp_len;
+	size_t len = rkbt__create_table_request__get_packed_size(req);
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		return rk__err(RK_ENOMEM, "%s: out of memory", what);
+	rkbt__create_table_request__pack(req, buf);
+	int rc = rk_bt__unary(&resp, &resp_len, c->admin, RK_BT_M_CREATE_TABLE, buf, len, NULL,
+	                      rk_bt__deadline(c->opts.timeout_ms), what);
 	if (rc == 0) {
 		Rkbt__Table *got = rkbt__table__unpack(NULL, resp_len, resp);
 		if (!got)
@@ -104,17 +136,37 @@ int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *
 		rkbt__table__free_unpacked(got, NULL);
 		free(resp);
 	}
-done:
 	free(buf);
-	free(fe);
-	free(fep);
-	free(cf);
-	free(gc);
-	for (size_t i = 0; rules && i < nfamilies; i++)
-		rk_bt__gc_pb_free(rules[i]);
-	free(rules);
-	free(sp);
-	free(spp);
+	return rc;
+}
+
+int rk_bt__table_create(rk_bt_client *c, const char *table, const rk_bt_family *families,
+                        size_t nfamilies, const rk_bt_bytes *splits, size_t nsplits)
+{
+	char what[128];
+	create_parts p;
+	snprintf(what, sizeof what, "bigtable CreateTable %.60s", table ? table : "");
+	int rc = create_check(c, table, families, nfamilies, splits, nsplits, what);
+	if (rc < 0)
+		return rc;
+	if ((rc = create_parts_alloc(&p, nfamilies, nsplits, what)) == 0 &&
+	    (rc = create_families(&p, families, nfamilies)) == 0) {
+		create_splits(&p, splits, nsplits);
+		Rkbt__Table t;
+		rkbt__table__init(&t);
+		t.n_column_families = nfamilies;
+		t.column_families = p.fep;
+		t.granularity = RKBT__TABLE__TIMESTAMP_GRANULARITY__MILLIS;
+		Rkbt__CreateTableRequest req;
+		rkbt__create_table_request__init(&req);
+		req.parent = c->instance_name;
+		req.table_id = (char *)table;
+		req.table = &t;
+		req.n_initial_splits = nsplits;
+		req.initial_splits = p.spp;
+		rc = create_send(c, &req, what);
+	}
+	create_parts_free(&p);
 	return rc;
 }
 
