@@ -80,6 +80,96 @@ static int is_signed(rk_type t)
 
 static const uint8_t ff[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
+static int is_text(rk_type t)
+{
+	return t == RK_T_STR || t == RK_T_BYTES;
+}
+
+/* A query bound (ext < 0: the lowest, > 0: the highest): the smallest or
+ * largest value of the type; signed fields start at 0 (the workloads' values
+ * are not negative, and rts() and dec() need non-negative values). */
+static void bind_bound(rk_value *v, rk_type t, int ext)
+{
+	int64_t lo;
+	uint64_t hi;
+	int_limits(t, &lo, &hi);
+	if (is_text(t)) {
+		v->v.s.ptr = ff;
+		v->v.s.len = ext > 0 ? sizeof ff : 0;
+	} else if (t == RK_T_F64) {
+		v->v.f = ext > 0 ? 1e308 : 0;
+	} else if (is_unsigned(t)) {
+		v->v.u = ext > 0 ? hi : 0;
+	} else {
+		v->v.i = ext > 0 ? (int64_t)hi : 0;
+	}
+}
+
+/* Workload text into field i: parsed unless the field is text too. */
+static int bind_text(rk__binder *b, size_t i, rk_value *v, rk_type t, const rk__wval *x)
+{
+	if (is_text(t)) {
+		v->v.s.ptr = (const uint8_t *)x->s;
+		v->v.s.len = x->len;
+	} else if (rk_value_parse(v, t, x->s, x->len) < 0) {
+		return rk__err_wrap(RK_EINVALID, "design %s: field '%s'", b->design,
+		                    rk__workload_field(b->w, (size_t)b->src[i])->name);
+	}
+	v->present = 1;
+	return 0;
+}
+
+/* A workload decimal into field i: a double, or its shortest exact text. */
+static int bind_f64(rk__binder *b, size_t i, rk_value *v, rk_type t, const rk__wval *x)
+{
+	if (t == RK_T_F64) {
+		v->v.f = x->f;
+	} else if (is_text(t)) {
+		int n = snprintf(b->buf[i], sizeof b->buf[i], "%.17g", x->f);
+		v->v.s.ptr = (const uint8_t *)b->buf[i];
+		v->v.s.len = (size_t)n;
+	} else {
+		return rk__err(RK_EINVALID, "design %s: field '%s': the decimal %.17g is not an integer",
+		               b->design, rk__workload_field(b->w, (size_t)b->src[i])->name, x->f);
+	}
+	return 0;
+}
+
+/* A workload integer into field i, refused when the field's type cannot
+ * hold it. */
+static int bind_int(rk__binder *b, size_t i, rk_value *v, rk_type t, const rk__wval *x)
+{
+	rk__wkind kind = b->kind[i];
+	int64_t lo;
+	uint64_t hi;
+	int_limits(t, &lo, &hi);
+	int neg = kind == RK__W_I64 && x->i < 0;
+	uint64_t mag = kind == RK__W_U64 ? x->u : neg ? 0 : (uint64_t)x->i;
+	if (is_text(t)) {
+		int n = kind == RK__W_U64 ? snprintf(b->buf[i], sizeof b->buf[i], "%llu",
+		                                     (unsigned long long)x->u)
+		                          : snprintf(b->buf[i], sizeof b->buf[i], "%lld",
+		                                     (long long)x->i);
+		v->v.s.ptr = (const uint8_t *)b->buf[i];
+		v->v.s.len = (size_t)n;
+	} else if (t == RK_T_F64) {
+		v->v.f = kind == RK__W_U64 ? (double)x->u : (double)x->i;
+	} else if (is_unsigned(t)) {
+		if (neg || mag > hi)
+			goto range;
+		v->v.u = mag;
+	} else if (is_signed(t)) {
+		if (kind == RK__W_U64 ? mag > hi : (x->i < lo || (!neg && mag > hi)))
+			goto range;
+		v->v.i = kind == RK__W_U64 ? (int64_t)mag : x->i;
+	}
+	return 0;
+range:
+	return rk__err(RK_EINVALID, "design %s: field '%s': workload value %s%llu does not fit the type",
+	               b->design, rk__workload_field(b->w, (size_t)b->src[i])->name, neg ? "-" : "",
+	               (unsigned long long)(neg ? (uint64_t)0 - (uint64_t)x->i : mag));
+}
+
 const rk_value *rk__bind(rk__binder *b, const rk__wval *rec)
 {
 	for (size_t i = 0; i < b->nf; i++) {
@@ -91,92 +181,27 @@ const rk_value *rk__bind(rk__binder *b, const rk__wval *rec)
 		}
 		const rk__wval *x = &rec[b->src[i]];
 		rk__wkind kind = b->kind[i];
+		int rc = 0;
 		v->present = 1;
-		if (kind == RK__W_STR && !x->ext && (t == RK_T_STR || t == RK_T_BYTES)) {
+		if (kind == RK__W_STR && !x->ext && is_text(t)) {
 			v->v.s.ptr = (const uint8_t *)x->s; /* the common case first */
 			v->v.s.len = x->len;
-			continue;
-		}
-		int64_t lo;
-		uint64_t hi;
-		int_limits(t, &lo, &hi);
-		if (x->ext == 2) {
+		} else if (x->ext == 2) {
 			v->present = 0;
-			continue;
-		}
-		if (x->ext) {
-			/* query bounds: the smallest / largest value of the type; signed
-			 * fields start at 0 (the workloads' values are not negative, and
-			 * rts() and dec() need non-negative values) */
-			if (t == RK_T_STR || t == RK_T_BYTES) {
-				v->v.s.ptr = ff;
-				v->v.s.len = x->ext > 0 ? sizeof ff : 0;
-			} else if (t == RK_T_F64) {
-				v->v.f = x->ext > 0 ? 1e308 : 0;
-			} else if (is_unsigned(t)) {
-				v->v.u = x->ext > 0 ? hi : 0;
-			} else {
-				v->v.i = x->ext > 0 ? (int64_t)hi : 0;
-			}
-			continue;
-		}
-		if (kind == RK__W_STR) {
-			if (t == RK_T_STR || t == RK_T_BYTES) {
-				v->v.s.ptr = (const uint8_t *)x->s;
-				v->v.s.len = x->len;
-			} else if (rk_value_parse(v, t, x->s, x->len) < 0) {
-				rk__err_wrap(RK_EINVALID, "design %s: field '%s'", b->design,
-				             rk__workload_field(b->w, (size_t)b->src[i])->name);
-				return NULL;
-			}
-			v->present = 1;
-			continue;
-		}
-		if (x->has_text && (t == RK_T_STR || t == RK_T_BYTES)) {
+		} else if (x->ext) {
+			bind_bound(v, t, x->ext);
+		} else if (kind == RK__W_STR) {
+			rc = bind_text(b, i, v, t, x);
+		} else if (x->has_text && is_text(t)) {
 			v->v.s.ptr = (const uint8_t *)x->s; /* the digits as the file wrote them */
 			v->v.s.len = x->len;
-			continue;
+		} else if (kind == RK__W_F64) {
+			rc = bind_f64(b, i, v, t, x);
+		} else {
+			rc = bind_int(b, i, v, t, x);
 		}
-		if (kind == RK__W_F64) {
-			if (t == RK_T_F64) {
-				v->v.f = x->f;
-			} else if (t == RK_T_STR || t == RK_T_BYTES) {
-				int n = snprintf(b->buf[i], sizeof b->buf[i], "%.17g", x->f);
-				v->v.s.ptr = (const uint8_t *)b->buf[i];
-				v->v.s.len = (size_t)n;
-			} else {
-				rk__err(RK_EINVALID, "design %s: field '%s': the decimal %.17g is not an integer",
-				        b->design, rk__workload_field(b->w, (size_t)b->src[i])->name, x->f);
-				return NULL;
-			}
-			continue;
-		}
-		int neg = kind == RK__W_I64 && x->i < 0;
-		uint64_t mag = kind == RK__W_U64 ? x->u : neg ? 0 : (uint64_t)x->i;
-		if (t == RK_T_STR || t == RK_T_BYTES) {
-			int n = kind == RK__W_U64 ? snprintf(b->buf[i], sizeof b->buf[i], "%llu",
-			                                     (unsigned long long)x->u)
-			                          : snprintf(b->buf[i], sizeof b->buf[i], "%lld",
-			                                     (long long)x->i);
-			v->v.s.ptr = (const uint8_t *)b->buf[i];
-			v->v.s.len = (size_t)n;
-		} else if (t == RK_T_F64) {
-			v->v.f = kind == RK__W_U64 ? (double)x->u : (double)x->i;
-		} else if (is_unsigned(t)) {
-			if (neg || mag > hi)
-				goto range;
-			v->v.u = mag;
-		} else if (is_signed(t)) {
-			if (kind == RK__W_U64 ? mag > hi : (x->i < lo || (!neg && mag > hi)))
-				goto range;
-			v->v.i = kind == RK__W_U64 ? (int64_t)mag : x->i;
-		}
-		continue;
-	range:
-		rk__err(RK_EINVALID, "design %s: field '%s': workload value %s%llu does not fit the type",
-		        b->design, rk__workload_field(b->w, (size_t)b->src[i])->name, neg ? "-" : "",
-		        (unsigned long long)(neg ? (uint64_t)0 - (uint64_t)x->i : mag));
-		return NULL;
+		if (rc < 0)
+			return NULL;
 	}
 	return b->vals;
 }
