@@ -361,6 +361,81 @@ static int put_bucket(rk_wbuf *w, const rk_part *p, unsigned b)
 	}
 }
 
+/* Value part k: the field's fast encoding when it has one, else its value
+ * expression evaluated and encoded; then inverted for a descending order,
+ * and refused when it holds the separator that follows it. */
+static int enc_value(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t k, const rk_value *fields)
+{
+	const rk_part *p = &parts[k];
+	size_t start = w->len;
+	int rc = p->fast ? put_field(w, p, &fields[p->field]) : 1;
+	if (rc == 1) {
+		tval v = {0};
+		if ((rc = eval(&v, e, p, fields)) < 0 || (rc = encode_val(w, p, &v, e->s->fname[p->field])) < 0)
+			return rc;
+	} else if (rc < 0) {
+		return rc == RK_EINVALID ? rk__err_wrap(rc, "field '%s'", e->s->fname[p->field]) : rc;
+	}
+	if (!p->post)
+		return 0;
+	if (p->post & POST_INVERT)
+		rk_codec__invert(w, start);
+	if ((p->post & POST_SEPCHECK) && lit_inside(w->p + start, w->len - start, parts[k + 1].lit, parts[k + 1].litlen)) {
+		const char *fname = e->s->fname[p->field];
+		char b1[160], b2[40];
+		return rk__err(RK_EINVALID, "field '%s' value '%s' contains the separator \"%s\" that follows it",
+		               fname, rk__err_bytes(b1, sizeof b1, w->p + start, w->len - start),
+		               rk__err_bytes(b2, sizeof b2, parts[k + 1].lit, parts[k + 1].litlen));
+	}
+	return 0;
+}
+
+/* A part made from its sub-template's bytes (encoded into the next level's
+ * scratch buffer): their hash, their hex, or a slice of them. */
+static int enc_derived(rk_encoder *e, rk_wbuf *w, const rk_part *p, const rk_value *fields, int depth)
+{
+	rk_wbuf sw = {e->sub[depth + 1], 0, RK_SUB_MAX};
+	int rc;
+	if ((rc = rk_key__enc_template(e, &sw, p->sub, p->nsub, fields, depth + 1)) < 0)
+		return rc;
+	if (p->kind == P_HASH) {
+		uint8_t d[RK_HASH_MAX_SIZE];
+		if ((rc = rk_hash__digest(d, p->alg, sw.p, sw.len)) < 0)
+			return rc;
+		return rk_w_put(w, d, rk_hash__size(p->alg));
+	}
+	if (p->kind == P_HEX) {
+		if (2 * sw.len > w->cap - w->len)
+			return rk_wbuf__overflow(w, 2 * sw.len);
+		/* a local cursor: stores through w->p would make the compiler reload w->len */
+		uint8_t *o = w->p + w->len;
+		const char *pairs = e->hex2[p->upper];
+		for (size_t i = 0; i < sw.len; i++)
+			memcpy(o + 2 * i, pairs + 2 * sw.p[i], 2);
+		w->len += 2 * sw.len;
+		return 0;
+	}
+	if ((size_t)p->sb > sw.len)
+		return rk__err(RK_EINVALID, "slice [%ld:%ld] of %s %zu-byte value: the value is too short",
+		               p->sa, p->sb, rk__article(sw.len), sw.len);
+	return rk_w_put(w, sw.p + p->sa, (size_t)(p->sb - p->sa));
+}
+
+/* The salt bucket: the one the key being checked has (forced_salt), a
+ * random one, or the next in turn. */
+static unsigned pick_salt(rk_encoder *e, const rk_part *p)
+{
+	if (e->forced_salt >= 0)
+		return (unsigned)e->forced_salt;
+	if (p->salt == SALT_RANDOM) {
+		e->rng ^= e->rng << 13;
+		e->rng ^= e->rng >> 7;
+		e->rng ^= e->rng << 17;
+		return (unsigned)(e->rng % p->n);
+	}
+	return (unsigned)(e->rr++ % p->n);
+}
+
 int rk_key__enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t n, const rk_value *fields,
                          int depth)
 {
@@ -369,61 +444,18 @@ int rk_key__enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t
 	unsigned psalt_n = 0;
 	for (size_t k = 0; k < n; k++) {
 		const rk_part *p = &parts[k];
-		size_t start = w->len;
 		switch (p->kind) {
 		case P_LIT:
 			rc = p->litlen == 1 ? rk_w_byte(w, p->lit[0]) : rk_w_put(w, p->lit, p->litlen);
 			break;
-		case P_VAL: {
-			rc = p->fast ? put_field(w, p, &fields[p->field]) : 1;
-			if (rc == 1) {
-				tval v = {0};
-				if ((rc = eval(&v, e, p, fields)) < 0 || (rc = encode_val(w, p, &v, e->s->fname[p->field])) < 0)
-					return rc;
-			} else if (rc < 0) {
-				return rc == RK_EINVALID ? rk__err_wrap(rc, "field '%s'", e->s->fname[p->field]) : rc;
-			}
-			if (!p->post)
-				break;
-			if (p->post & POST_INVERT)
-				rk_codec__invert(w, start);
-			if ((p->post & POST_SEPCHECK) && lit_inside(w->p + start, w->len - start, parts[k + 1].lit, parts[k + 1].litlen)) {
-				const char *fname = e->s->fname[p->field];
-				char b1[160], b2[40];
-				return rk__err(RK_EINVALID, "field '%s' value '%s' contains the separator \"%s\" that follows it",
-				               fname, rk__err_bytes(b1, sizeof b1, w->p + start, w->len - start),
-				               rk__err_bytes(b2, sizeof b2, parts[k + 1].lit, parts[k + 1].litlen));
-			}
+		case P_VAL:
+			rc = enc_value(e, w, parts, k, fields);
 			break;
-		}
 		case P_HASH:
 		case P_HEX:
-		case P_SLICE: {
-			rk_wbuf sw = {e->sub[depth + 1], 0, RK_SUB_MAX};
-			if ((rc = rk_key__enc_template(e, &sw, p->sub, p->nsub, fields, depth + 1)) < 0)
-				return rc;
-			if (p->kind == P_HASH) {
-				uint8_t d[RK_HASH_MAX_SIZE];
-				if ((rc = rk_hash__digest(d, p->alg, sw.p, sw.len)) < 0)
-					return rc;
-				rc = rk_w_put(w, d, rk_hash__size(p->alg));
-			} else if (p->kind == P_HEX) {
-				if (2 * sw.len > w->cap - w->len)
-					return rk_wbuf__overflow(w, 2 * sw.len);
-				/* a local cursor: stores through w->p would make the compiler reload w->len */
-				uint8_t *o = w->p + w->len;
-				const char *pairs = e->hex2[p->upper];
-				for (size_t i = 0; i < sw.len; i++)
-					memcpy(o + 2 * i, pairs + 2 * sw.p[i], 2);
-				w->len += 2 * sw.len;
-			} else {
-				if ((size_t)p->sb > sw.len)
-					return rk__err(RK_EINVALID, "slice [%ld:%ld] of %s %zu-byte value: the value is too short",
-					               p->sa, p->sb, rk__article(sw.len), sw.len);
-				rc = rk_w_put(w, sw.p + p->sa, (size_t)(p->sb - p->sa));
-			}
+		case P_SLICE:
+			rc = enc_derived(e, w, p, fields, depth);
 			break;
-		}
 		case P_BUCKET: {
 			const rk_part *hp = &p->sub[0];
 			rk_wbuf sw = {e->sub[depth + 1], 0, RK_SUB_MAX};
@@ -432,21 +464,9 @@ int rk_key__enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t
 			rc = put_bucket(w, p, rk_hash__bucket_of(hp->alg, sw.p, sw.len, p->n));
 			break;
 		}
-		case P_SALT: {
-			unsigned b;
-			if (e->forced_salt >= 0) {
-				b = (unsigned)e->forced_salt;
-			} else if (p->salt == SALT_RANDOM) {
-				e->rng ^= e->rng << 13;
-				e->rng ^= e->rng >> 7;
-				e->rng ^= e->rng << 17;
-				b = (unsigned)(e->rng % p->n);
-			} else {
-				b = (unsigned)(e->rr++ % p->n);
-			}
-			rc = put_bucket(w, p, b);
+		case P_SALT:
+			rc = put_bucket(w, p, pick_salt(e, p));
 			break;
-		}
 		case P_PSALT:
 			psalt_at = (long)w->len;
 			psalt_n = p->n;
