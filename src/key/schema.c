@@ -116,6 +116,80 @@ static int parse_option(parser *ps)
 	return rk_schema__perr(ps, t, "unknown option (known: max_key_len=N, target=hbase|bigtable)");
 }
 
+/* key TEMPLATE: one per schema, after the fields. */
+static int parse_key(parser *ps, int *have_key)
+{
+	token *t = &ps->tok;
+	rk_schema *s = ps->s;
+	int rc;
+	if (*have_key)
+		return rk_schema__perr(ps, t, "a schema has one key line (continue a long one with '\\' at the end)");
+	if (s->nfields == 0)
+		return rk_schema__perr(ps, t, "declare the fields before the key");
+	if ((rc = rk_schema__lex(ps)) < 0 || (rc = rk_schema__parse_template(ps, &s->parts, &s->nparts, 0, 0)) < 0)
+		return rc;
+	*have_key = 1;
+	return 0;
+}
+
+/* name NAME, or name "NAME" */
+static int parse_name(parser *ps)
+{
+	token *t = &ps->tok;
+	int rc;
+	if ((rc = rk_schema__lex(ps)) < 0)
+		return rc;
+	if (t->kind != T_IDENT && t->kind != T_STR)
+		return rk_schema__perr(ps, t, "expected a name");
+	free(ps->s->name);
+	ps->s->name = t->kind == T_STR ? strndup((const char *)t->sval, t->slen) : strndup(t->p, t->n);
+	return rk_schema__lex(ps);
+}
+
+/* One directive, from its first token to the end of its line. */
+static int parse_directive(parser *ps, int *have_key)
+{
+	token *t = &ps->tok;
+	int rc;
+	if (is_ident(t, "fields")) {
+		if ((rc = rk_schema__lex(ps)) >= 0)
+			rc = parse_fields(ps);
+	} else if (is_ident(t, "key")) {
+		rc = parse_key(ps, have_key);
+	} else if (is_ident(t, "option")) {
+		if ((rc = rk_schema__lex(ps)) >= 0)
+			rc = parse_option(ps);
+	} else if (is_ident(t, "name")) {
+		rc = parse_name(ps);
+	} else {
+		return rk_schema__perr(ps, t, "expected a directive: fields, key, option or name");
+	}
+	if (rc < 0)
+		return rc;
+	if (ps->tok.kind != T_EOL && ps->tok.kind != T_EOF)
+		return rk_schema__perr(ps, &ps->tok, "unexpected text after the directive");
+	return 0;
+}
+
+/* What a schema gets once all of it is read: each part's derived facts, the
+ * summary, the check of its shortest key, its canonical text. */
+static int finish_schema(parser *ps, rk_schema *s)
+{
+	int rc;
+	if ((rc = rk_schema__derive(ps, s, s->parts, s->nparts, 0)) < 0)
+		return rc;
+	rk_schema__compute_info(s);
+	if (s->info.key_min_len > s->max_key_len)
+		return rk__err(RK_EINVALID, "%s:%d:%d: the shortest key (%zu bytes) is over max_key_len %zu (the key template starts here)",
+		               ps->name, s->nparts ? s->parts[0].line : 0, s->nparts ? s->parts[0].col : 0,
+		               s->info.key_min_len, s->max_key_len);
+	size_t l = 0, c = 0;
+	rk_schema__render(&s->text, &l, &c, s, s->parts, s->nparts);
+	if (!s->text)
+		return rk__err(RK_ENOMEM, "out of memory parsing a schema");
+	return 0;
+}
+
 int rk_schema_parse(rk_schema **out, const char *text, size_t len, const char *name)
 {
 	parser ps = {0};
@@ -133,71 +207,16 @@ int rk_schema_parse(rk_schema **out, const char *text, size_t len, const char *n
 	if ((rc = rk_schema__lex(&ps)) < 0)
 		goto fail;
 	while (ps.tok.kind != T_EOF) {
-		token *t = &ps.tok;
-		if (t->kind == T_EOL) {
-			if ((rc = rk_schema__lex(&ps)) < 0)
-				goto fail;
-			continue;
-		}
-		if (is_ident(t, "fields")) {
-			if ((rc = rk_schema__lex(&ps)) < 0 || (rc = parse_fields(&ps)) < 0)
-				goto fail;
-		} else if (is_ident(t, "key")) {
-			if (have_key) {
-				rc = rk_schema__perr(&ps, t, "a schema has one key line (continue a long one with '\\' at the end)");
-				goto fail;
-			}
-			if (s->nfields == 0) {
-				rc = rk_schema__perr(&ps, t, "declare the fields before the key");
-				goto fail;
-			}
-			if ((rc = rk_schema__lex(&ps)) < 0 || (rc = rk_schema__parse_template(&ps, &s->parts, &s->nparts, 0, 0)) < 0)
-				goto fail;
-			have_key = 1;
-		} else if (is_ident(t, "option")) {
-			if ((rc = rk_schema__lex(&ps)) < 0 || (rc = parse_option(&ps)) < 0)
-				goto fail;
-		} else if (is_ident(t, "name")) {
-			if ((rc = rk_schema__lex(&ps)) < 0)
-				goto fail;
-			if (t->kind != T_IDENT && t->kind != T_STR) {
-				rc = rk_schema__perr(&ps, t, "expected a name");
-				goto fail;
-			}
-			free(s->name);
-			s->name = t->kind == T_STR ? strndup((const char *)t->sval, t->slen) : strndup(t->p, t->n);
-			if ((rc = rk_schema__lex(&ps)) < 0)
-				goto fail;
-		} else {
-			rc = rk_schema__perr(&ps, t, "expected a directive: fields, key, option or name");
+		rc = ps.tok.kind == T_EOL ? rk_schema__lex(&ps) : parse_directive(&ps, &have_key);
+		if (rc < 0)
 			goto fail;
-		}
-		if (ps.tok.kind != T_EOL && ps.tok.kind != T_EOF) {
-			rc = rk_schema__perr(&ps, &ps.tok, "unexpected text after the directive");
-			goto fail;
-		}
 	}
 	if (!have_key) {
 		rc = rk__err(RK_EINVALID, "%s:%d: the schema has no 'key' line (at the end of the schema)", ps.name, ps.line);
 		goto fail;
 	}
-	if ((rc = rk_schema__derive(&ps, s, s->parts, s->nparts, 0)) < 0)
+	if ((rc = finish_schema(&ps, s)) < 0)
 		goto fail;
-	rk_schema__compute_info(s);
-	if (s->info.key_min_len > s->max_key_len) {
-		rc = rk__err(RK_EINVALID, "%s:%d:%d: the shortest key (%zu bytes) is over max_key_len %zu (the key template starts here)",
-		             ps.name, s->nparts ? s->parts[0].line : 0, s->nparts ? s->parts[0].col : 0,
-		             s->info.key_min_len, s->max_key_len);
-		goto fail;
-	}
-	{
-		size_t l = 0, c = 0;
-		rk_schema__render(&s->text, &l, &c, s, s->parts, s->nparts);
-		if (!s->text) {
-			rc = rk__err(RK_ENOMEM, "out of memory parsing a schema");
-			goto fail;
-		}
-	}
 	*out = s;
 	return 0;
 fail:
