@@ -52,64 +52,68 @@ static const char *py_type(rk_type t)
 	return t == RK_T_F64 ? "float" : t == RK_T_STR ? "str" : t == RK_T_BYTES ? "bytes" : "int";
 }
 
-int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, const char *name, const char *schema)
+/* The module's head: imports, the schema and its fields, the runtime's
+ * names, and the key template. */
+static void py_head(rk__sb *b, const rk_schema *s, char (*attr)[RK_GEN_NAME_MAX], const char *cls,
+                    const char *name, const char *schema)
 {
-	char cls[RK_GEN_NAME_MAX], mod[RK_GEN_NAME_MAX], file[RK_GEN_NAME_MAX + 4];
-	char attr[RK_MAX_FIELDS][RK_GEN_NAME_MAX];
-	rk__sb b = {0};
-	(void)o;
-	rk_gen__case(cls, name, RK_CASE_PASCAL);
-	rk_gen__case(mod, name, RK_CASE_SNAKE);
-	if (!strcmp(mod, "rowkey_runtime"))
-		return rk__err(RK_EINVALID, "the name '%s' would overwrite the runtime module rowkey_runtime.py", name);
-	snprintf(file, sizeof file, "%s.py", mod);
-	rk_gen__members(attr, s, RK_CASE_KEEP, keywords);
-
-	rk_gen__header(&b, "#", "python", name, schema);
-	rk__sb_printf(&b, "\"\"\"Row keys of the design %s, encoded and decoded as the rowkey C library does.\"\"\"\n"
-	                   "from __future__ import annotations\n\n"
-	                   "from dataclasses import dataclass\n"
-	                   "from typing import List, Optional\n\n"
-	                   "try:\n"
-	                   "    from . import rowkey_runtime as _rt\n"
-	                   "except ImportError:\n"
-	                   "    import rowkey_runtime as _rt\n\n",
+	rk_gen__header(b, "#", "python", name, schema);
+	rk__sb_printf(b, "\"\"\"Row keys of the design %s, encoded and decoded as the rowkey C library does.\"\"\"\n"
+	                  "from __future__ import annotations\n\n"
+	                  "from dataclasses import dataclass\n"
+	                  "from typing import List, Optional\n\n"
+	                  "try:\n"
+	                  "    from . import rowkey_runtime as _rt\n"
+	                  "except ImportError:\n"
+	                  "    import rowkey_runtime as _rt\n\n",
 	               cls);
-	rk__sb_printf(&b, "SCHEMA = ");
-	rk_gen__quoted(&b, schema);
-	rk__sb_printf(&b, "\nFORMAT_VERSION = %d\n"
-	                   "#: buckets the keys spread over (a salt or bucket part); 1: none\n"
-	                   "BUCKETS = %u\n"
-	                   "#: (schema field, attribute, type) of each field, in schema order\n"
-	                   "FIELDS = (",
+	rk__sb_printf(b, "SCHEMA = ");
+	rk_gen__quoted(b, schema);
+	rk__sb_printf(b, "\nFORMAT_VERSION = %d\n"
+	                  "#: buckets the keys spread over (a salt or bucket part); 1: none\n"
+	                  "BUCKETS = %u\n"
+	                  "#: (schema field, attribute, type) of each field, in schema order\n"
+	                  "FIELDS = (",
 	               RK_GEN_FORMAT_VERSION, s->info.buckets);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk__sb_printf(&b, "(\"%s\", \"%s\", \"%s\"),%s", s->fname[i], attr[i], rk_type__name(s->ftype[i]),
+		rk__sb_printf(b, "(\"%s\", \"%s\", \"%s\"),%s", s->fname[i], attr[i], rk_type__name(s->ftype[i]),
 		               i + 1 < s->nfields ? " " : "");
-	rk__sb_printf(&b, ")\n\n"
-	                   "RowKeyError = _rt.RowKeyError\n"
-	                   "InvalidValueError = _rt.InvalidValueError\n"
-	                   "KeyTooLongError = _rt.KeyTooLongError\n"
-	                   "CorruptKeyError = _rt.CorruptKeyError\n"
-	                   "KeyRange = _rt.KeyRange\n\n"
-	                   "if _rt.FORMAT_VERSION != FORMAT_VERSION:\n"
-	                   "    raise ImportError(\"rowkey_runtime.py implements key format %%d, this module %%d: \"\n"
-	                   "                      \"generate both again\" %% (_rt.FORMAT_VERSION, FORMAT_VERSION))\n\n"
-	                   "_TEMPLATE = _rt.Template(%zu, (",
+	rk__sb_printf(b, ")\n\n"
+	                  "RowKeyError = _rt.RowKeyError\n"
+	                  "InvalidValueError = _rt.InvalidValueError\n"
+	                  "KeyTooLongError = _rt.KeyTooLongError\n"
+	                  "CorruptKeyError = _rt.CorruptKeyError\n"
+	                  "KeyRange = _rt.KeyRange\n\n"
+	                  "if _rt.FORMAT_VERSION != FORMAT_VERSION:\n"
+	                  "    raise ImportError(\"rowkey_runtime.py implements key format %%d, this module %%d: \"\n"
+	                  "                      \"generate both again\" %% (_rt.FORMAT_VERSION, FORMAT_VERSION))\n\n"
+	                  "_TEMPLATE = _rt.Template(%zu, (",
 	               s->max_key_len);
-	rk_gen__types(&b, s, &py);
-	rk__sb_printf(&b, "%s), (", s->nfields == 1 ? "," : "");
+	rk_gen__types(b, s, &py);
+	rk__sb_printf(b, "%s), (", s->nfields == 1 ? "," : "");
 	for (size_t i = 0; i < s->nfields; i++)
-		rk__sb_printf(&b, "\"%s\"%s", s->fname[i], i + 1 < s->nfields || s->nfields == 1 ? ", " : "");
-	rk__sb_printf(&b, "), (\n");
-	rk_gen__parts(&b, s, &py, "    ");
-	rk__sb_printf(&b, ",\n))\n\n\n@dataclass\nclass %s:\n"
-	                   "    \"\"\"A record of the design %s. Encoding needs every field the key holds.\"\"\"\n\n",
+		rk__sb_printf(b, "\"%s\"%s", s->fname[i], i + 1 < s->nfields || s->nfields == 1 ? ", " : "");
+	rk__sb_printf(b, "), (\n");
+	rk_gen__parts(b, s, &py, "    ");
+	rk__sb_printf(b, ",\n))\n\n\n");
+}
+
+/* The record: a dataclass, a field per schema field. */
+static void py_record(rk__sb *b, const rk_schema *s, char (*attr)[RK_GEN_NAME_MAX], const char *cls)
+{
+	rk__sb_printf(b, "@dataclass\nclass %s:\n"
+	                  "    \"\"\"A record of the design %s. Encoding needs every field the key holds.\"\"\"\n\n",
 	               cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk__sb_printf(&b, "    %s: Optional[%s] = None\n    \"\"\"%s: %s\"\"\"\n", attr[i], py_type(s->ftype[i]),
+		rk__sb_printf(b, "    %s: Optional[%s] = None\n    \"\"\"%s: %s\"\"\"\n", attr[i], py_type(s->ftype[i]),
 		               rk_type__name(s->ftype[i]), rk_gen__field_role(s, i));
-	rk__sb_printf(&b,
+}
+
+/* The codec class, and the functions between a record and the runtime's
+ * list of values. */
+static void py_codec(rk__sb *b, const rk_schema *s, char (*attr)[RK_GEN_NAME_MAX], const char *cls)
+{
+	rk__sb_printf(b,
 	               "\n\nclass %sCodec:\n"
 	               "    \"\"\"Encodes %s records into row keys and decodes keys back.\n\n"
 	               "    A random or round-robin salt draws from the codec's own state, seeded as the\n"
@@ -138,12 +142,30 @@ int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o
 	               "    return [",
 	               cls, cls, cls, cls, cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk__sb_printf(&b, "%s_rt.value_in(r.%s, %s, \"%s\")", i ? ",\n            " : "", attr[i],
+		rk__sb_printf(b, "%s_rt.value_in(r.%s, %s, \"%s\")", i ? ",\n            " : "", attr[i],
 		               py.type[s->ftype[i]], s->fname[i]);
-	rk__sb_printf(&b, "]\n\n\ndef _record(v: list) -> %s:\n    return %s(", cls, cls);
+	rk__sb_printf(b, "]\n\n\ndef _record(v: list) -> %s:\n    return %s(", cls, cls);
 	for (size_t i = 0; i < s->nfields; i++)
-		rk__sb_printf(&b, "%s_rt.value_out(v[%zu], %s, \"%s\")", i ? ",\n        " : "", i, py.type[s->ftype[i]],
+		rk__sb_printf(b, "%s_rt.value_out(v[%zu], %s, \"%s\")", i ? ",\n        " : "", i, py.type[s->ftype[i]],
 		               s->fname[i]);
-	rk__sb_printf(&b, ")\n");
+	rk__sb_printf(b, ")\n");
+}
+
+int rk_gen__python(rk_gen_file *out, const rk_schema *s, const rk_gen_options *o, const char *name, const char *schema)
+{
+	char cls[RK_GEN_NAME_MAX], mod[RK_GEN_NAME_MAX], file[RK_GEN_NAME_MAX + 4];
+	char attr[RK_MAX_FIELDS][RK_GEN_NAME_MAX];
+	rk__sb b = {0};
+	(void)o;
+	rk_gen__case(cls, name, RK_CASE_PASCAL);
+	rk_gen__case(mod, name, RK_CASE_SNAKE);
+	if (!strcmp(mod, "rowkey_runtime"))
+		return rk__err(RK_EINVALID, "the name '%s' would overwrite the runtime module rowkey_runtime.py", name);
+	snprintf(file, sizeof file, "%s.py", mod);
+	rk_gen__members(attr, s, RK_CASE_KEEP, keywords);
+
+	py_head(&b, s, attr, cls, name, schema);
+	py_record(&b, s, attr, cls);
+	py_codec(&b, s, attr, cls);
 	return rk_gen__finish(out, &b, file);
 }
