@@ -154,6 +154,54 @@ static int decode_terminated(tval *v, size_t *used, rk_encoder *e, const rk_part
 	return 0;
 }
 
+/* An integer in an order-preserving variable-length form (E_ESC, E_OC). */
+static int decode_var_int(tval *v, size_t *used, const rk_part *p, const uint8_t *b, size_t n,
+                          size_t off)
+{
+	uint8_t mask = p->desc ? 0xff : 0x00;
+	int rc;
+	if (rk_type__is_signed(p->vtype)) {
+		v->t = RK_T_I64;
+		rc = rk_codec__get_oc_int(&v->v.v.i, used, b, n, mask);
+	} else {
+		v->t = RK_T_U64;
+		rc = rk_codec__get_oc_uint(&v->v.v.u, used, b, n, mask);
+	}
+	return rc < 0 ? rk__err_wrap(rc, "key byte %zu", off) : 0;
+}
+
+/* A number in OrderedBytes' fixed form: a header byte, then width bytes. */
+static int decode_ob(tval *v, size_t *used, const rk_part *p, const uint8_t *b, size_t n,
+                     size_t off)
+{
+	uint8_t mask = p->desc ? 0xff : 0x00;
+	int rc;
+	*used = (size_t)p->width + 1;
+	if (p->vtype == RK_T_F64) {
+		v->t = RK_T_F64;
+		rc = rk_codec__get_ob_f64(&v->v.v.f, b, n, mask);
+	} else {
+		v->t = RK_T_I64;
+		rc = rk_codec__get_ob_int(&v->v.v.i, b, n, p->width, mask);
+	}
+	return rc < 0 ? rk__err_wrap(rc, "key byte %zu", off) : 0;
+}
+
+/* A Phoenix number: width bytes, signed or not as its type. */
+static int decode_phx_int(tval *v, size_t *used, const rk_part *p, const uint8_t *b)
+{
+	uint8_t mask = p->desc ? 0xff : 0x00;
+	*used = (size_t)p->width;
+	if (rk_type__is_signed(p->vtype)) {
+		v->t = RK_T_I64;
+		v->v.v.i = rk_codec__get_int(b, p->width, mask);
+	} else {
+		v->t = RK_T_U64;
+		v->v.v.u = rk_codec__get_uint(b, p->width, mask);
+	}
+	return 0;
+}
+
 static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, const uint8_t *b, size_t n,
                       size_t off)
 {
@@ -194,14 +242,7 @@ static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, co
 	case E_OC:
 		if (is_str)
 			return decode_terminated(v, used, e, p, b, n, off);
-		if (rk_type__is_signed(vt)) {
-			v->t = RK_T_I64;
-			rc = rk_codec__get_oc_int(&v->v.v.i, used, b, n, mask);
-		} else {
-			v->t = RK_T_U64;
-			rc = rk_codec__get_oc_uint(&v->v.v.u, used, b, n, mask);
-		}
-		return rc < 0 ? rk__err_wrap(rc, "key byte %zu", off) : 0;
+		return decode_var_int(v, used, p, b, n, off);
 	case E_BYTES: {
 		uint8_t *d = dec_alloc(e, n);
 		if (n)
@@ -213,27 +254,11 @@ static int decode_val(tval *v, size_t *used, rk_encoder *e, const rk_part *p, co
 		return 0;
 	}
 	case E_OB:
-		*used = (size_t)p->width + 1;
-		if (vt == RK_T_F64) {
-			v->t = RK_T_F64;
-			rc = rk_codec__get_ob_f64(&v->v.v.f, b, n, mask);
-		} else {
-			v->t = RK_T_I64;
-			rc = rk_codec__get_ob_int(&v->v.v.i, b, n, p->width, mask);
-		}
-		return rc < 0 ? rk__err_wrap(rc, "key byte %zu", off) : 0;
+		return decode_ob(v, used, p, b, n, off);
 	case E_PHX:
 		if (is_str)
 			return decode_terminated(v, used, e, p, b, n, off);
-		*used = (size_t)p->width;
-		if (rk_type__is_signed(vt)) {
-			v->t = RK_T_I64;
-			v->v.v.i = rk_codec__get_int(b, p->width, mask);
-		} else {
-			v->t = RK_T_U64;
-			v->v.v.u = rk_codec__get_uint(b, p->width, mask);
-		}
-		return 0;
+		return decode_phx_int(v, used, p, b);
 	}
 	return corrupt_at(off, "bad encoding", NULL);
 }
