@@ -338,6 +338,55 @@ static int read_row(rk__lscan *sc, const uint8_t *k, size_t kl, const uint8_t **
 	return 0;
 }
 
+/* Reads backwards the row whose last cell is k (the first met going
+ * backwards): goes to the row's first cell, reads the row forward, then
+ * steps to just before it. */
+static int read_row_backward(rk__lscan *sc, const uint8_t *k, size_t kl)
+{
+	rk__cellkey ck;
+	const uint8_t *nk;
+	size_t nkl;
+	int rc;
+	if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
+		return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
+		                    (unsigned long long)sc->region->id);
+	size_t pl = ck.row_part_end;
+	if ((rc = rk_local__grow(&sc->rowend, &sc->rowend_cap, pl)) != 0)
+		return rc;
+	memcpy(sc->rowend, k, pl);
+	sc->rowend_len = pl;
+	rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
+	if ((rc = segment_error(sc)) != 0)
+		return rc;
+	if (!rk_eiter__valid(sc->it))
+		return rk__err(RK_EIO, "table %s: region %llu: a row read backwards vanished "
+		               "from the scan's snapshot", sc->lt->base.name,
+		               (unsigned long long)sc->region->id);
+	k = rk_eiter__key(sc->it, &kl);
+	if ((rc = read_row(sc, k, kl, &nk, &nkl)) != 0)
+		return rc;
+	rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
+	if (rk_eiter__valid(sc->it))
+		rk_eiter__prev(sc->it);
+	return 0;
+}
+
+/* A row of nc cells handed out: into the scan's metrics, and the key
+ * visualizer's when it runs. */
+static void count_row(rk__lscan *sc, size_t nc)
+{
+	sc->m_cells += nc;
+	uint64_t rb = rk_rowbuf__bytes(&sc->buf);
+	sc->m_bytes += rb;
+	if (sc->lt->tm->kv)
+		rk_kvacc__add(&sc->kv, sc->lt->tm->kv, sc->buf.row.key, sc->buf.row.key_len,
+		              &(rk_metrics_counts){0, 1, 0, rb}, 0);
+	/* counted every 4096 rows, and when a key-bucket interval ends */
+	if (++sc->m_rows >= 4096 ||
+	    (!(sc->m_rows & 255) && sc->kv.t && rk_metrics__now_ms() >= sc->kv.until))
+		flush_scan_metrics(sc);
+}
+
 int rk_local__scan_next(const rk_row **out, rk_scan *base)
 {
 	rk__lscan *sc = (rk__lscan *)base;
@@ -374,32 +423,8 @@ int rk_local__scan_next(const rk_row **out, rk_scan *base)
 			if ((rc = read_row(sc, k, kl, &sc->next_k, &sc->next_kl)) != 0)
 				return rc;
 			sc->have_next = 1;
-		} else {
-			/* go to the row's first cell, read forward, then step before it */
-			rk__cellkey ck;
-			const uint8_t *nk;
-			size_t nkl;
-			if ((rc = rk_cell__decode_row(&ck, k, kl)) != 0)
-				return rk__err_wrap(rc, "table %s: region %llu", sc->lt->base.name,
-				                    (unsigned long long)sc->region->id);
-			size_t pl = ck.row_part_end;
-			if ((rc = rk_local__grow(&sc->rowend, &sc->rowend_cap, pl)) != 0)
-				return rc;
-			memcpy(sc->rowend, k, pl);
-			sc->rowend_len = pl;
-			rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
-			if ((rc = segment_error(sc)) != 0)
-				return rc;
-			if (!rk_eiter__valid(sc->it))
-				return rk__err(RK_EIO, "table %s: region %llu: a row read backwards vanished "
-				               "from the scan's snapshot", sc->lt->base.name,
-				               (unsigned long long)sc->region->id);
-			k = rk_eiter__key(sc->it, &kl);
-			if ((rc = read_row(sc, k, kl, &nk, &nkl)) != 0)
-				return rc;
-			rk_eiter__seek(sc->it, sc->rowend, sc->rowend_len);
-			if (rk_eiter__valid(sc->it))
-				rk_eiter__prev(sc->it);
+		} else if ((rc = read_row_backward(sc, k, kl)) != 0) {
+			return rc;
 		}
 		/* every move since the last check, up to the cell after this row */
 		if ((rc = segment_error(sc)) != 0)
@@ -407,16 +432,7 @@ int rk_local__scan_next(const rk_row **out, rk_scan *base)
 		size_t nc = rk_rowasm__finish(&sc->a);
 		if (nc == 0)
 			continue;
-		sc->m_cells += nc;
-		uint64_t rb = rk_rowbuf__bytes(&sc->buf);
-		sc->m_bytes += rb;
-		if (sc->lt->tm->kv)
-			rk_kvacc__add(&sc->kv, sc->lt->tm->kv, sc->buf.row.key, sc->buf.row.key_len,
-			              &(rk_metrics_counts){0, 1, 0, rb}, 0);
-		/* counted every 4096 rows, and when a key-bucket interval ends */
-		if (++sc->m_rows >= 4096 ||
-		    (!(sc->m_rows & 255) && sc->kv.t && rk_metrics__now_ms() >= sc->kv.until))
-			flush_scan_metrics(sc);
+		count_row(sc, nc);
 		sc->returned++;
 		*out = &sc->buf.row;
 		return 0;
