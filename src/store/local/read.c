@@ -80,6 +80,43 @@ static void get_scratch_done(get_scratch *g)
 		rk_rowbuf__fini(&g->rb);
 }
 
+/* The cells of engine keys [lo, hi) into a, from region r's server srv. */
+static int get_cells(rk__rowasm *a, rk__eiter *it, const uint8_t *lo, size_t lo_len,
+                     const uint8_t *hi, size_t hi_len, const rk_table *tb, const rk__region *r,
+                     unsigned srv)
+{
+	int rc;
+	for (rk_eiter__seek(it, lo, lo_len); rk_eiter__valid(it); rk_eiter__next(it)) {
+		size_t kl, vl;
+		const uint8_t *k = rk_eiter__key(it, &kl);
+		if (!rk_local__key_lt(k, kl, hi, hi_len))
+			break;
+		const uint8_t *v = rk_eiter__value(it, &vl);
+		rk__cellkey ck;
+		if ((rc = rk_cell__decode(&ck, k, kl)) != 0)
+			return rk__err_wrap(rc, "table %s: region %llu (server %u)", tb->name,
+			                    (unsigned long long)r->id, srv);
+		if ((rc = rk_rowasm__add(a, &ck, v, vl)) != 0)
+			return rc;
+	}
+	if ((rc = rk_eiter__status(it)) != 0)
+		return rk__err_wrap(rc, "table %s: region %llu", tb->name, (unsigned long long)r->id);
+	return 0;
+}
+
+/* A get of nc cells, bytes in all: into the region's and the server's
+ * metrics, the key visualizer's, and the server's read admission. */
+static void count_get(rk__local *s, rk__ltable *lt, rk__region *r, unsigned srv,
+                      const uint8_t *row, size_t len, size_t nc, uint64_t bytes)
+{
+	int64_t now = rk_metrics__now_ms();
+	rk_metrics__add(&r->metrics, now, s->opts.metrics_bucket_ms, srv, 0, nc, 0, bytes);
+	rk_metrics__add(&s->servers[srv].metrics, now, s->opts.metrics_bucket_ms, srv, 0, nc, 0, bytes);
+	if (nc && lt->tm->kv)
+		rk_kvt__count(lt->tm->kv, now, row, len, &(rk_metrics_counts){0, 1, 0, bytes});
+	rk_server__admit_read(&s->servers[srv], 1, bytes);
+}
+
 int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
                      const rk_read_options *ro)
 {
@@ -122,35 +159,11 @@ int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	rk__eiter *it = rk_eiter__take(s->servers[srv].engine);
 	pthread_rwlock_unlock(&s->lock);
 
-	if ((rc = rk_rowasm__begin(a, row, len)) != 0)
+	if ((rc = rk_rowasm__begin(a, row, len)) != 0 ||
+	    (rc = get_cells(a, it, lo, lo_len, hi, hi_len, tb, r, srv)) != 0)
 		goto out_it;
-	for (rk_eiter__seek(it, lo, lo_len); rk_eiter__valid(it); rk_eiter__next(it)) {
-		size_t kl, vl;
-		const uint8_t *k = rk_eiter__key(it, &kl);
-		if (!rk_local__key_lt(k, kl, hi, hi_len))
-			break;
-		const uint8_t *v = rk_eiter__value(it, &vl);
-		rk__cellkey ck;
-		if ((rc = rk_cell__decode(&ck, k, kl)) != 0) {
-			rk__err_wrap(rc, "table %s: region %llu (server %u)", tb->name,
-			             (unsigned long long)r->id, srv);
-			goto out_it;
-		}
-		if ((rc = rk_rowasm__add(a, &ck, v, vl)) != 0)
-			goto out_it;
-	}
-	if ((rc = rk_eiter__status(it)) != 0) {
-		rk__err_wrap(rc, "table %s: region %llu", tb->name, (unsigned long long)r->id);
-		goto out_it;
-	}
 	size_t nc = rk_rowasm__finish(a);
-	int64_t now = rk_metrics__now_ms();
-	uint64_t bytes = rk_rowbuf__bytes(&g->rb);
-	rk_metrics__add(&r->metrics, now, s->opts.metrics_bucket_ms, srv, 0, nc, 0, bytes);
-	rk_metrics__add(&s->servers[srv].metrics, now, s->opts.metrics_bucket_ms, srv, 0, nc, 0, bytes);
-	if (nc && lt->tm->kv)
-		rk_kvt__count(lt->tm->kv, now, row, len, &(rk_metrics_counts){0, 1, 0, bytes});
-	rk_server__admit_read(&s->servers[srv], 1, bytes);
+	count_get(s, lt, r, srv, row, len, nc, rk_rowbuf__bytes(&g->rb));
 	if (nc == 0)
 		rc = rk__err(RK_ENOTFOUND, "table %s: row '%s' not found", tb->name,
 		             rk__err_bytes(b1, sizeof b1, row, len));
