@@ -20,6 +20,60 @@ static int fam_cmp(const void *a, const void *b)
 	return strcmp(((const rk__family *)a)->name, ((const rk__family *)b)->name);
 }
 
+/* The new table's families, sorted by name, each with its GC rule. */
+static int create_families(rk__tmeta *t, const rk_table_def *def)
+{
+	int rc;
+	for (size_t i = 0; i < def->nfamilies; i++) {
+		snprintf(t->families[i].name, sizeof t->families[i].name, "%s", def->families[i].name);
+		t->families[i].name_len = strlen(t->families[i].name);
+		t->nfamilies = i + 1; /* freed with the table from here on */
+		if ((rc = rk_store__family_rule(&t->families[i], &def->families[i])) != 0)
+			return rc;
+	}
+	qsort(t->families, t->nfamilies, sizeof *t->families, fam_cmp);
+	return 0;
+}
+
+static int create_props(rk__tmeta *t, const char *table, const rk_table_prop *props, size_t nprops)
+{
+	int rc;
+	for (size_t i = 0; i < nprops; i++) {
+		if (!rk_meta__prop_key_ok(props[i].key))
+			return rk__err(RK_EINVALID, "table %s: setting '%s': a key is 1..%d bytes of a-z "
+			               "0-9 _ .", table, props[i].key, RK__PROP_KEY_MAX);
+		if ((rc = rk_meta__prop_set(&t->props, props[i].key, props[i].val, props[i].len)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The new table's regions, one per split point and one more, round-robin
+ * over the servers (table N's first on server N - 1); each splits at the
+ * size its server's share of regions gives. */
+static int create_regions(rk__local *s, rk__tmeta *t, const rk_table_def *def)
+{
+	for (size_t i = 0; i <= def->nsplits; i++) {
+		const rk_bytes *a = i ? &def->split_points[i - 1] : NULL;
+		const rk_bytes *b = i < def->nsplits ? &def->split_points[i] : NULL;
+		unsigned server = (unsigned)((t->id - 1 + i) % s->nservers);
+		rk__region *r = rk_meta__region_new(&s->meta, t, s->meta.next_region_id + i,
+		                                    a ? a->ptr : NULL, a ? a->len : 0,
+		                                    b ? b->ptr : NULL, b ? b->len : 0, server);
+		if (!r)
+			return RK_ENOMEM;
+		if (b && !b->ptr)
+			return rk__err(RK_EINVALID, "table %s: split point %zu is NULL", def->name, i);
+		t->regions[i] = r;
+		t->nregions = i + 1;
+	}
+	for (size_t i = 0; i < t->nregions; i++)
+		atomic_store(&t->regions[i]->split_at_size,
+		             rk_split__limit(s->opts.split_threshold,
+		                             rk_meta__regions_on_server(t, t->regions[i]->server)));
+	return 0;
+}
+
 int rk_local__table_create(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
                            size_t nprops)
 {
@@ -44,46 +98,10 @@ int rk_local__table_create(rk_store *st, const rk_table_def *def, const rk_table
 	snprintf(t->name, sizeof t->name, "%s", def->name);
 	t->bucket_prefix_len = def->bucket_prefix_len;
 	atomic_init(&t->handles, 0);
-	for (size_t i = 0; i < def->nfamilies; i++) {
-		snprintf(t->families[i].name, sizeof t->families[i].name, "%s", def->families[i].name);
-		t->families[i].name_len = strlen(t->families[i].name);
-		t->nfamilies = i + 1; /* freed with the table from here on */
-		if ((rc = rk_store__family_rule(&t->families[i], &def->families[i])) != 0)
-			goto fail;
-	}
-	qsort(t->families, t->nfamilies, sizeof *t->families, fam_cmp);
-	for (size_t i = 0; i < nprops; i++) {
-		if (!rk_meta__prop_key_ok(props[i].key)) {
-			rc = rk__err(RK_EINVALID, "table %s: setting '%s': a key is 1..%d bytes of a-z "
-			             "0-9 _ .", def->name, props[i].key, RK__PROP_KEY_MAX);
-			goto fail;
-		}
-		if ((rc = rk_meta__prop_set(&t->props, props[i].key, props[i].val, props[i].len)) != 0)
-			goto fail;
-	}
-	for (size_t i = 0; i <= def->nsplits; i++) {
-		const rk_bytes *a = i ? &def->split_points[i - 1] : NULL;
-		const rk_bytes *b = i < def->nsplits ? &def->split_points[i] : NULL;
-		unsigned server = (unsigned)((t->id - 1 + i) % s->nservers);
-		rk__region *r = rk_meta__region_new(&s->meta, t, s->meta.next_region_id + i,
-		                                    a ? a->ptr : NULL, a ? a->len : 0,
-		                                    b ? b->ptr : NULL, b ? b->len : 0, server);
-		if (!r) {
-			rc = RK_ENOMEM;
-			goto fail;
-		}
-		if (b && !b->ptr) {
-			rc = rk__err(RK_EINVALID, "table %s: split point %zu is NULL", def->name, i);
-			goto fail;
-		}
-		t->regions[i] = r;
-		t->nregions = i + 1;
-	}
-	for (size_t i = 0; i < t->nregions; i++)
-		atomic_store(&t->regions[i]->split_at_size,
-		             rk_split__limit(s->opts.split_threshold,
-		                             rk_meta__regions_on_server(t, t->regions[i]->server)));
-	if ((rc = rk_meta__table_add(&s->meta, t)) != 0)
+	if ((rc = create_families(t, def)) != 0 ||
+	    (rc = create_props(t, def->name, props, nprops)) != 0 ||
+	    (rc = create_regions(s, t, def)) != 0 ||
+	    (rc = rk_meta__table_add(&s->meta, t)) != 0)
 		goto fail;
 	rk_local__kv_attach(s, t);
 	int64_t now = rk_metrics__now_ms();
