@@ -340,83 +340,76 @@ out:
 	return rc;
 }
 
-/* Deletes every cell of one family of a table, server by server (a scan of
- * the table's keys on each engine; the deletes go in synced batches), then
- * removes the family from the table and saves META. Held under the meta
- * lock, so no split, move or open happens meanwhile; refused while handles
- * are open or a region moves. A crash before the save leaves the family
- * declared and empty, never cells of an undeclared family. */
-int rk_local__family_drop(rk_store *st, const char *table, const char *family)
+/* Family `family` of table t (named `table`), when it may be dropped now:
+ * its index in *fi. */
+static int drop_check(size_t *fi, rk__tmeta *t, const char *table, const char *family)
 {
-	rk__local *s = (rk__local *)st;
-	uint8_t *buf;
-	size_t len, fl = strlen(family);
-	uint64_t seq;
-	int rc = 0;
-	pthread_rwlock_wrlock(&s->lock);
-	rk__tmeta *t = rk_meta__table(&s->meta, table);
-	size_t fi = 0;
-	if (!t) {
-		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->dir);
-		goto out;
-	}
-	while (fi < t->nfamilies && strcmp(t->families[fi].name, family) != 0)
-		fi++;
-	if (fi == t->nfamilies) {
-		rc = rk__err(RK_ENOTFOUND, "table %s has no family %s", table, family);
-		goto out;
-	}
-	if (atomic_load(&t->handles) > 0) {
-		rc = rk__err(RK_EBUSY, "table %s: %d handles still open", table,
-		             atomic_load(&t->handles));
-		goto out;
-	}
+	*fi = 0;
+	while (*fi < t->nfamilies && strcmp(t->families[*fi].name, family) != 0)
+		(*fi)++;
+	if (*fi == t->nfamilies)
+		return rk__err(RK_ENOTFOUND, "table %s has no family %s", table, family);
+	if (atomic_load(&t->handles) > 0)
+		return rk__err(RK_EBUSY, "table %s: %d handles still open", table,
+		               atomic_load(&t->handles));
 	for (size_t i = 0; i < t->nregions; i++)
-		if (atomic_load(&t->regions[i]->moving)) {
-			rc = rk__err(RK_EBUSY, "table %s: region %llu is moving", table,
-			             (unsigned long long)t->regions[i]->id);
-			goto out;
-		}
+		if (atomic_load(&t->regions[i]->moving))
+			return rk__err(RK_EBUSY, "table %s: region %llu is moving", table,
+			               (unsigned long long)t->regions[i]->id);
+	return 0;
+}
+
+/* Deletes the family's cells of table t on server srv: a scan of the
+ * table's keys, the deletes in synced batches of 4096. */
+static int drop_cells(rk__local *s, unsigned srv, const rk__tmeta *t, const char *table,
+                      const char *family)
+{
+	size_t fl = strlen(family);
 	uint8_t lo[4], hi[4];
+	int rc = 0;
 	rk_cell__put_u32(lo, t->id);
 	rk_cell__put_u32(hi, t->id + 1);
-	for (unsigned i = 0; i < s->nservers && !rc; i++) {
-		rk__engine *e = s->servers[i].engine;
-		rk_server__barrier(&s->servers[i]);
-		rk__eiter *it = rk_eiter__new(e);
-		rk__ebatch *b = rk_ebatch__new();
-		if (!it || !b) {
-			rk_eiter__free(it);
-			rk_ebatch__free(b);
-			rc = rk__err(RK_ENOMEM, "table %s: out of memory dropping family %s", table,
-			             family);
-			break;
-		}
-		for (rk_eiter__seek(it, lo, 4); !rc && rk_eiter__valid(it); rk_eiter__next(it)) {
-			size_t kl;
-			const uint8_t *k = rk_eiter__key(it, &kl);
-			if (kl < 4 || memcmp(k, hi, 4) >= 0)
-				break;
-			rk__cellkey ck;
-			if (rk_cell__decode(&ck, k, kl) != 0)
-				continue; /* not ours to judge here: rowkey check names it */
-			/* family names have no byte that escaping changes */
-			if (ck.family_len == fl && !memcmp(ck.family, family, fl))
-				rk_ebatch__del(b, k, kl);
-			if (rk_ebatch__count(b) >= 4096) {
-				rc = rk_engine__write(e, b, 1);
-				rk_ebatch__clear(b);
-			}
-		}
-		if (!rc && (rc = rk_eiter__status(it)) != 0)
-			rk__err_wrap(rc, "table %s: dropping family %s on server %u", table, family, i);
-		if (!rc && rk_ebatch__count(b))
-			rc = rk_engine__write(e, b, 1);
+	rk__engine *e = s->servers[srv].engine;
+	rk_server__barrier(&s->servers[srv]);
+	rk__eiter *it = rk_eiter__new(e);
+	rk__ebatch *b = rk_ebatch__new();
+	if (!it || !b) {
 		rk_eiter__free(it);
 		rk_ebatch__free(b);
+		return rk__err(RK_ENOMEM, "table %s: out of memory dropping family %s", table, family);
 	}
-	if (rc)
-		goto out;
+	for (rk_eiter__seek(it, lo, 4); !rc && rk_eiter__valid(it); rk_eiter__next(it)) {
+		size_t kl;
+		const uint8_t *k = rk_eiter__key(it, &kl);
+		if (kl < 4 || memcmp(k, hi, 4) >= 0)
+			break;
+		rk__cellkey ck;
+		if (rk_cell__decode(&ck, k, kl) != 0)
+			continue; /* not ours to judge here: rowkey check names it */
+		/* family names have no byte that escaping changes */
+		if (ck.family_len == fl && !memcmp(ck.family, family, fl))
+			rk_ebatch__del(b, k, kl);
+		if (rk_ebatch__count(b) >= 4096) {
+			rc = rk_engine__write(e, b, 1);
+			rk_ebatch__clear(b);
+		}
+	}
+	if (!rc && (rc = rk_eiter__status(it)) != 0)
+		rk__err_wrap(rc, "table %s: dropping family %s on server %u", table, family, srv);
+	if (!rc && rk_ebatch__count(b))
+		rc = rk_engine__write(e, b, 1);
+	rk_eiter__free(it);
+	rk_ebatch__free(b);
+	return rc;
+}
+
+/* Removes family fi from t and saves META; put back if the save fails. */
+static int drop_from_meta(rk__local *s, rk__tmeta *t, size_t fi)
+{
+	uint8_t *buf;
+	size_t len;
+	uint64_t seq;
+	int rc;
 	rk__family removed = t->families[fi];
 	memmove(&t->families[fi], &t->families[fi + 1],
 	        (t->nfamilies - fi - 1) * sizeof *t->families);
@@ -430,6 +423,31 @@ int rk_local__family_drop(rk_store *st, const char *table, const char *family)
 	} else {
 		free(removed.gc);
 	}
+	return rc;
+}
+
+/* Deletes every cell of one family of a table, server by server, then
+ * removes the family from the table and saves META. Held under the meta
+ * lock, so no split, move or open happens meanwhile; refused while handles
+ * are open or a region moves. A crash before the save leaves the family
+ * declared and empty, never cells of an undeclared family. */
+int rk_local__family_drop(rk_store *st, const char *table, const char *family)
+{
+	rk__local *s = (rk__local *)st;
+	size_t fi;
+	int rc = 0;
+	pthread_rwlock_wrlock(&s->lock);
+	rk__tmeta *t = rk_meta__table(&s->meta, table);
+	if (!t) {
+		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->dir);
+		goto out;
+	}
+	if ((rc = drop_check(&fi, t, table, family)) != 0)
+		goto out;
+	for (unsigned i = 0; i < s->nservers && !rc; i++)
+		rc = drop_cells(s, i, t, table, family);
+	if (!rc)
+		rc = drop_from_meta(s, t, fi);
 out:
 	pthread_rwlock_unlock(&s->lock);
 	return rc;
