@@ -52,15 +52,57 @@ void rk_local__region_grew(void *payload, rk__region *r)
 	pthread_mutex_unlock(&s->split_mu);
 }
 
+/* Where region r splits, into point: at `at` when it is strictly inside
+ * (and on a bucket boundary when the table has L-byte buckets), the bytes
+ * before it taken as half; else (at NULL) at its middle key, read through
+ * it (freed here), rounded to a bucket boundary. */
+static int split_point(uint8_t *point, size_t *point_len, uint64_t *left, uint64_t *total,
+                       const rk__region *r, unsigned L, const uint8_t *at, size_t at_len,
+                       rk__eiter *it)
+{
+	uint8_t *mid = NULL;
+	size_t mid_len = 0;
+	char b1[200];
+	int rc;
+	if (at) {
+		if (!rk_split__valid_point(r, at, at_len, L))
+			return rk__err(RK_EINVALID,
+			               "table %s: region %llu: split row '%s' is not strictly inside the "
+			               "region%s",
+			               r->table->name, (unsigned long long)r->id,
+			               rk__err_bytes(b1, sizeof b1, at, at_len),
+			               L ? " or not on a bucket boundary" : "");
+		memcpy(point, at, at_len);
+		*point_len = at_len;
+		*left = *total / 2;
+		return 0;
+	}
+	rc = rk_split__middle(&mid, &mid_len, left, total, it, r);
+	rk_eiter__free(it);
+	if (rc && rc != RK_ENOTFOUND)
+		return rk__err_wrap(rc, "table %s: region %llu: looking for its middle key",
+		                    r->table->name, (unsigned long long)r->id);
+	if (rc)
+		return rc;
+	if (!rk_split__round(point, point_len, mid, mid_len, r->start, r->start_len, r->end,
+	                     r->end_len, L)) {
+		free(mid);
+		return rk__err(RK_ENOTFOUND,
+		               "table %s: region %llu holds no bucket boundary to split at",
+		               r->table->name, (unsigned long long)r->id);
+	}
+	free(mid);
+	return 0;
+}
+
 /* Splits region r at `at` (NULL: its middle key). RK_EBUSY when the region
  * changed meanwhile (retired, moving, moved); RK_ENOTFOUND when it cannot be
  * split (one row, or no bucket boundary inside). */
 static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t at_len)
 {
-	uint8_t *mid = NULL, point[RK_MAX_ROW_LEN];
-	size_t mid_len = 0, point_len = 0;
+	uint8_t point[RK_MAX_ROW_LEN];
+	size_t point_len = 0;
 	uint64_t left = 0, total = atomic_load(&r->size);
-	char b1[200];
 	int rc = 0;
 
 	pthread_rwlock_rdlock(&s->lock);
@@ -73,34 +115,8 @@ static int split_region(rk__local *s, rk__region *r, const uint8_t *at, size_t a
 	rk__eiter *it = at ? NULL : rk_eiter__new(s->servers[srv].engine);
 	pthread_rwlock_unlock(&s->lock);
 
-	if (at) {
-		if (!rk_split__valid_point(r, at, at_len, L))
-			return rk__err(RK_EINVALID,
-			               "table %s: region %llu: split row '%s' is not strictly inside the "
-			               "region%s",
-			               r->table->name, (unsigned long long)r->id,
-			               rk__err_bytes(b1, sizeof b1, at, at_len),
-			               L ? " or not on a bucket boundary" : "");
-		memcpy(point, at, at_len);
-		point_len = at_len;
-		left = total / 2;
-	} else {
-		rc = rk_split__middle(&mid, &mid_len, &left, &total, it, r);
-		rk_eiter__free(it);
-		if (rc && rc != RK_ENOTFOUND)
-			return rk__err_wrap(rc, "table %s: region %llu: looking for its middle key",
-			                    r->table->name, (unsigned long long)r->id);
-		if (rc)
-			return rc;
-		if (!rk_split__round(point, &point_len, mid, mid_len, r->start, r->start_len, r->end,
-		                     r->end_len, L)) {
-			free(mid);
-			return rk__err(RK_ENOTFOUND,
-			               "table %s: region %llu holds no bucket boundary to split at",
-			               r->table->name, (unsigned long long)r->id);
-		}
-		free(mid);
-	}
+	if ((rc = split_point(point, &point_len, &left, &total, r, L, at, at_len, it)) != 0)
+		return rc;
 
 	pthread_rwlock_wrlock(&s->lock);
 	if (atomic_load(&r->retired) || atomic_load(&r->moving) || r->server != srv) {
