@@ -396,89 +396,124 @@ void rk__gen_write(rk__workload *w, int64_t t)
 	}
 }
 
-void rk__gen_query(rk__workload *w, int shape, int64_t t)
+/* ---- queries ----
+ * One generator per workload: shape is an index into its shapes_ table
+ * above, t the time since the run started. Each sets the bounds it
+ * constrains in w->lo and w->hi; the others stay open. */
+
+#define HOUR_MS 3600000
+
+/* the messages of the last minute, or one message by id */
+static void query_messages(rk__workload *w, int shape, int64_t t)
+{
+	int64_t ts = RK__T0_MS + t;
+	if (shape == 0) {
+		msg_datetime(w, w->lo, w->ls, ts - 60000 < RK__T0_MS ? RK__T0_MS : ts - 60000);
+		msg_datetime(w, w->hi, w->hs, ts);
+	} else {
+		uint64_t id = 1231231 + below(&w->qrng, w->writes ? w->writes : 1);
+		set_u(&w->lo[2], id);
+		set_u(&w->hi[2], id);
+	}
+}
+
+/* one key written so far, or 100 keys in order from it */
+static void query_keys(rk__workload *w, int shape, int64_t t)
+{
+	rk__wval *lo = w->lo, *hi = w->hi;
+	uint64_t n = 1 + below(&w->qrng, w->writes ? w->writes : 1);
+	char k[32] = "foo";
+	(void)t;
+	put_fixed(k + 3, n, w->key_width);
+	set_s(&lo[0], &w->ls[0], k, 3 + w->key_width);
+	set_u(&lo[1], n);
+	if (shape == 0) {
+		set_s(&hi[0], &w->hs[0], k, 3 + w->key_width);
+		set_u(&hi[1], n);
+	} else {
+		put_fixed(k + 3, n + 99, w->key_width);
+		set_s(&hi[0], &w->hs[0], k, 3 + w->key_width);
+		set_u(&hi[1], n + 99);
+	}
+}
+
+/* one url, or a host's pages (fields 0 and 3 left open) */
+static void query_urls(rk__workload *w, int shape, int64_t t)
 {
 	rk__rng *r = &w->qrng;
-	rk__wval *lo = w->lo, *hi = w->hi;
-	rk__strbuf *lb = w->ls, *hb = w->hs;
-	int64_t ts = RK__T0_MS + t, hour = 3600000;
-	uint64_t written = w->writes ? w->writes : 1;
-	set_ext(lo, hi, w->nfields);
-	switch (w->kind) {
-	case RK__WL_MESSAGES:
-		if (shape == 0) {
-			msg_datetime(w, lo, lb, ts - 60000 < RK__T0_MS ? RK__T0_MS : ts - 60000);
-			msg_datetime(w, hi, hb, ts);
-		} else {
-			uint64_t id = 1231231 + below(r, written);
-			set_u(&lo[2], id);
-			set_u(&hi[2], id);
-		}
-		break;
-	case RK__WL_KEYS: {
-		uint64_t n = 1 + below(r, written);
-		char k[32] = "foo";
-		put_fixed(k + 3, n, w->key_width);
-		set_s(&lo[0], &lb[0], k, 3 + w->key_width);
-		set_u(&lo[1], n);
-		if (shape == 0) {
-			set_s(&hi[0], &hb[0], k, 3 + w->key_width);
-			set_u(&hi[1], n);
-		} else {
-			put_fixed(k + 3, n + 99, w->key_width);
-			set_s(&hi[0], &hb[0], k, 3 + w->key_width);
-			set_u(&hi[1], n + 99);
-		}
-		break;
+	uint64_t sub = rk__zipf_draw(&w->z1, r), item = 1 + below(r, 100000);
+	unsigned dom = (unsigned)below(r, 5);
+	(void)t;
+	url_fields(w->lo, w->ls, sub, dom, item);
+	url_fields(w->hi, w->hs, sub, dom, item);
+	if (shape == 1) {
+		w->lo[0].ext = w->lo[3].ext = -1;
+		w->hi[0].ext = w->hi[3].ext = 1;
 	}
-	case RK__WL_URLS: {
-		uint64_t sub = rk__zipf_draw(&w->z1, r), item = 1 + below(r, 100000);
-		unsigned dom = (unsigned)below(r, 5);
-		url_fields(lo, lb, sub, dom, item);
-		url_fields(hi, hb, sub, dom, item);
-		if (shape == 1) {
-			lo[0].ext = lo[3].ext = -1;
-			hi[0].ext = hi[3].ext = 1;
-		}
-		break;
+}
+
+/* a seller's (0) or a buyer's (1) trades of the last hour, or an order (2) */
+static void query_trades(rk__workload *w, int shape, int64_t t)
+{
+	rk__rng *r = &w->qrng;
+	int64_t ts = RK__T0_MS + t;
+	if (shape < 2) {
+		uint64_t who = rk__zipf_draw(shape ? &w->z2 : &w->z1, r);
+		set_u(&w->lo[shape], who);
+		set_u(&w->hi[shape], who);
+		set_i(&w->lo[2], ts - HOUR_MS);
+		set_i(&w->hi[2], ts);
+	} else {
+		uint64_t order = 1000000000ull + below(r, w->writes ? w->writes : 1);
+		set_u(&w->lo[3], order);
+		set_u(&w->hi[3], order);
 	}
-	case RK__WL_TRADES:
-		if (shape < 2) {
-			uint64_t who = rk__zipf_draw(shape ? &w->z2 : &w->z1, r);
-			set_u(&lo[shape], who);
-			set_u(&hi[shape], who);
-			set_i(&lo[2], ts - hour);
-			set_i(&hi[2], ts);
-		} else {
-			uint64_t order = 1000000000ull + below(r, written);
-			set_u(&lo[3], order);
-			set_u(&hi[3], order);
-		}
-		break;
-	case RK__WL_CARS: {
-		uint64_t car = below(r, w->card);
-		set_u(&lo[0], car);
-		set_u(&hi[0], car);
-		set_i(&lo[1], ts - hour);
-		set_i(&hi[1], ts);
-		break;
+}
+
+/* a car's last hour */
+static void query_cars(rk__workload *w, int shape, int64_t t)
+{
+	int64_t ts = RK__T0_MS + t;
+	uint64_t car = below(&w->qrng, w->card);
+	(void)shape;
+	set_u(&w->lo[0], car);
+	set_u(&w->hi[0], car);
+	set_i(&w->lo[1], ts - HOUR_MS);
+	set_i(&w->hi[1], ts);
+}
+
+/* a user's last minute, or an hour of theirs at any time so far */
+static void query_users(rk__workload *w, int shape, int64_t t)
+{
+	rk__rng *r = &w->qrng;
+	int64_t ts = RK__T0_MS + t;
+	uint64_t u = rk__zipf_draw(&w->z1, r);
+	set_u(&w->lo[0], u);
+	set_u(&w->hi[0], u);
+	if (shape == 0) {
+		set_i(&w->lo[1], ts - 60000);
+		set_i(&w->hi[1], ts);
+	} else {
+		int64_t back = t > 0 ? (int64_t)below(r, (uint64_t)t) : 0;
+		set_i(&w->lo[1], ts - back);
+		set_i(&w->hi[1], ts - back + HOUR_MS);
 	}
-	case RK__WL_USERS: {
-		uint64_t u = rk__zipf_draw(&w->z1, r);
-		set_u(&lo[0], u);
-		set_u(&hi[0], u);
-		if (shape == 0) {
-			set_i(&lo[1], ts - 60000);
-			set_i(&hi[1], ts);
-		} else {
-			int64_t back = t > 0 ? (int64_t)below(r, (uint64_t)t) : 0;
-			set_i(&lo[1], ts - back);
-			set_i(&hi[1], ts - back + hour);
-		}
-		break;
-	}
-	default:
-		break;
-	}
+}
+
+/* by workload kind; a workload read from a file has no generator */
+static void (*const gen_query[])(rk__workload *w, int shape, int64_t t) = {
+	[RK__WL_MESSAGES] = query_messages,
+	[RK__WL_KEYS] = query_keys,
+	[RK__WL_URLS] = query_urls,
+	[RK__WL_TRADES] = query_trades,
+	[RK__WL_CARS] = query_cars,
+	[RK__WL_USERS] = query_users,
+};
+
+void rk__gen_query(rk__workload *w, int shape, int64_t t)
+{
+	set_ext(w->lo, w->hi, w->nfields);
+	if ((size_t)w->kind < sizeof gen_query / sizeof *gen_query && gen_query[w->kind])
+		gen_query[w->kind](w, shape, t);
 }
 
