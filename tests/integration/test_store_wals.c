@@ -14,7 +14,9 @@
 #include <cmocka.h>
 
 #include "integration/integrity_util.h"
+#include "store/local/crc.h"
 #include "store/local/engine_files.h"
+#include "store/local/ldb_log.h"
 #include "store/local/ldb_manifest.h"
 #include "store/local/wals.h"
 
@@ -300,6 +302,99 @@ static void test_manifest_log_number(void **state)
 	done(dir);
 }
 
+/* ---- a MANIFEST whose records cross LevelDB's 32 KiB blocks ---- */
+
+typedef struct image {
+	uint8_t *p;
+	size_t len, block_off;
+} image;
+
+/* Appends one record as LevelDB's log::Writer frames it: FULL, or FIRST,
+ * MIDDLE..., LAST across the 32 KiB blocks. */
+static void frame(image *im, const uint8_t *d, size_t len)
+{
+	int begin = 1;
+	do {
+		size_t left = 32768 - im->block_off;
+		if (left < 7) {
+			memset(im->p + im->len, 0, left);
+			im->len += left;
+			im->block_off = 0;
+			left = 32768;
+		}
+		size_t n = len < left - 7 ? len : left - 7;
+		int end = n == len;
+		uint8_t *h = im->p + im->len, type = begin && end ? 1 : begin ? 2 : end ? 4 : 3;
+		h[4] = (uint8_t)n, h[5] = (uint8_t)(n >> 8), h[6] = type;
+		memcpy(h + 7, d, n);
+		uint32_t c = rk_crc__32c(h + 6, n + 1);
+		c = ((c >> 15) | (c << 17)) + 0xa282ead8u; /* LevelDB's masked CRC */
+		h[0] = (uint8_t)c, h[1] = (uint8_t)(c >> 8), h[2] = (uint8_t)(c >> 16),
+		h[3] = (uint8_t)(c >> 24);
+		im->len += 7 + n;
+		im->block_off += 7 + n;
+		d += n;
+		len -= n;
+		begin = 0;
+	} while (len);
+}
+
+static void keep_record(const uint8_t *d, size_t len, void *payload)
+{
+	image *recs = payload; /* records back to back, each after its u32 length */
+	memcpy(recs->p + recs->len, &(uint32_t){(uint32_t)len}, 4);
+	memcpy(recs->p + recs->len + 4, d, len);
+	recs->len += 4 + len;
+}
+
+/* The store's own MANIFEST, rewritten with a first edit that fills its
+ * first block but for 17 bytes (next-file-number, tag 3, set again and
+ * again: an edit LevelDB reads), so that each real edit after it crosses
+ * a block boundary: the reader must hand the fragments on whole, and the
+ * store must open on it. */
+static void test_manifest_across_blocks(void **state)
+{
+	(void)state;
+	char *dir = closed_store("mfb", 1, 20);
+	char cur[4400], mf[4600], why[200];
+	uint8_t *b;
+	size_t n;
+	snprintf(cur, sizeof cur, "%s/rs-000/CURRENT", dir);
+	assert_int_equal(rk_engine__slurp(&b, &n, cur), 0);
+	snprintf(mf, sizeof mf, "%s/rs-000/%.*s", dir, (int)(n - 1), (const char *)b);
+	free(b);
+	assert_int_equal(rk_engine__slurp(&b, &n, mf), 0);
+	rk__ldb_manifest before, after;
+	assert_int_equal(rk_ldb__read_manifest(&before, b, n, why, sizeof why), 0);
+
+	image recs = {malloc(n + 64), 0, 0}, im = {calloc(1, 2 * n + 100000), 0, 0};
+	rk__ldb_log_scan sc;
+	assert_int_equal(rk_ldb__log_records(&sc, b, n, keep_record, &recs), 0);
+	free(b);
+	static uint8_t filler[32768 - 7 - 7 - 10];
+	for (size_t i = 0; i < sizeof filler; i += 2)
+		filler[i] = 3, filler[i + 1] = 1;
+	frame(&im, filler, sizeof filler);
+	for (size_t o = 0; o < recs.len;) {
+		uint32_t len;
+		memcpy(&len, recs.p + o, 4);
+		frame(&im, recs.p + o + 4, len);
+		o += 4 + len;
+	}
+	assert_true(im.len > 32768 + 7);
+	assert_int_equal(rk_ldb__read_manifest(&after, im.p, im.len, why, sizeof why), 0);
+	assert_int_equal(after.edits, before.edits + 1);
+	assert_int_equal(after.log_number, before.log_number);
+	FILE *f = fopen(mf, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(im.p, 1, im.len, f), im.len);
+	assert_int_equal(fclose(f), 0);
+	free(recs.p);
+	free(im.p);
+	assert_int_equal(rows_after(dir, 1), 20);
+	done(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_crash_after_switches),
 		cmocka_unit_test(test_list_missing_or_damaged),
 		cmocka_unit_test(test_manifest_log_number),
+		cmocka_unit_test(test_manifest_across_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,7 @@ typedef struct walker {
 	/* the fragmented record being assembled */
 	int in_frag;
 	uint64_t frag_off, frag_bytes, frag_data;
-	bytes frag;    /* its data (salvage only) */
+	bytes frag;    /* its data (kept when records are salvaged or handed on) */
 	bytes *out;    /* the salvaged log (NULL: scan only) */
 	size_t out_block_off;
 	size_t min_len; /* a complete record shorter than this is damage */
@@ -147,8 +147,8 @@ static void complete(walker *w, uint64_t end, const uint8_t *d, size_t len)
 		damage_as(w, end - len - HEADER, len + HEADER, "log record too small", 1);
 		return;
 	}
-	if (w->out && w->frag.failed)
-		return;
+	if (w->frag.failed)
+		return; /* a record lost to memory: the caller reports it */
 	if (w->pending) {
 		if (!s->middle_damage) {
 			s->middle_damage = 1;
@@ -244,7 +244,7 @@ static void take_record(walker *w, int type, uint64_t off, const uint8_t *d, siz
 		w->frag_off = off;
 		w->frag_bytes = HEADER + len;
 		w->frag_data = len;
-		if (w->out)
+		if (w->out || w->each)
 			put(&w->frag, d, len);
 		break;
 	case T_MIDDLE:
@@ -255,7 +255,7 @@ static void take_record(walker *w, int type, uint64_t off, const uint8_t *d, siz
 		}
 		w->frag_bytes += HEADER + len;
 		w->frag_data += len;
-		if (w->out)
+		if (w->out || w->each)
 			put(&w->frag, d, len);
 		if (type == T_LAST) {
 			w->in_frag = 0;
@@ -330,14 +330,18 @@ void rk_ldb__scan_log(rk__ldb_log_scan *s, const uint8_t *p, size_t n)
 	walk(&w);
 }
 
-void rk_ldb__log_records(rk__ldb_log_scan *s, const uint8_t *p, size_t n,
-                         void (*each)(const uint8_t *d, size_t len, void *payload), void *payload)
+int rk_ldb__log_records(rk__ldb_log_scan *s, const uint8_t *p, size_t n,
+                        void (*each)(const uint8_t *d, size_t len, void *payload), void *payload)
 {
 	walker w;
 	walker_init(&w, s, p, n, 0);
 	w.each = each;
 	w.payload = payload;
 	walk(&w);
+	free(w.frag.p);
+	if (w.frag.failed)
+		return rk__err(RK_ENOMEM, "out of memory reading a record of a log of %zu bytes", n);
+	return 0;
 }
 
 int rk_ldb__salvage_log(uint8_t **out, size_t *outlen, rk__ldb_log_scan *s, const uint8_t *p,

@@ -45,9 +45,12 @@ void rk_ldb__scan_log(rk__ldb_log_scan *out, const uint8_t *p, size_t n);
 
 /* The same walk over any file in LevelDB's log format (a MANIFEST too):
  * each(data, length, payload) for every intact complete record in file
- * order, whatever its size; *s says what was damaged. */
-void rk_ldb__log_records(rk__ldb_log_scan *s, const uint8_t *p, size_t n,
-                         void (*each)(const uint8_t *d, size_t len, void *payload), void *payload);
+ * order, whatever its size (a record fragmented across 32 KiB blocks is
+ * handed on whole); *s says what was damaged. 0, or RK_ENOMEM when a
+ * fragmented record could not be held (it and the records after it were
+ * not handed on). */
+int rk_ldb__log_records(rk__ldb_log_scan *s, const uint8_t *p, size_t n,
+                        void (*each)(const uint8_t *d, size_t len, void *payload), void *payload);
 
 /* The same scan (*s), and a new log image holding every intact complete
  * record of p[0..n) in order, written as LevelDB's log::Writer writes them:

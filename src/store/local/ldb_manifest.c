@@ -107,7 +107,10 @@ int rk_ldb__read_manifest(rk__ldb_manifest *out, const uint8_t *p, size_t n, cha
 	memset(out, 0, sizeof *out);
 	if (cap)
 		why[0] = 0;
-	rk_ldb__log_records(&s, p, n, edit, &c);
+	if (rk_ldb__log_records(&s, p, n, edit, &c)) {
+		snprintf(why, cap, "%s", rk_error_last());
+		return RK_ENOMEM;
+	}
 	if (c.bad)
 		return RK_ECORRUPT;
 	if (s.middle_damage || (s.tail_damage && s.tail_hard)) {

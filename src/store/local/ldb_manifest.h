@@ -29,7 +29,8 @@ typedef struct rk__ldb_manifest {
 /* Reads a MANIFEST held in memory (p[0..n)). RK_ECORRUPT with the reason in
  * why[0..cap) when a record does not parse or the file is damaged before
  * its end (a tail cut short by a crash is not damage: LevelDB ignores it
- * too). Never reads outside p[0..n). */
+ * too); RK_ENOMEM (why says so) when a record fragmented across blocks
+ * cannot be held. Never reads outside p[0..n). */
 int rk_ldb__read_manifest(rk__ldb_manifest *out, const uint8_t *p, size_t n, char *why, size_t cap);
 
 #endif
