@@ -167,24 +167,47 @@ static int list_plain(rk_store *s, const char *table, int json)
 	return RK_EXIT_OK;
 }
 
-int rk_cli_regions(int argc, char **argv)
+typedef struct regions_args {
+	const char *db, *sub; /* sub: move, split, balance, a TABLE or NULL */
+	char **operands;      /* after sub */
+	int json, retired, nargs;
+	uint64_t id, server, window;
+} regions_args;
+
+/* A subcommand's operands: move REGION SERVER, split REGION [ROW], balance,
+ * or one TABLE. 0 or the usage error's exit status. */
+static int parse_operands(regions_args *a)
 {
-	const char *db = RK_CLI_DEFAULT_DB;
-	int json = 0, retired = 0, c, rc;
-	uint64_t id, v, window = 60;
+	const char *sub = a->sub;
+	char **op = a->operands;
+	if (sub && !strcmp(sub, "move")) {
+		if (a->nargs != 3 || rk_cli__parse_u64(&a->id, op[0]))
+			return rk_cli_usage_error(CMD, "expected: move REGION SERVER (numbers)");
+		if (rk_cli__parse_range(&a->server, CMD, "move's SERVER", op[1], 0, RK_MAX_SERVERS - 1))
+			return RK_EXIT_USAGE;
+	} else if (sub && !strcmp(sub, "split")) {
+		if (a->nargs < 2 || a->nargs > 3 || rk_cli__parse_u64(&a->id, op[0]))
+			return rk_cli_usage_error(CMD, "expected: split REGION [ROW]");
+	} else if (sub && !strcmp(sub, "balance")) {
+		if (a->nargs != 1)
+			return rk_cli_usage_error(CMD, "balance takes no arguments");
+	} else if (a->nargs > 1) {
+		return rk_cli_usage_error(CMD, "expected at most one TABLE");
+	}
+	return 0;
+}
+
+/* -1 to go on, else the exit status (help, a usage error). */
+static int parse_args(regions_args *a, int argc, char **argv)
+{
+	int c;
 	while ((c = rk_cli_getopt(&rk_cli_spec_regions, argc, argv, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'r':
-			retired = 1;
-			break;
+		case 'd': a->db = optarg; break;
+		case 'j': a->json = 1; break;
+		case 'r': a->retired = 1; break;
 		case 'w':
-			if (rk_cli__parse_u64(&window, optarg) || window < 1 || window > 86400 * 366)
+			if (rk_cli__parse_u64(&a->window, optarg) || a->window < 1 || a->window > 86400 * 366)
 				return rk_cli_usage_error(CMD, "--window: '%s' is not 1..31622400 seconds", optarg);
 			break;
 		case 'h':
@@ -194,65 +217,80 @@ int rk_cli_regions(int argc, char **argv)
 			return RK_EXIT_USAGE;
 		}
 	}
-	int nargs = argc - optind;
-	const char *sub = nargs ? argv[optind] : NULL;
-	if (sub && !strcmp(sub, "move")) {
-		if (nargs != 3 || rk_cli__parse_u64(&id, argv[optind + 1]))
-			return rk_cli_usage_error(CMD, "expected: move REGION SERVER (numbers)");
-		if (rk_cli__parse_range(&v, CMD, "move's SERVER", argv[optind + 2], 0,
-		                        RK_MAX_SERVERS - 1))
-			return RK_EXIT_USAGE;
-	} else if (sub && !strcmp(sub, "split")) {
-		if (nargs < 2 || nargs > 3 || rk_cli__parse_u64(&id, argv[optind + 1]))
-			return rk_cli_usage_error(CMD, "expected: split REGION [ROW]");
-	} else if (sub && !strcmp(sub, "balance")) {
-		if (nargs != 1)
-			return rk_cli_usage_error(CMD, "balance takes no arguments");
-	} else if (nargs > 1) {
-		return rk_cli_usage_error(CMD, "expected at most one TABLE");
-	}
-	long pid;
-	char listen[256];
-	if ((!sub || nargs == 1) && !(sub && (!strcmp(sub, "balance"))) &&
-	    rk_cli__served(db, &pid, listen, sizeof listen)) {
-		fprintf(stderr,
-		        "rowkey regions: %s is served by rowkey serve (pid %ld) at %s: regions and load "
-		        "from the metrics it writes every 5 s (sizes are not recorded there)\n",
-		        db, pid, listen);
-		rc = list(NULL, db, sub, json, retired, (double)window);
-		return rc ? rk_cli_fail(CMD, "reading the served store's metrics") : RK_EXIT_OK;
-	}
-	rk_store *s = rk_cli__open_store(CMD, db, 0, NULL);
-	if (!s)
-		return RK_EXIT_FAIL;
-	rc = RK_EXIT_OK;
-	if (sub && !strcmp(sub, "move")) {
-		if (rk_region_move(s, id, (unsigned)v))
-			rc = rk_cli_fail(CMD, "moving the region");
-		else
-			printf("region %llu now on server %llu\n", (unsigned long long)id,
-			       (unsigned long long)v);
-	} else if (sub && !strcmp(sub, "split")) {
+	a->nargs = argc - optind;
+	a->sub = a->nargs ? argv[optind] : NULL;
+	a->operands = argv + optind + 1;
+	int rc = parse_operands(a);
+	return rc ? rc : -1;
+}
+
+/* move, split or balance on the open store. */
+static int change(rk_store *s, const regions_args *a)
+{
+	int rc = RK_EXIT_OK;
+	if (!strcmp(a->sub, "move")) {
+		if (rk_region_move(s, a->id, (unsigned)a->server))
+			return rk_cli_fail(CMD, "moving the region");
+		printf("region %llu now on server %llu\n", (unsigned long long)a->id,
+		       (unsigned long long)a->server);
+	} else if (!strcmp(a->sub, "split")) {
 		uint8_t *at = NULL;
 		size_t at_len = 0;
-		if (nargs == 3 && rk_cli__unescape(&at, &at_len, argv[optind + 2])) {
-			rk_store_close(s);
-			return rk_cli_usage_error(CMD, "bad escape in '%s'", argv[optind + 2]);
-		}
-		if (rk_region_split(s, id, at, at_len))
+		if (a->nargs == 3 && rk_cli__unescape(&at, &at_len, a->operands[1]))
+			return rk_cli_usage_error(CMD, "bad escape in '%s'", a->operands[1]);
+		if (rk_region_split(s, a->id, at, at_len))
 			rc = rk_cli_fail(CMD, "splitting the region");
 		else
-			printf("region %llu split\n", (unsigned long long)id);
+			printf("region %llu split\n", (unsigned long long)a->id);
 		free(at);
-	} else if (sub && !strcmp(sub, "balance")) {
+	} else {
 		size_t moved;
 		if (rk_store_balance(&moved, s))
-			rc = rk_cli_fail(CMD, "balancing");
-		else
-			printf("moved %zu region%s\n", moved, moved == 1 ? "" : "s");
-	} else if ((rc = list(s, db, sub, json, retired, (double)window)) != 0) {
-		/* RK_EINVALID: a backend that records no load (Bigtable) */
-		rc = rc == RK_EINVALID ? list_plain(s, sub, json) : rk_cli_fail(CMD, "listing regions");
+			return rk_cli_fail(CMD, "balancing");
+		printf("moved %zu region%s\n", moved, moved == 1 ? "" : "s");
 	}
+	return rc;
+}
+
+static int is_change(const char *sub)
+{
+	return sub && (!strcmp(sub, "move") || !strcmp(sub, "split") || !strcmp(sub, "balance"));
+}
+
+/* A store that rowkey serve holds: its regions and load from the metrics
+ * it writes. 0 when it is not served (*served 0). */
+static int list_served(const regions_args *a, int *served)
+{
+	long pid;
+	char listen[256];
+	*served = 0;
+	if (is_change(a->sub) || !rk_cli__served(a->db, &pid, listen, sizeof listen))
+		return 0;
+	*served = 1;
+	fprintf(stderr,
+	        "rowkey regions: %s is served by rowkey serve (pid %ld) at %s: regions and load "
+	        "from the metrics it writes every 5 s (sizes are not recorded there)\n",
+	        a->db, pid, listen);
+	if (list(NULL, a->db, a->sub, a->json, a->retired, (double)a->window))
+		return rk_cli_fail(CMD, "reading the served store's metrics");
+	return RK_EXIT_OK;
+}
+
+int rk_cli_regions(int argc, char **argv)
+{
+	regions_args a = {.db = RK_CLI_DEFAULT_DB, .window = 60};
+	int rc = parse_args(&a, argc, argv), served;
+	if (rc >= 0)
+		return rc;
+	if ((rc = list_served(&a, &served)) != 0 || served)
+		return rc;
+	rk_store *s = rk_cli__open_store(CMD, a.db, 0, NULL);
+	if (!s)
+		return RK_EXIT_FAIL;
+	if (is_change(a.sub))
+		rc = change(s, &a);
+	else if ((rc = list(s, a.db, a.sub, a.json, a.retired, (double)a.window)) != 0)
+		/* RK_EINVALID: a backend that records no load (Bigtable) */
+		rc = rc == RK_EINVALID ? list_plain(s, a.sub, a.json) : rk_cli_fail(CMD, "listing regions");
 	return rk_cli__close_store(CMD, s, rc);
 }
