@@ -3,7 +3,7 @@
  * lines filed into series, regions sorted and linked to their load, their
  * liveness decided where the file did not state it (version 1); and the
  * file read whole, the record freed, a table looked up. The lines are
- * parsed by metrics_read.c.
+ * parsed by metrics_read.c, which calls in here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -199,24 +199,6 @@ int rk_metrics__slurp(char **out, size_t *len, const char *path)
 	(*out)[n] = 0;
 	*len = n;
 	return 0;
-}
-
-int rk_metrics_read(rk_metrics **out, const char *dir)
-{
-	char path[4200], *text;
-	size_t len;
-	*out = NULL;
-	snprintf(path, sizeof path, "%s/metrics.tsv", dir);
-	int rc = rk_metrics__slurp(&text, &len, path);
-	if (rc == RK_ENOTFOUND)
-		return rk__err(RK_ENOTFOUND, "%s: no such file (a store writes it when it closes, "
-		                             "rowkey serve every 5 s)",
-		               path);
-	if (rc)
-		return rc;
-	rc = rk_metrics__parse(out, text, len, path, 0);
-	free(text);
-	return rc;
 }
 
 void rk_metrics_free(rk_metrics *m)

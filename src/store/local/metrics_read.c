@@ -5,7 +5,8 @@
  * and rowkey heatmap, regions, stats and the live page read it through
  * rk_metrics_read (strict: the first bad line is an error naming it). The
  * text is hostile: every field is checked against the line's end. What the
- * lines give is put in order by metrics_index.c.
+ * lines give is put in order by metrics_index.c, which also reads the file
+ * whole and frees the record.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -511,4 +512,22 @@ int rk_metrics__parse(rk_metrics **out, const char *text, size_t len, const char
 int rk_metrics_parse(rk_metrics **out, const char *text, size_t len, const char *name)
 {
 	return rk_metrics__parse(out, text, len, name, 0);
+}
+
+int rk_metrics_read(rk_metrics **out, const char *dir)
+{
+	char path[4200], *text;
+	size_t len;
+	*out = NULL;
+	snprintf(path, sizeof path, "%s/metrics.tsv", dir);
+	int rc = rk_metrics__slurp(&text, &len, path);
+	if (rc == RK_ENOTFOUND)
+		return rk__err(RK_ENOTFOUND, "%s: no such file (a store writes it when it closes, "
+		                             "rowkey serve every 5 s)",
+		               path);
+	if (rc)
+		return rc;
+	rc = rk_metrics__parse(out, text, len, path, 0);
+	free(text);
+	return rc;
 }
