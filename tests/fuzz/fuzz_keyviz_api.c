@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serve/http/http.h"
+#include "serve/http/http_api.h"
 #include "store/local/metrics.h"
 
 typedef struct query {

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "key/error.h"
+#include "serve/http/http_api.h"
 
 struct rk_http {
 	struct MHD_Daemon *d;
@@ -34,7 +35,10 @@ struct rk_http {
 	off_t size;
 };
 
-int rk_http__record(rk_http *h, const rk_metrics **m, rk_metrics **own, int *live)
+/* The record the page shows now: *m, borrowed until *own is freed
+ * (rk_metrics_free; NULL when it is the file source's cached record).
+ * *live: 1 when it is an open store's (its times reach now). */
+static int record(rk_http *h, const rk_metrics **m, rk_metrics **own, int *live)
 {
 	*live = h->src.store != NULL;
 	*own = NULL;
@@ -62,27 +66,23 @@ int rk_http__record(rk_http *h, const rk_metrics **m, rk_metrics **own, int *liv
 	return 0;
 }
 
-int rk_http__error(char **body, size_t *len, int status, const char *msg)
-{
-	FILE *f = open_memstream(body, len);
-	if (!f)
-		return 500;
-	fputs("{\"error\":\"", f);
-	for (const char *c = msg; *c; c++)
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if ((unsigned char)*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			putc(*c, f);
-	fputs("\"}\n", f);
-	fclose(f);
-	return status;
-}
-
 static const char *arg_of(void *req, const char *name)
 {
 	return MHD_lookup_connection_value(req, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* /api/tables or /api/heatmap over the record the page shows now */
+static int api(char **body, size_t *len, rk_http *h, int heatmap, struct MHD_Connection *c)
+{
+	const rk_metrics *m;
+	rk_metrics *own;
+	int live;
+	if (record(h, &m, &own, &live))
+		return rk_http__error(body, len, 503, rk_error_last());
+	int status = heatmap ? rk_http__heatmap(body, len, m, live, arg_of, c)
+	                     : rk_http__tables(body, len, m, live);
+	rk_metrics_free(own);
+	return status;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, int status, const char *type, void *data,
@@ -136,9 +136,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	} else if (!host_ok(h, c)) {
 		status = rk_http__error(&body, &len, 403, "the Host header does not name this loopback server");
 	} else if (!strcmp(url, "/api/tables")) {
-		status = rk_http__api_tables(&body, &len, h);
+		status = api(&body, &len, h, 0, c);
 	} else if (!strcmp(url, "/api/heatmap")) {
-		status = rk_http__api_heatmap(&body, &len, h, arg_of, c);
+		status = api(&body, &len, h, 1, c);
 	} else {
 		const char *path = strcmp(url, "/") ? url : "/index.html";
 		for (const rk_http_asset *a = rk_http__assets; a->path; a++)

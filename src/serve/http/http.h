@@ -2,7 +2,7 @@
  * The live Key Visualizer page (docs/serve.md, "The live page"): an HTTP
  * server (Debian's libmicrohttpd) that serves one page, its script and
  * style (built into the binary: no network at run time) and the JSON the
- * page reads (http_api.c): a store's key buckets as a keymap, its regions
+ * page reads (http_api.h): a store's key buckets as a keymap, its regions
  * and servers, the hottest key ranges. Read-only (GET and HEAD only),
  * loopback unless told otherwise. `rowkey serve --http` runs it beside the
  * Bigtable API over the open store; `rowkey keyviz` over a store directory
@@ -41,7 +41,7 @@ int rk_http_listen_ok(const char *listen);
 /* Stops accepting, finishes the requests in flight, frees the server. */
 void rk_http_stop(rk_http *h);
 
-/* ---- inside (http.c, http_api.c, the generated keyviz_assets.c) ---- */
+/* ---- inside (http.c, the generated keyviz_assets.c) ---- */
 
 /* A file of the page, built into the binary; the table ends with path NULL. */
 typedef struct rk_http_asset {
@@ -50,24 +50,5 @@ typedef struct rk_http_asset {
 	size_t len;
 } rk_http_asset;
 extern const rk_http_asset rk_http__assets[];
-
-/* The record the page shows now: *m, borrowed until *own is freed
- * (rk_metrics_free; NULL when it is the file source's cached record).
- * *live: 1 when it is an open store's (its times reach now). */
-int rk_http__record(rk_http *h, const rk_metrics **m, rk_metrics **own, int *live);
-
-/* A request's query argument (NULL when absent). */
-typedef const char *(*rk_http_arg)(void *req, const char *name);
-
-/* The JSON answers: *body malloc'd (the caller frees it), *len its bytes;
- * the HTTP status. A bad argument is 400 with {"error": "..."}. */
-int rk_http__api_tables(char **body, size_t *len, rk_http *h);
-int rk_http__api_heatmap(char **body, size_t *len, rk_http *h, rk_http_arg arg, void *req);
-/* /api/heatmap of record m (live: an open store's, its times reaching now). */
-int rk_http__heatmap(char **body, size_t *len, const rk_metrics *m, int live, rk_http_arg arg,
-                     void *req);
-
-/* A JSON error body {"error": msg}. */
-int rk_http__error(char **body, size_t *len, int status, const char *msg);
 
 #endif

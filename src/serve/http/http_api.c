@@ -4,7 +4,9 @@
  * /api/heatmap, one table's keymap over a time window and a key window
  * (rk_metrics_keymap), its rows' keys decoded through the table's schema
  * with their prefix hierarchy, the live regions with their servers, and the
- * hottest key ranges. Bad arguments are 400 with the reason.
+ * hottest key ranges. Bad arguments are 400 with the reason, in the JSON
+ * error body every answer of the server uses. Each answer is made from one
+ * record, which http.c fetches.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include "key/bytes.h"
 #include "key/error.h"
 #include "key/keytext.h"
-#include "serve/http/http.h"
+#include "serve/http/http_api.h"
 
 enum { DEF_ROWS = 400, DEF_COLS = 240, MAX_ROWS = 1000, MAX_COLS = 600, LEVELS = 3, HOTTEST = 10 };
 
@@ -68,18 +70,11 @@ static size_t table_names(const rk_metrics *m, const char **names, size_t max)
 	return n;
 }
 
-int rk_http__api_tables(char **body, size_t *len, rk_http *h)
+int rk_http__tables(char **body, size_t *len, const rk_metrics *m, int live)
 {
-	const rk_metrics *m;
-	rk_metrics *own;
-	int live;
-	if (rk_http__record(h, &m, &own, &live))
-		return rk_http__error(body, len, 503, rk_error_last());
 	FILE *f = open_memstream(body, len);
-	if (!f) {
-		rk_metrics_free(own);
+	if (!f)
 		return 500;
-	}
 	const char *names[1024];
 	size_t n = table_names(m, names, 1024);
 	fprintf(f, "{\"live\":%s,\"now_ms\":%lld,\"bucket_ms\":%u,\"servers\":%u,\"tables\":[",
@@ -107,7 +102,6 @@ int rk_http__api_tables(char **body, size_t *len, rk_http *h)
 	}
 	fputs("]}\n", f);
 	fclose(f);
-	rk_metrics_free(own);
 	return 200;
 }
 
@@ -346,18 +340,6 @@ static int heatmap_json(FILE *f, const rk_metrics *m, const hreq *q, const rk_ke
 	return rc;
 }
 
-int rk_http__api_heatmap(char **body, size_t *len, rk_http *h, rk_http_arg arg, void *req)
-{
-	const rk_metrics *m;
-	rk_metrics *own;
-	int live;
-	if (rk_http__record(h, &m, &own, &live))
-		return rk_http__error(body, len, 503, rk_error_last());
-	int status = rk_http__heatmap(body, len, m, live, arg, req);
-	rk_metrics_free(own);
-	return status;
-}
-
 int rk_http__heatmap(char **body, size_t *len, const rk_metrics *m, int live, rk_http_arg arg,
                      void *req)
 {
@@ -398,5 +380,23 @@ out:
 	rk_keymap_free(k);
 	free(q.lo);
 	free(q.hi);
+	return status;
+}
+
+int rk_http__error(char **body, size_t *len, int status, const char *msg)
+{
+	FILE *f = open_memstream(body, len);
+	if (!f)
+		return 500;
+	fputs("{\"error\":\"", f);
+	for (const char *c = msg; *c; c++)
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if ((unsigned char)*c < 0x20)
+			fprintf(f, "\\u%04x", *c);
+		else
+			putc(*c, f);
+	fputs("\"}\n", f);
+	fclose(f);
 	return status;
 }
