@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "store/local/keyviz.h"
+#include "store/local/keyviz_count.h"
 #include "store/local/metrics.h"
 
 /* Times of the simulated intervals: whole seconds ahead of the clock, as a

@@ -24,8 +24,10 @@
  *
  *   keyviz_layout.c  layouts (immutable, shared by reference count)
  *   keyviz_count.c   the counters of the open interval; runs; samples
+ *                    (the runs' API, inline on the write path: keyviz_count.h)
  *   keyviz_cut.c     closing an interval: the new cut of the key space
- *   keyviz_hist.c    a table's history, its bound, snapshots
+ *   keyviz_hist.c    a table's history, its bound, snapshots; closing the
+ *                    open interval into it
  *   keyviz_map.c     re-cutting intervals onto common rows: the keymap
  *                    (rk_metrics_keymap) and the history's roll-up
  */
@@ -36,9 +38,11 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "key/bytes.h"
 #include "rowkey/metrics.h"
+#include "store/local/metrics.h"
 
 #define RK_KV_BUCKETS 1000u        /* most buckets of a layout the store makes */
 #define RK_KV_LAYOUT_MAX 1024u     /* most buckets of a layout a reader accepts */
@@ -79,21 +83,6 @@ static inline size_t rk_kvlayout__find_fast(const rk__kvlayout *l, const uint8_t
 /* 1 when two layouts cut at the same keys. */
 int rk_kvlayout__same(const rk_keyviz_layout *a, const rk_keyviz_layout *b);
 
-/* ---- counts ---- */
-
-static inline uint64_t rk_kv__add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static inline void rk_kv__counts_add(rk_metrics_counts *a, const rk_metrics_counts *b)
-{
-	a->writes = rk_kv__add_sat(a->writes, b->writes);
-	a->reads = rk_kv__add_sat(a->reads, b->reads);
-	a->bytes_written = rk_kv__add_sat(a->bytes_written, b->bytes_written);
-	a->bytes_read = rk_kv__add_sat(a->bytes_read, b->bytes_read);
-}
-
 /* ---- a table's key buckets (keyviz_count.c, keyviz_hist.c) ---- */
 
 typedef struct rk__kvt {
@@ -127,67 +116,24 @@ void rk_kvt__free(rk__kvt *t);
 void rk_kvt__count(rk__kvt *t, int64_t now_ms, const uint8_t *row, size_t len,
                    const rk_metrics_counts *c);
 
-/* Closes the open interval when `now_ms` is past it (called with t->mu held). */
-void rk_kvt__roll(rk__kvt *t, int64_t now_ms);
-
-/* ---- runs: a batch's (or a scan's) rows grouped by bucket ---- */
-
-typedef struct rk__kvrun {
-	size_t bucket;
-	rk_metrics_counts c;
-} rk__kvrun;
-
-typedef struct rk__kvacc {
-	rk__kvt *t;             /* NULL: nothing counted since the last commit */
-	rk__kvlayout *layout;   /* held while runs refer to its buckets */
-	int64_t until;          /* when the interval it began in ends (Unix ms) */
-	rk__kvrun *runs;
-	size_t nruns, cap_runs, last; /* last: the run of the previous row */
-	int32_t *slot;          /* run of each bucket, -1: none (layout's nbuckets) */
-	size_t cap_slot;
-	uint8_t *skeys;         /* sampled keys: slots of RK_KV_KEY_MAX bytes */
-	uint16_t *slen;
-	size_t nsamples, cap_samples;
-	uint32_t countdown;     /* rows until the next sample */
-	int streak;             /* the last two rows fell in one bucket (a sequential key) */
-	uint16_t hint[256];     /* by first byte, the bucket such a row fell in last, + 1 (a
-	                           salted key's rows go back to their salt's bucket) */
-	int failed;             /* out of memory: the runs are dropped, not half counted */
-} rk__kvacc;
-
-/* Adds one row (c: its counts) to the runs of table t's open layout. Rows
- * of one accumulator must be of one table until it is committed.
- * continues: the same row as the previous call (more cells of it: c adds
- * to that row's run, without a second row). */
-void rk_kvacc__row(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
-                   const rk_metrics_counts *c, int continues);
-/* rk_kvacc__row's common case inline: more cells of the previous row, or a
- * row in the previous row's bucket (a sequential key), not to be sampled. */
-static inline void rk_kvacc__add(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
-                                 const rk_metrics_counts *c, int continues)
+/* The open interval's counters, sized to its layout; 0 or -1 (no memory).
+ * Called with t->mu held. */
+static inline int rk_kvt__buckets(rk__kvt *t)
 {
-	if (a->nruns && !a->failed && (continues || (a->streak && a->countdown > 1))) {
-		rk__kvrun *r = &a->runs[a->last];
-		const rk_keyviz_layout *l = &a->layout->pub;
-		if (continues || (rk__bytes_cmp(l->start[r->bucket], l->start_len[r->bucket], row, len) <= 0 &&
-		                  (r->bucket + 1 == l->nbuckets ||
-		                   rk__bytes_cmp(row, len, l->start[r->bucket + 1], l->start_len[r->bucket + 1]) < 0))) {
-			a->countdown -= !continues;
-			r->c.writes += c->writes;
-			r->c.reads += c->reads;
-			r->c.bytes_written += c->bytes_written;
-			r->c.bytes_read += c->bytes_read;
-			return;
-		}
-	}
-	rk_kvacc__row(a, t, row, len, c, continues);
+	if (t->b && t->nb == t->layout->pub.nbuckets)
+		return 0;
+	rk_metrics_counts *b = calloc(t->layout->pub.nbuckets, sizeof *b);
+	if (!b)
+		return -1;
+	free(t->b);
+	t->b = b;
+	t->nb = t->layout->pub.nbuckets;
+	return 0;
 }
 
-/* Adds the runs to their table as of now_ms, and empties the accumulator. */
-void rk_kvacc__commit(rk__kvacc *a, int64_t now_ms);
-/* Empties the accumulator without counting (a write that failed). */
-void rk_kvacc__discard(rk__kvacc *a);
-void rk_kvacc__fini(rk__kvacc *a);
+/* Closes the open interval when `now_ms` is past it (called with t->mu held):
+ * cuts it anew into the history (keyviz_hist.c). */
+void rk_kvt__roll(rk__kvt *t, int64_t now_ms);
 
 /* ---- closing an interval (keyviz_cut.c) ---- */
 

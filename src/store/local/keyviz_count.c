@@ -15,7 +15,7 @@
 
 #include "key/bytes.h"
 #include "key/error.h"
-#include "store/local/keyviz.h"
+#include "store/local/keyviz_count.h"
 #include "store/local/metrics.h"
 
 /* ---- the table's counters ---- */
@@ -51,20 +51,6 @@ void rk_kvt__free(rk__kvt *t)
 	free(t->slen);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
-}
-
-/* the open interval's buckets, sized to the layout; 0 or -1 */
-static int buckets(rk__kvt *t)
-{
-	if (t->b && t->nb == t->layout->pub.nbuckets)
-		return 0;
-	rk_metrics_counts *b = calloc(t->layout->pub.nbuckets, sizeof *b);
-	if (!b)
-		return -1;
-	free(t->b);
-	t->b = b;
-	t->nb = t->layout->pub.nbuckets;
-	return 0;
 }
 
 /* a key cut to RK_KV_KEY_MAX: bucket boundaries keep at most that much */
@@ -118,50 +104,12 @@ static void sample(rk__kvt *t, const uint8_t *k, size_t len)
 	t->slen[t->nsamples++] = (uint16_t)len;
 }
 
-void rk_kvt__roll(rk__kvt *t, int64_t now_ms)
-{
-	int64_t start = now_ms - now_ms % t->width_ms;
-	if (t->cur_start < 0 || now_ms < t->cur_start) {
-		if (t->cur_start < 0)
-			t->cur_start = start;
-		return; /* the clock went back: keep counting in the open interval */
-	}
-	if (now_ms < t->cur_start + (int64_t)t->width_ms)
-		return;
-	if (t->any) {
-		rk__kvlayout *l;
-		rk_keyviz_cell *cells;
-		size_t n;
-		if (rk_kvt__cut(&l, &cells, &n, t) == 0) {
-			if (l != t->layout) {
-				rk_kvlayout__unref(t->layout);
-				t->layout = rk_kvlayout__ref(l);
-			}
-			/* a failed append drops the interval: counting is best effort */
-			rk_kvhist__append(t, t->cur_start, t->width_ms, l, cells, n);
-		}
-	}
-	if (t->b && t->nb == t->layout->pub.nbuckets)
-		memset(t->b, 0, t->nb * sizeof *t->b);
-	else
-		buckets(t);
-	/* the next interval samples about twice the keys a cut needs at this
-	 * rate (a fall in rate leaves enough; a rise is halved by sample()) */
-	uint64_t stride = t->rows / RK_KV_SAMPLES;
-	atomic_store(&t->stride, stride < 1 ? 1 : stride > UINT32_MAX ? UINT32_MAX : (uint32_t)stride);
-	t->countdown = 1;
-	t->any = 0;
-	t->nsamples = 0;
-	t->rows = 0;
-	t->cur_start = start;
-}
-
 void rk_kvt__count(rk__kvt *t, int64_t now_ms, const uint8_t *row, size_t len,
                    const rk_metrics_counts *c)
 {
 	pthread_mutex_lock(&t->mu);
 	rk_kvt__roll(t, now_ms);
-	if (buckets(t) == 0) {
+	if (rk_kvt__buckets(t) == 0) {
 		add_to_bucket(t, rk_kvlayout__find_fast(t->layout, row, len), c);
 		if (--t->countdown == 0) {
 			sample(t, row, cut_len(len));
@@ -303,7 +251,7 @@ void rk_kvacc__commit(rk__kvacc *a, int64_t now_ms)
 	}
 	pthread_mutex_lock(&t->mu);
 	rk_kvt__roll(t, now_ms);
-	if (buckets(t) == 0) {
+	if (rk_kvt__buckets(t) == 0) {
 		for (size_t i = 0; i < a->nruns; i++) {
 			size_t b = a->runs[i].bucket;
 			if (a->layout != t->layout)

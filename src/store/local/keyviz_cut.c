@@ -201,7 +201,7 @@ static int make(rk__kvlayout **out, rk_keyviz_cell **cells, size_t *ncells, cutt
 			cl[nb] = (rk_keyviz_cell){(uint32_t)nb, {0}};
 			nb++;
 		}
-		rk_kv__counts_add(&cl[nb - 1].c, &C->p[i].c);
+		rk_metrics__counts_add(&cl[nb - 1].c, &C->p[i].c);
 	}
 	for (size_t i = 0; i < nb; i++)
 		if (cl[i].c.writes || cl[i].c.reads || cl[i].c.bytes_written || cl[i].c.bytes_read)

@@ -8,7 +8,12 @@
  * neighbours become one interval as wide as both, on common buckets, at
  * most the bucket budget), as often as it takes: old history gets coarser,
  * never dropped, and recent intervals keep their one-second resolution.
+ *
+ * The open interval enters the history here too (rk_kvt__roll): once its
+ * time is past it is cut anew (keyviz_cut.c), appended, and the table's
+ * counters are cleared for the next interval, counted in the new cut.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +157,45 @@ int rk_kvhist__append(rk__kvt *t, int64_t start_ms, uint64_t width_ms, rk__kvlay
 		t->hist_cells += ncells + (h->niv > 1 && h->iv[h->niv - 2].layout == iv.layout ? 0 : iv.layout->nbuckets);
 	}
 	return t->hist_cells > RK_KV_HISTORY_CELLS ? bound(t) : 0;
+}
+
+void rk_kvt__roll(rk__kvt *t, int64_t now_ms)
+{
+	int64_t start = now_ms - now_ms % t->width_ms;
+	if (t->cur_start < 0 || now_ms < t->cur_start) {
+		if (t->cur_start < 0)
+			t->cur_start = start;
+		return; /* the clock went back: keep counting in the open interval */
+	}
+	if (now_ms < t->cur_start + (int64_t)t->width_ms)
+		return;
+	if (t->any) {
+		rk__kvlayout *l;
+		rk_keyviz_cell *cells;
+		size_t n;
+		if (rk_kvt__cut(&l, &cells, &n, t) == 0) {
+			if (l != t->layout) {
+				rk_kvlayout__unref(t->layout);
+				t->layout = rk_kvlayout__ref(l);
+			}
+			/* a failed append drops the interval: counting is best effort */
+			rk_kvhist__append(t, t->cur_start, t->width_ms, l, cells, n);
+		}
+	}
+	if (t->b && t->nb == t->layout->pub.nbuckets)
+		memset(t->b, 0, t->nb * sizeof *t->b);
+	else
+		rk_kvt__buckets(t);
+	/* the next interval samples about twice the keys a cut needs at this
+	 * rate (a fall in rate leaves enough; a rise is halved by sample() in
+	 * keyviz_count.c) */
+	uint64_t stride = t->rows / RK_KV_SAMPLES;
+	atomic_store(&t->stride, stride < 1 ? 1 : stride > UINT32_MAX ? UINT32_MAX : (uint32_t)stride);
+	t->countdown = 1;
+	t->any = 0;
+	t->nsamples = 0;
+	t->rows = 0;
+	t->cur_start = start;
 }
 
 int rk_kvhist__adopt(rk__kvt *t, rk_keyviz_table *from)

@@ -163,10 +163,10 @@ static void place(rk_keymap *M, const kmap *K, const rk_keyviz_interval *iv, con
 		rk_kvmap__share(rp, &part[c], qr, nr + 1, p1 - p0);
 		for (size_t r = 0; r < nr; r++) {
 			size_t at = (r0 + r) * M->cols + c0 + c;
-			M->writes[at] = rk_kv__add_sat(M->writes[at], rp[r].writes);
-			M->reads[at] = rk_kv__add_sat(M->reads[at], rp[r].reads);
-			M->bytes_written[at] = rk_kv__add_sat(M->bytes_written[at], rp[r].bytes_written);
-			M->bytes_read[at] = rk_kv__add_sat(M->bytes_read[at], rp[r].bytes_read);
+			M->writes[at] = rk_metrics__add_sat(M->writes[at], rp[r].writes);
+			M->reads[at] = rk_metrics__add_sat(M->reads[at], rp[r].reads);
+			M->bytes_written[at] = rk_metrics__add_sat(M->bytes_written[at], rp[r].bytes_written);
+			M->bytes_read[at] = rk_metrics__add_sat(M->bytes_read[at], rp[r].bytes_read);
 		}
 	}
 }

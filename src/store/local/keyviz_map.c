@@ -68,8 +68,8 @@ static pair heap_pop(pair *h, size_t *n)
 static pair mkpair(const uint64_t *gw, const uint64_t *gs, size_t i, size_t j, const uint32_t *ver,
                    int apart)
 {
-	return (pair){apart && (!gw[i]) != (!gw[j]), rk_kv__add_sat(gw[i], gw[j]), gs[i] + gs[j], i,
-	              ver[i], ver[j]};
+	return (pair){apart && (!gw[i]) != (!gw[j]), rk_metrics__add_sat(gw[i], gw[j]), gs[i] + gs[j],
+	              i, ver[i], ver[j]};
 }
 
 int rk_kvmap__reduce(uint8_t *keep, const uint64_t *w, size_t n, size_t max, int apart)
@@ -102,7 +102,7 @@ int rk_kvmap__reduce(uint8_t *keep, const uint64_t *w, size_t n, size_t max, int
 		size_t i = p.i, j = next[i];
 		if (!keep[i] || j >= n || ver[i] != p.vi || ver[j] != p.vj)
 			continue; /* stale: one side changed since */
-		gw[i] = rk_kv__add_sat(gw[i], gw[j]);
+		gw[i] = rk_metrics__add_sat(gw[i], gw[j]);
 		gs[i] += gs[j];
 		keep[j] = 0;
 		next[i] = next[j];
@@ -149,13 +149,13 @@ void rk_kvmap__share(rk_metrics_counts *out, const rk_metrics_counts *c, const u
 		uint64_t v = *ctr(&in, k), given = 0;
 		for (size_t i = 0; i < n; i++) {
 			uint64_t s = muldiv(v, q[i], d);
-			*ctr(&out[i], k) = rk_kv__add_sat(*ctr(&out[i], k), s);
+			*ctr(&out[i], k) = rk_metrics__add_sat(*ctr(&out[i], k), s);
 			given += s;
 		}
 		/* each part lost less than one: fewer left over than parts with weight */
 		for (size_t i = 0; given < v && i < n; i++)
 			if (q[i]) {
-				*ctr(&out[i], k) = rk_kv__add_sat(*ctr(&out[i], k), 1);
+				*ctr(&out[i], k) = rk_metrics__add_sat(*ctr(&out[i], k), 1);
 				given++;
 			}
 	}
@@ -246,7 +246,7 @@ int rk_kvmap__merge2(rk_keyviz_interval *out, const rk_keyviz_interval *a,
 			rk_kvmap__share(pc + p0, &two[t]->cells[c].c, ones, p1 - p0, p1 - p0);
 		}
 	for (size_t i = 0; i < np; i++)
-		w[i] = rk_kv__add_sat(pc[i].writes, pc[i].reads);
+		w[i] = rk_metrics__add_sat(pc[i].writes, pc[i].reads);
 	if ((rc = rk_kvmap__reduce(keep, w, np, budget, 1)) != 0)
 		goto out;
 	size_t nb = 0;
@@ -255,7 +255,7 @@ int rk_kvmap__merge2(rk_keyviz_interval *out, const rk_keyviz_interval *a,
 			p[nb] = p[i];
 			pc[nb++] = pc[i];
 		} else {
-			rk_kv__counts_add(&pc[nb - 1], &pc[i]);
+			rk_metrics__counts_add(&pc[nb - 1], &pc[i]);
 		}
 	}
 	const uint8_t **keys = malloc(nb * sizeof *keys);

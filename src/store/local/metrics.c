@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include "key/error.h"
-#include "store/local/keyviz.h"
 
 int64_t rk_metrics__now_ms(void)
 {
@@ -153,7 +152,7 @@ static void roll_up(rk_metrics_series *s, uint64_t w)
 	qsort(s->b, s->n, sizeof *s->b, by_start_server);
 	for (size_t i = 0; i < s->n; i++) {
 		if (k && s->b[k - 1].start_ms == s->b[i].start_ms && s->b[k - 1].server == s->b[i].server)
-			rk_kv__counts_add(&s->b[k - 1].c, &s->b[i].c);
+			rk_metrics__counts_add(&s->b[k - 1].c, &s->b[i].c);
 		else
 			s->b[k++] = s->b[i];
 	}

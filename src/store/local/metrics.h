@@ -49,6 +49,21 @@ int rk_metrics__buckets(rk__metrics *m, unsigned bucket_ms, rk_metrics_bucket **
 
 int64_t rk_metrics__now_ms(void);
 
+/* Sums of counts that stop at UINT64_MAX rather than wrap (key buckets
+ * and series add up counts of any age and origin). */
+static inline uint64_t rk_metrics__add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline void rk_metrics__counts_add(rk_metrics_counts *a, const rk_metrics_counts *b)
+{
+	a->writes = rk_metrics__add_sat(a->writes, b->writes);
+	a->reads = rk_metrics__add_sat(a->reads, b->reads);
+	a->bytes_written = rk_metrics__add_sat(a->bytes_written, b->bytes_written);
+	a->bytes_read = rk_metrics__add_sat(a->bytes_read, b->bytes_read);
+}
+
 /* Bucket records (r and s) carried from earlier runs at full resolution;
  * past this many they are rolled up into coarser buckets. */
 #define RK_METRICS_CARRY_MAX 250000u

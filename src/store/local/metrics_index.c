@@ -55,12 +55,12 @@ static int file_series(rk_metrics_series **out, size_t *count, const rk__mrec *r
 			s[k++] = (rk_metrics_series){r[i].id, all + nb, 0, {0}};
 		} else if (r[i].b.start_ms == r[i - 1].b.start_ms && r[i].b.width_ms == r[i - 1].b.width_ms &&
 		           r[i].b.server == r[i - 1].b.server) {
-			rk_kv__counts_add(&s[k - 1].b[s[k - 1].n - 1].c, &r[i].b.c);
-			rk_kv__counts_add(&s[k - 1].total, &r[i].b.c);
+			rk_metrics__counts_add(&s[k - 1].b[s[k - 1].n - 1].c, &r[i].b.c);
+			rk_metrics__counts_add(&s[k - 1].total, &r[i].b.c);
 			continue;
 		}
 		s[k - 1].b[s[k - 1].n++] = r[i].b;
-		rk_kv__counts_add(&s[k - 1].total, &r[i].b.c);
+		rk_metrics__counts_add(&s[k - 1].total, &r[i].b.c);
 		nb++;
 	}
 	*out = s;

@@ -23,7 +23,7 @@
 #include "store/local/capacity.h"
 #include "store/local/engine.h"
 #include "store/local/meta.h"
-#include "store/local/keyviz.h"
+#include "store/local/keyviz_count.h"
 #include "store/local/metrics.h"
 #include "store/local/rowop.h"
 
