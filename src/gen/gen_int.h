@@ -35,7 +35,7 @@ void rk_gen__case(char out[RK_GEN_NAME_MAX], const char *in, rk_gen_case c);
 /* The fields' member names in a language: the case applied, then "_"
  * appended while the name is reserved (a NULL-terminated list: keywords and
  * the generated type's own members) or taken by an earlier field. */
-void rk_gen__members(char (*out)[RK_GEN_NAME_MAX], const rk_schema *s, rk_gen_case c, const char *const *reserved);
+void rk_gen__members(char (*out)[RK_GEN_NAME_MAX], const rk_schema *s, rk_gen_case c, const char *const *reserved_names);
 
 /* The design's name: the option, the schema's `name`, or "RowKey", as
  * given (callers apply their case). RK_EINVALID unless it is a letter then
