@@ -1,9 +1,9 @@
 /*
  * The schema language (docs/schema.md): directives (fields, key, option,
- * name), the field types, rk_schema_parse and rk_schema_load, and the
- * accessors. The lexer is schema_lex.c, the key template's grammar
- * schema_parts.c, its derived properties and decodability rules
- * schema_rules.c, printing schema_print.c.
+ * name), rk_schema_parse and rk_schema_load, and the accessors. The lexer
+ * is schema_lex.c, the field types' names and widths schema_types.c, the
+ * key template's grammar schema_parts.c, its derived properties and
+ * decodability rules schema_rules.c, printing schema_print.c.
  *
  * Every error names the line, column and token. What these files do not do:
  * encode or decode keys (encode.c), plan queries (plan.c).
@@ -16,37 +16,6 @@
 #include <unistd.h>
 
 #include "key/schema_parse.h"
-
-/* ---- types ---- */
-
-static const struct {
-	const char *name;
-	rk_type type;
-} type_names[] = {
-	{"u8", RK_T_U8},   {"u16", RK_T_U16}, {"u32", RK_T_U32}, {"u64", RK_T_U64},
-	{"i8", RK_T_I8},   {"i16", RK_T_I16}, {"i32", RK_T_I32}, {"i64", RK_T_I64},
-	{"ts", RK_T_I64},  {"f64", RK_T_F64}, {"str", RK_T_STR}, {"bytes", RK_T_BYTES},
-};
-
-int rk_type__width(rk_type t)
-{
-	switch (t) {
-	case RK_T_U8: case RK_T_I8: return 1;
-	case RK_T_U16: case RK_T_I16: return 2;
-	case RK_T_U32: case RK_T_I32: return 4;
-	case RK_T_U64: case RK_T_I64: case RK_T_F64: return 8;
-	default: return 0;
-	}
-}
-
-const char *rk_type__name(rk_type t)
-{
-	for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
-		if (type_names[i].type == t)
-			return type_names[i].name;
-	return "?";
-}
-
 
 /* ---- top level ---- */
 
@@ -72,10 +41,7 @@ static int parse_fields(parser *ps)
 			return rc;
 		if (t->kind != T_IDENT)
 			return rk_schema__perr(ps, t, "expected a type (u8..u64, i8..i64, ts, f64, str, bytes)");
-		rk_type ty = 0;
-		for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
-			if (is_ident(t, type_names[i].name))
-				ty = type_names[i].type;
+		rk_type ty = rk_type__parse(t->p, t->n);
 		if (!ty)
 			return rk_schema__perr(ps, t, "unknown type (use u8..u64, i8..i64, ts, f64, str, bytes)");
 		s->fname[s->nfields] = strndup(name.p, name.n);

@@ -137,7 +137,11 @@ static inline int rk_type__is_signed(rk_type t)
 	return t >= RK_T_I8 && t <= RK_T_I64;
 }
 
+/* schema_types.c */
 int rk_type__width(rk_type t); /* bytes of an integer type, 8 for f64 */
 const char *rk_type__name(rk_type t);
+/* The type a schema's name spells (n bytes at p, "ts" gives RK_T_I64), 0
+ * when it names none. */
+rk_type rk_type__parse(const char *p, size_t n);
 
 #endif
