@@ -7,7 +7,8 @@
  *   admin.c    google.bigtable.admin.v2.BigtableTableAdmin: unary calls on
  *              raw request bytes -> raw response bytes (no gRPC inside, so
  *              tests and the fuzz target call it directly); the tables.
- *              admin_families.c column families and DropRowRange.
+ *              admin_families.c column families and DropRowRange;
+ *              admin_pack.c what both use (packing, a table's info).
  *   data.c     google.bigtable.v2.Bigtable likewise: dispatch and
  *              SampleRowKeys; data_write.c the mutations, check-and-mutate
  *              and read-modify-write; data_read.c ReadRows.
@@ -204,7 +205,7 @@ int rk_sv__wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *b, siz
 int rk_sv__admin_unary(const rk_sv_env *env, const char *method, const uint8_t *req,
                        size_t len, uint8_t **resp, size_t *resp_len, rk_sv_status *st);
 
-/* ---- shared by admin.c and admin_families.c ---- */
+/* ---- shared by admin.c and admin_families.c (admin_pack.c) ---- */
 
 /* Packs any message into a malloc'd buffer (*resp, free() it). */
 int rk_sv__pack(uint8_t **resp, size_t *len, const ProtobufCMessage *m, rk_sv_status *st);
