@@ -18,7 +18,6 @@
 #include "bt_admin.pb-c.h"
 #include "key/error.h"
 #include "serve/serve_int.h"
-#include "store/bigtable/bt_map.h"
 
 static int split_cmp(const void *a, const void *b)
 {
