@@ -88,18 +88,8 @@ static int read_row(rk__rowasm *a, rk__engine *e, const rowcall *c)
 	lo[lo_len - 1] = 0x01;
 	if ((rc = rk_rowasm__begin(a, c->row, c->len)) != 0)
 		goto out;
-	for (rk_eiter__seek(it, lo, lo_len); rk_eiter__valid(it) && !rc; rk_eiter__next(it)) {
-		size_t kl, vl;
-		const uint8_t *k = rk_eiter__key(it, &kl);
-		if (!rk_local__key_lt(k, kl, hi, hi_len))
-			break;
-		const uint8_t *v = rk_eiter__value(it, &vl);
-		rk__cellkey ck;
-		if ((rc = rk_cell__decode(&ck, k, kl)) == 0)
-			rc = rk_rowasm__add(a, &ck, v, vl);
-	}
-	if (!rc)
-		rc = rk_eiter__status(it);
+	rc = rk_local__row_cells(a, it, lo, lo_len, hi, hi_len, &c->lt->base, c->region,
+	                         c->region->server);
 	rk_rowasm__finish(a);
 out:
 	if (it)

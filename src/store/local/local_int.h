@@ -187,6 +187,14 @@ int rk_local__apply_async(rk_table *tb, const rk_mutation *muts, size_t n);
 int rk_local__flush(rk_table *tb);
 int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
                   const rk_read_options *ro);
+/* One row's cells, engine keys [lo, hi), read through it into a (begun
+ * by the caller), from region r on server srv: for a get and for the
+ * atomic operations' read of their row. 0, or the error naming the table
+ * and region. */
+struct rk__rowasm;
+int rk_local__row_cells(struct rk__rowasm *a, rk__eiter *it, const uint8_t *lo, size_t lo_len,
+                        const uint8_t *hi, size_t hi_len, const rk_table *tb,
+                        const rk__region *r, unsigned srv);
 int rk_local__scan_open(rk_scan **out, rk_table *tb, const rk_scan_options *so);
 int rk_local__scan_next(const rk_row **out, rk_scan *base);
 void rk_local__scan_close(rk_scan *base);

@@ -80,10 +80,9 @@ static void get_scratch_done(get_scratch *g)
 		rk_rowbuf__fini(&g->rb);
 }
 
-/* The cells of engine keys [lo, hi) into a, from region r's server srv. */
-static int get_cells(rk__rowasm *a, rk__eiter *it, const uint8_t *lo, size_t lo_len,
-                     const uint8_t *hi, size_t hi_len, const rk_table *tb, const rk__region *r,
-                     unsigned srv)
+int rk_local__row_cells(rk__rowasm *a, rk__eiter *it, const uint8_t *lo, size_t lo_len,
+                        const uint8_t *hi, size_t hi_len, const rk_table *tb, const rk__region *r,
+                        unsigned srv)
 {
 	int rc;
 	for (rk_eiter__seek(it, lo, lo_len); rk_eiter__valid(it); rk_eiter__next(it)) {
@@ -160,7 +159,7 @@ int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	pthread_rwlock_unlock(&s->lock);
 
 	if ((rc = rk_rowasm__begin(a, row, len)) != 0 ||
-	    (rc = get_cells(a, it, lo, lo_len, hi, hi_len, tb, r, srv)) != 0)
+	    (rc = rk_local__row_cells(a, it, lo, lo_len, hi, hi_len, tb, r, srv)) != 0)
 		goto out_it;
 	size_t nc = rk_rowasm__finish(a);
 	count_get(s, lt, r, srv, row, len, nc, rk_rowbuf__bytes(&g->rb));
