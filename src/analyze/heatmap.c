@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "key/outfile.h"
 #include "analyze/analyze_int.h"
 #include "key/error.h"
+#include "key/outfile.h"
 #include "key/units.h"
 
 /* ---- colours ---- */

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "key/outfile.h"
 #include "analyze/analyze_int.h"
 #include "key/error.h"
+#include "key/outfile.h"
 #include "key/units.h"
 
 /* ---- HTML ---- */

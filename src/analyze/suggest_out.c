@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "key/outfile.h"
 #include "analyze/analyze_int.h"
 #include "key/error.h"
+#include "key/outfile.h"
 
 static const char *kind_word(const rk_query_cost *q)
 {

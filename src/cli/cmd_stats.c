@@ -87,14 +87,16 @@ static void table_rows(const rk_cli_record *R, const char *table, rk_metrics_cou
 /* Every number with its unit, in the one format of key/units.h. */
 #define TABLE_ROW "%-20s %8s %10s %10s %15s %15s %16s %16s  "
 
-/* One table's regions and size, summed over its live regions. */
-static size_t table_size(const view *V, const char *name, uint64_t *size, int *sized)
+/* The live regions of one table (name), or of one server (name NULL):
+ * how many, and their size summed (*sized: any of them has one). */
+static size_t regions_size(const view *V, const char *name, unsigned server, uint64_t *size,
+                           int *sized)
 {
 	size_t nreg = 0;
 	*size = 0;
 	*sized = 0;
 	for (size_t k = 0; k < V->R.n; k++)
-		if (!strcmp(V->R.r[k].g->table, name)) {
+		if (name ? !strcmp(V->R.r[k].g->table, name) : V->R.r[k].g->server == server) {
 			nreg++;
 			*size += V->R.r[k].size;
 			*sized |= V->R.r[k].has_size;
@@ -114,7 +116,7 @@ static void print_tables(const view *V, double secs)
 		prev = name;
 		uint64_t size;
 		int sized;
-		size_t nreg = table_size(V, name, &size, &sized);
+		size_t nreg = regions_size(V, name, 0, &size, &sized);
 		rk_metrics_counts all, now;
 		table_rows(&V->R, name, &all, &now);
 		char sz[RK_NUM_STR] = "-", nregs[24], bl[16] = "-", w[RK_NUM_STR] = "-", r[RK_NUM_STR] = "-";
@@ -165,15 +167,9 @@ static void print_servers(const view *V, unsigned nsrv, double secs)
 	printf("\n" SERVER_ROW, "server", "regions", "size", "written", "read", "written:size", "read:size",
 	       "now:written", "now:read");
 	for (unsigned i = 0; i < nsrv; i++) {
-		size_t nr = 0;
-		uint64_t size = 0;
-		int sized = 0;
-		for (size_t k = 0; k < V->R.n; k++)
-			if (V->R.r[k].g->server == i) {
-				nr++;
-				size += V->R.r[k].size;
-				sized |= V->R.r[k].has_size;
-			}
+		uint64_t size;
+		int sized;
+		size_t nr = regions_size(V, NULL, i, &size, &sized);
 		rk_metrics_counts all, now;
 		server_cells(&V->R, i, &all, &now);
 		char id[16], nregs[24], sz[RK_NUM_STR] = "-", w[RK_NUM_STR], r[RK_NUM_STR];
