@@ -160,7 +160,7 @@ static void server_cells(const rk_cli_record *R, unsigned id, rk_metrics_counts 
 	}
 }
 
-#define SERVER_ROW "%-8s %8s %10s %16s %16s %12s %12s %17s %17s\n"
+#define SERVER_ROW "%-8s %8s %10s %16s %16s %13s %13s %17s %17s\n"
 
 static void print_servers(const view *V, unsigned nsrv, double secs)
 {
