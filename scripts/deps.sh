@@ -13,9 +13,9 @@ pkgs+=(golang-go)
 command -v javac >/dev/null 2>&1 || pkgs+=(default-jdk-headless)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
-# chromium is only for the HTML report's browser test (which skips without it):
-# RK_DEPS_CHROMIUM=1 scripts/deps.sh installs it too.
-if [ "${RK_DEPS_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi
+# The browser tests (the HTML report, the live page) drive Debian's headless
+# chromium, so every machine that runs make check has it, not only CI's.
+pkgs+=(chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -29,7 +29,7 @@ fi
 build=${1:-build}
 out=demo-out
 chrome=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$chrome" ] || { echo "readme: the report's picture needs Chromium: RK_DEPS_CHROMIUM=1 scripts/deps.sh" >&2; exit 1; }
+[ -n "$chrome" ] || { echo "readme: the report's picture needs Chromium: scripts/deps.sh installs it" >&2; exit 1; }
 scripts/demo.sh "$build" "$out"
 
 cp "$out/heatmap-compare.png" docs/img/demo-four-designs.png

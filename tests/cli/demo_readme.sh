@@ -4,8 +4,9 @@
 # (written by scripts/readme.sh from such a run) and docs/img:
 # - the opening lines and every simulator line of the table: equal;
 # - every store line: equal but for what is measured in wall-clock time:
-#   the at-time share (within 10 points) and the throughput (within a
-#   factor of 2: another process can slow this machine down);
+#   the at-time share (within 10 points) and the throughput (never above
+#   twice the README's: the servers' caps bound it; a busy machine may read
+#   any lower, so no lower bound: the figure is bench_demo.sh's);
 # - docs/img/demo-four-designs.png: the demo's heatmap-compare.png, byte for
 #   byte (the simulator's picture is the same every run);
 # - the other two pictures are PNGs, and the README shows all three.
@@ -41,7 +42,7 @@ paste -d '\n' "$T/readme" "$T/now" | while IFS= read -r old && IFS= read -r new;
 	awk -v a="${o[3]%\%}" -v b="${n[3]%\%}" 'BEGIN { exit !(a - b < 10 && b - a < 10) }' ||
 		fail "at-time ${o[3]} in the README, ${n[3]} now: '$new'"
 	a=${o[6]//[,\/s]/} b=${n[6]//[,\/s]/}
-	awk -v a="$a" -v b="$b" 'BEGIN { exit !(a < 2 * b && b < 2 * a) }' ||
+	awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 0 && b < 2 * a) }' ||
 		fail "measured throughput ${o[6]} in the README, ${n[6]} now: '$new'"
 done || exit 1
 cmp -s docs/img/demo-four-designs.png "$T/demo/heatmap-compare.png" ||

@@ -8,12 +8,12 @@
 # in that range of the map, and nowhere else, within two refreshes.
 #
 # Exits 77 (skipped) without chromium (Debian: chromium; CI installs it with
-# RK_DEPS_CHROMIUM=1 scripts/deps.sh), node, cbt, or a rowkey with gRPC.
+# scripts/deps.sh installs it), node, cbt, or a rowkey with gRPC.
 set -u
 : "${ROWKEY:?ROWKEY must point at the built rowkey binary}"
 SRC=${RK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 CHROMIUM=${RK_CHROMIUM:-/usr/bin/chromium}
-[ -x "$CHROMIUM" ] || { echo "skipped: $CHROMIUM not installed (RK_DEPS_CHROMIUM=1 scripts/deps.sh)"; exit 77; }
+[ -x "$CHROMIUM" ] || { echo "skipped: $CHROMIUM not installed (scripts/deps.sh installs it)"; exit 77; }
 command -v node >/dev/null || { echo "skipped: node is needed to drive the browser"; exit 77; }
 command -v cbt >/dev/null || { echo "skipped: cbt is needed to write through the Bigtable API"; exit 77; }
 "$ROWKEY" serve --help 2>&1 | grep -q "has no gRPC" && { echo "skipped: rowkey built without RK_WITH_BIGTABLE"; exit 77; }

