@@ -416,7 +416,9 @@ typedef struct rk_suggestion {
 	int no_queries;          /* 1: no shape was given; ranked by writes and by lookups of
 	                            the identifying fields only */
 	int uniquifier;          /* 1: no field set identifies a record: the key ends with an
-	                            added field (seq) the writer must supply */
+	                            added field (seq) the writer must supply; 2: the same, the
+	                            set the profile found on the records it held having
+	                            repeated in the whole file */
 	int time_identity;       /* 1: only a time identifies a record in the data: unique
 	                            here, but two events in one tick would share a key */
 } rk_suggestion;

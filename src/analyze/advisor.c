@@ -42,7 +42,7 @@ static double set_score(const gen *g, const size_t *fs, size_t k)
 	return s;
 }
 
-static int pick_identity(gen *g)
+static int pick_identity(gen *g, int uniquifier)
 {
 	rk__candidates *o = g->out;
 	const rk_profile *p = g->p;
@@ -63,13 +63,17 @@ static int pick_identity(gen *g)
 		o->time_identity = 1;
 		for (size_t j = 0; j < o->nident; j++)
 			o->time_identity &= g->d->col[o->ident[j]].tu != RK__TU_NONE;
-		return 0;
+		if (!uniquifier)
+			return 0;
+		/* the set collided past what the profile held: the same fields (a
+		 * lookup by them stays one prefix), then a uniquifier */
+		o->time_identity = 0;
 	}
 	/* nothing but every field, or decimals, identify a record: the most
 	 * telling identifiers the data has (up to three, most distinct first)
 	 * and a uniquifier after them */
-	o->nident = 0;
-	for (size_t f = 0; f < g->d->nf; f++) {
+	int telling = o->nident == 0;
+	for (size_t f = 0; telling && f < g->d->nf; f++) {
 		const rk_field_profile *x = &p->f[f];
 		if (f64_field(g->d, f) || x->empties || x->distinct < 2)
 			continue;
@@ -86,7 +90,7 @@ static int pick_identity(gen *g)
 	int f = rk__dataset_add_seq(g->src->d);
 	if (f < 0)
 		return f;
-	o->uniquifier = 1;
+	o->uniquifier = telling ? 1 : 2;
 	o->ident[o->nident++] = (size_t)f;
 	return 0;
 }
@@ -231,13 +235,13 @@ static int valid_names(const gen *g)
 	return 0;
 }
 
-int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers)
+int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers, int uniquifier)
 {
 	gen g = {out, src, src->d, src->profile, servers};
 	size_t fs[64], n, neq;
 	int rc;
 	memset(out, 0, sizeof *out);
-	if ((rc = pick_identity(&g)) != 0)
+	if ((rc = pick_identity(&g, uniquifier)) != 0)
 		return rc;
 	size_t o = (size_t)snprintf(out->fields, sizeof out->fields, "fields ");
 	for (size_t f = 0; f < g.d->nf && o < sizeof out->fields; f++)

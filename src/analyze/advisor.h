@@ -40,7 +40,8 @@ typedef struct rk__candidates {
 	size_t n;
 	char fields[4096];   /* the schema's fields directive */
 	size_t ident[8], nident; /* the identifying fields used (dataset indexes) */
-	int uniquifier;      /* 1: no field set identifies a record: a "seq" field was added */
+	int uniquifier;      /* 1: no field set identifies a record: a "seq" field was added;
+	                        2: the profile's set repeated in the whole file: added after it */
 	int time_identity;   /* 1: only time fields identify a record (two events in one
 	                        tick would share a key) */
 	int implicit_shape;  /* 1: no shapes were given; a lookup by the identifying fields was added */
@@ -48,7 +49,10 @@ typedef struct rk__candidates {
 
 /* Builds the candidates for the source's data and shapes on `servers`.
  * May add a uniquifier field to the source's dataset and a lookup shape to
- * its shapes. RK_EINVALID when a field name cannot be a schema name. */
-int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers);
+ * its shapes; with uniquifier set, adds one whatever the profile's
+ * identifying sets (they were checked on part of the data only, and the
+ * whole of it showed them to collide). RK_EINVALID when a field name cannot
+ * be a schema name. */
+int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers, int uniquifier);
 
 #endif

@@ -326,6 +326,15 @@ static int assemble(rk_suggestion **out, size_t *count, result *res, const rk__c
 	return 0;
 }
 
+static void free_results(result *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		rk_analysis_free(res[i].a);
+		free(res[i].schema_text);
+	}
+	free(res);
+}
+
 int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
                     const rk_analyze_options *opts, const rk_suggest_options *so)
 {
@@ -340,30 +349,40 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 		return rc;
 	if ((rc = rk__source_open(&src, wopts, so ? so->progress : NULL, so ? so->payload : NULL)) != 0)
 		return rc;
-	if ((rc = rk__candidates_build(&cs, src, opts->servers)) != 0)
-		goto done;
-	if (!(res = calloc(cs.n ? cs.n : 1, sizeof *res))) {
-		rc = rk__err(RK_ENOMEM, "out of memory");
-		goto done;
-	}
 	o.presplit = 2; /* proposals come with their split points */
-	pool p = {src, &cs, &o, res, 0, 0, so, PTHREAD_MUTEX_INITIALIZER};
-	if ((rc = run_all(&p, so && so->threads ? so->threads : 2)) != 0)
-		goto done;
-	if ((rc = assemble(out, count, res, &cs)) == 0 && *count == 0)
+	/* The profile checks its identifying sets on the records it holds; the
+	 * runs count every key of the file. When those show the set to collide
+	 * (a repeat past the memory window), the candidates are built again
+	 * with a uniquifier, never a key that loses rows. */
+	int implicit = 0;
+	cs.n = 0;
+	for (int round = 0; round < 2 && !rc && !*count; round++) {
+		if (res)
+			free_results(res, cs.n);
+		res = NULL;
+		if ((rc = rk__candidates_build(&cs, src, opts->servers, round)) != 0)
+			break;
+		implicit |= cs.implicit_shape;
+		if (!(res = calloc(cs.n ? cs.n : 1, sizeof *res))) {
+			rc = rk__err(RK_ENOMEM, "out of memory");
+			break;
+		}
+		pool p = {src, &cs, &o, res, 0, 0, so, PTHREAD_MUTEX_INITIALIZER};
+		if ((rc = run_all(&p, so && so->threads ? so->threads : 2)) == 0)
+			rc = assemble(out, count, res, &cs);
+		if (cs.uniquifier)
+			break; /* a uniquifier already ends every key */
+	}
+	if (!rc && *count == 0)
 		rc = rk__err(RK_EINVALID, "no candidate design identifies every record of workload %s",
 		             rk__workload_name(src->shapes));
 	for (size_t i = 0; !rc && i < *count; i++) {
-		(*out)[i].no_queries = cs.implicit_shape;
+		(*out)[i].no_queries = implicit;
 		(*out)[i].uniquifier = cs.uniquifier;
 		(*out)[i].time_identity = cs.time_identity;
 	}
-done:
-	for (size_t i = 0; res && i < cs.n; i++) {
-		rk_analysis_free(res[i].a);
-		free(res[i].schema_text);
-	}
-	free(res);
+	if (res)
+		free_results(res, cs.n);
 	rk__source_free(src);
 	return rc;
 }

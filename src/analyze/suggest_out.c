@@ -77,7 +77,11 @@ int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
 		rk__sb_printf(&b, "note: no --query given: designs are ranked by where writes land and "
 		                  "by lookups of the identifying fields only; name the queries that must "
 		                  "stay cheap with --query\n");
-	if (n && s[0].uniquifier)
+	if (n && s[0].uniquifier == 2)
+		rk__sb_printf(&b, "note: the fields that identified the records held in memory repeat in "
+		                  "the whole file: each key ends with a uniquifier field the writer must "
+		                  "supply (a sequence number or an event id)\n");
+	else if (n && s[0].uniquifier)
 		rk__sb_printf(&b, "note: no set of the data's fields identifies every record: each key "
 		                  "ends with a uniquifier field the writer must supply (a sequence number "
 		                  "or an event id)\n");

@@ -348,4 +348,27 @@ def _():
 
 
 print("advisor cases: %d failed" % len(failures))
+@case("identity_repeats_past_memory",
+      "150,000 distinct ids, then 200 of them again: the profile holds only the first records "
+      "(--memory 2M) and finds id unique there; the whole file says otherwise, so id alone would "
+      "overwrite 200 rows: every proposal must count as many keys as records, and the note says why")
+def _():
+    t = T0
+    rows = []
+    for i in range(150000):
+        t += rnd.randint(1, 50)
+        rows.append((1000000 + i, t, rnd.randint(1, 9)))
+    for i in range(200):
+        t += rnd.randint(1, 50)
+        rows.append((1000000 + rnd.randint(0, 1000), t, rnd.randint(1, 9)))
+    path = write_csv("repeats.csv", ["id", "ts", "v"], rows)
+    props = suggest(path, [], extra=["--memory", "2M"])
+    check(props, "no proposal")
+    check(all_unique(props) is None, all_unique(props) or "")
+    for p in props:
+        check(p["unique"]["records"] == 150200, "%r checked %d records" % (p["design"], p["unique"]["records"]))
+        check(key_fields(p["schema"]) != ["id"], "id alone proposed: %r" % key_of(p))
+    check(props[0]["uniquifier"], "no uniquifier after id repeated")
+
+
 sys.exit(1 if failures else 0)
