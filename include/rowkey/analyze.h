@@ -176,6 +176,11 @@ typedef struct rk_report {
 	                             servers set the pace, lower when this
 	                             machine did (the figure then understates
 	                             the design) */
+	double peak_rate;         /* operations per second in the busiest time bucket,
+	                             all servers together */
+	double peak_server_rate;  /* operations per second of the busiest server in
+	                             its busiest time bucket: the load a design must
+	                             carry at its worst moment (beside capacity) */
 } rk_report;
 
 typedef struct rk_analysis rk_analysis;

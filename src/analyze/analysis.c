@@ -163,26 +163,31 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__sourc
 	r->max_mean = r->hottest_share * S;
 	/* at a time: per time bucket (when the run kept buckets) */
 	if (a->sw) {
-		uint64_t peak = 0, ops = 0, load = 0;
+		uint64_t peak = 0, ops = 0, load = 0, most = 0, most_one = 0;
 		double eff = 0;
 		for (size_t b = 0; b < a->cols; b++) {
-			uint64_t mw = 0, ml = 0, bw = 0;
+			uint64_t mw = 0, ml = 0, bw = 0, bo = 0;
 			double sq = 0;
 			for (unsigned s = 0; s < S; s++) {
 				uint64_t w = a->sw[b * S + s], rd = a->sr[b * S + s];
 				mw = w > mw ? w : mw;
 				ml = w + rd > ml ? w + rd : ml;
 				bw += w;
+				bo += w + rd;
 				sq += (double)w * (double)w;
 			}
 			peak += mw;
 			load += ml;
+			most = bo > most ? bo : most;
+			most_one = ml > most_one ? ml : most_one;
 			eff += sq > 0 ? (double)bw * (double)bw / sq * (double)bw : 0;
 		}
 		r->effective_at_time = W ? eff / (double)W : 0;
 		ops = r->writes + r->reads;
 		r->peak_share = W ? (double)peak / (double)W : 0;
 		a->hot_load = ops ? (double)load / (double)ops : 0;
+		r->peak_rate = a->col_s > 0 ? (double)most / a->col_s : 0;
+		r->peak_server_rate = a->col_s > 0 ? (double)most_one / a->col_s : 0;
 	} else {
 		r->peak_share = r->hottest_share;
 		r->effective_at_time = r->effective_servers;

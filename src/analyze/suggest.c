@@ -105,6 +105,11 @@ static int run_all(pool *p, unsigned threads)
 
 /* ---- scores ---- */
 
+static int fits(const rk_report *r)
+{
+	return r->peak_server_rate > 0 && r->peak_server_rate <= r->capacity;
+}
+
 static double read_eff(const rk_query_cost *q)
 {
 	double amp = q->rows_read_per_row > 1 ? q->rows_read_per_row : 1;
@@ -112,10 +117,14 @@ static double read_eff(const rk_query_cost *q)
 	return 1.0 / (sqrt(amp) * (1 + log2(fan) / 4));
 }
 
+/* Spread only what one server cannot take: when the busiest server's
+ * operations in its busiest time bucket fit its capacity, the design
+ * carries the load and the reads decide (a salt would buy nothing and cost
+ * every read); past it, how evenly each moment's writes spread. */
 static double write_eff(const rk_analysis *a)
 {
 	const rk_report *r = rk_analysis_report(a);
-	if (r->servers <= 1 || r->peak_share <= 0)
+	if (r->servers <= 1 || r->peak_share <= 0 || fits(r))
 		return 1;
 	double w = 1.0 / (r->peak_share * r->servers);
 	return w > 1 ? 1 : w;
@@ -203,10 +212,19 @@ static int single(rk_suggestion *s, result *r, const rk__cand *c, const rk__cand
 	return s->table[0].label && s->trade ? 0 : rk__err(RK_ENOMEM, "out of memory");
 }
 
+/* Best score first; at a tie the shorter key (no prefix that buys nothing). */
 static int cmp_score(const void *a, const void *b)
 {
 	const rk_suggestion *x = a, *y = b;
-	return x->score < y->score ? 1 : x->score > y->score ? -1 : strcmp(x->design, y->design);
+	double kx = rk_analysis_report(x->table[0].analysis)->key_mean,
+	       ky = rk_analysis_report(y->table[0].analysis)->key_mean;
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->ntables != y->ntables)
+		return x->ntables < y->ntables ? -1 : 1;
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return strcmp(x->design, y->design);
 }
 
 /* A set of tables from proposal 0 (the best single): for each shape it

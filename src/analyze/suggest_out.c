@@ -38,10 +38,13 @@ static void table_text(rk__sb *b, const rk_suggest_table *t, int set)
 	rk__count_text(d, sizeof d, r->key_distinct);
 	rk__count_text(n, sizeof n, r->keys_checked);
 	rk__sb_printf(b, "     unique  %s distinct keys for %s records\n", d, n);
+	char pk[RK_NUM_STR], cap[RK_NUM_STR];
 	rk__sb_printf(b, "     writes  busiest server %s of each moment's writes, %s over the run, "
-	                 "%.1f of %u servers effective; key %.0f bytes\n",
+	                 "%.1f of %u servers effective; at the peak %s on the busiest server "
+	                 "(capacity %s); key %.0f bytes\n",
 	              rk__share_text(r->peak_share), rk__share_text(r->hottest_share),
-	              r->effective_servers, r->servers, r->key_mean);
+	              r->effective_servers, r->servers, rk__rate_str(pk, r->peak_server_rate, "ops"),
+	              rk__rate_str(cap, r->capacity, "ops"), r->key_mean);
 	for (size_t q = 0; q < r->nqueries; q++) {
 		const rk_query_cost *c = &r->queries[q];
 		if (set && !(t->serves >> q & 1))
@@ -70,6 +73,32 @@ static void table_text(rk__sb *b, const rk_suggest_table *t, int set)
 		              ns, ns + 1);
 }
 
+/* The load rule in numbers: the data's peak against one server's capacity,
+ * and whether the proposals had to spread it. */
+static void load_note(rk__sb *b, const rk_suggestion *s, size_t n)
+{
+	const rk_report *r = rk_analysis_report(s[0].table[0].analysis);
+	double least = r->peak_server_rate;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < s[i].ntables; j++) {
+			double x = rk_analysis_report(s[i].table[j].analysis)->peak_server_rate;
+			least = x < least ? x : least;
+		}
+	char pk[RK_NUM_STR], cap[RK_NUM_STR];
+	rk__rate_str(pk, r->peak_rate, "ops");
+	rk__rate_str(cap, r->capacity, "ops");
+	if (r->peak_rate <= r->capacity)
+		rk__sb_printf(b, "load: the peak is %s, and one server takes %s: any key carries the "
+		                 "writes, so designs are ranked by their reads (a spread prefix would "
+		                 "only cost them)\n",
+		              pk, cap);
+	else
+		rk__sb_printf(b, "load: the peak is %s, more than one server's %s: designs whose busiest "
+		                 "server stays within it carry the writes, the others are ranked by how "
+		                 "evenly each moment's writes spread%s\n",
+		              pk, cap, least > r->capacity ? " (none stays within it)" : "");
+}
+
 int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
 {
 	rk__sb b = {0};
@@ -89,6 +118,8 @@ int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
 		rk__sb_printf(&b, "note: only a time identifies a record in this data: the keys are unique "
 		                  "here, but two events in one tick would share a key; add an id or a "
 		                  "sequence number to the data if that can happen\n");
+	if (n)
+		load_note(&b, s, n);
 	rk__sb_printf(&b, "%-4s %-6s %-6s %-6s %s\n", "rank", "score", "writes", "reads", "design");
 	for (size_t i = 0; i < n; i++) {
 		rk__sb_printf(&b, "%-4zu %-6.3f %-6.3f %-6.3f %s\n", i + 1, s[i].score, s[i].write_score,
@@ -189,6 +220,12 @@ static void table_json(rk__sb *b, const rk_suggest_table *t, int set)
 	rk__sb_jnum(b, r->peak_share);
 	RK__SB_LIT(b, ",\"effective_servers\":");
 	rk__sb_jnum(b, r->effective_servers);
+	RK__SB_LIT(b, ",\"peak_rate\":");
+	rk__sb_jnum(b, r->peak_rate);
+	RK__SB_LIT(b, ",\"peak_server_rate\":");
+	rk__sb_jnum(b, r->peak_server_rate);
+	RK__SB_LIT(b, ",\"capacity\":");
+	rk__sb_jnum(b, r->capacity);
 	rk__sb_printf(b, ",\"servers\":%u},\"key_bytes\":", r->servers);
 	rk__sb_jnum(b, r->key_mean);
 	RK__SB_LIT(b, ",\"queries\":");
