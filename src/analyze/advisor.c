@@ -69,10 +69,12 @@ static int pick_identity(gen *g, int uniquifier)
 		 * lookup by them stays one prefix), then a uniquifier */
 		o->time_identity = 0;
 	}
-	/* nothing but every field, or decimals, identify a record: the most
-	 * telling identifiers the data has (up to three, most distinct first)
-	 * and a uniquifier after them */
-	int telling = o->nident == 0;
+	/* nothing but every field, or decimals, identify a record: a uniquifier
+	 * after the shapes' fields, which lead every key (nothing else: a
+	 * country or a browser in the key would only lengthen it); with no
+	 * shape, after the most telling identifiers the data has (up to three,
+	 * most distinct first), so that a lookup by them stays one prefix */
+	int telling = o->nident == 0 && !g->src->q.n;
 	for (size_t f = 0; telling && f < g->d->nf; f++) {
 		const rk_field_profile *x = &p->f[f];
 		if (f64_field(g->d, f) || x->empties || x->distinct < 2)
@@ -90,7 +92,7 @@ static int pick_identity(gen *g, int uniquifier)
 	int f = rk__dataset_add_seq(g->src->d);
 	if (f < 0)
 		return f;
-	o->uniquifier = telling ? 1 : 2;
+	o->uniquifier = from >= 0 && uniquifier ? 2 : 1;
 	o->ident[o->nident++] = (size_t)f;
 	return 0;
 }
@@ -193,6 +195,24 @@ static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, 
 	add(g, label, key2, shape, "salted");
 }
 
+/* The other orders of the shape's first equality fields (up to three): the
+ * queries, not the distinct counts, decide which field leads (a per-tenant
+ * query needs the tenant first, whatever the users' count), and pricing
+ * every order under every shape finds the one that serves them all. */
+static void other_orders(gen *g, const size_t *fs, size_t n, size_t neq, int shape)
+{
+	static const unsigned char perm3[5][3] = {{0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+	size_t k = neq < 3 ? neq : 3, alt[64];
+	for (size_t p = 0; k >= 2 && p < 5; p++) {
+		if (k == 2 && p != 1)
+			continue; /* of two fields, only the swap */
+		memcpy(alt, fs, n * sizeof *fs);
+		for (size_t j = 0; j < k; j++)
+			alt[j] = fs[perm3[p][j]];
+		variants(g, alt, n, neq, shape, "");
+	}
+}
+
 /* A well-spread field to lead a key whose own lead rises: many distinct
  * values, not rising, no hot value, not a decimal. */
 static int spread_field(const gen *g, const size_t *fs, size_t n)
@@ -274,6 +294,10 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 				variants(&g, fs, n + 1, 0, (int)s, " (promoted)");
 			}
 		}
+	}
+	for (size_t s = 0; s < src->q.n; s++) {
+		n = base_of(&g, &src->q.q[s], fs, &neq);
+		other_orders(&g, fs, n, neq, (int)s);
 	}
 	return 0;
 }

@@ -26,7 +26,7 @@
 
 #include "analyze/source.h"
 
-#define RK__MAX_CANDIDATES 24
+#define RK__MAX_CANDIDATES 48
 
 typedef struct rk__cand {
 	char label[400];
