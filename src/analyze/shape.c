@@ -257,8 +257,42 @@ static size_t sample_field(const rk__dataset *d, size_t f, const uint64_t *grp, 
 	return m < 4096 ? (size_t)m : 4096;
 }
 
-/* The ranges' values: two values of the field among the records of the
- * group, a tenth of the group apart in rank (from up to 4096 sampled). */
+/* Two distinct values of field f, lo < hi: among the sampled values of
+ * the group (sorted, ns of them), a tenth of its distinct values apart;
+ * when the group holds one value, hi is the next value above it in all the
+ * data, so that the range holds the group's rows and never collapses to an
+ * empty one (ts >= X AND ts < X reads nothing and says nothing of a key).
+ * 0 when the field has one value in all the data. */
+static int range_bounds(const rk__dataset *d, size_t f, sval *smp, size_t ns, qval *lo, qval *hi,
+                        rk__rng *rng)
+{
+	const rk__column *col = &d->col[f];
+	qsort(smp, ns, sizeof *smp, cmp_sval);
+	size_t nd = 0;
+	for (size_t i = 0; i < ns; i++)
+		if (!nd || cmp(col, &smp[nd - 1].v, &smp[i].v))
+			smp[nd++] = smp[i];
+	if (nd >= 2) {
+		size_t w = nd / 10 ? nd / 10 : 1, a = (size_t)draw(rng, nd - w);
+		*lo = smp[a].v;
+		*hi = smp[a + w].v;
+		return 1;
+	}
+	*lo = smp[0].v;
+	int found = 0;
+	for (uint64_t i = 0; i < d->held; i++) {
+		qval x = cell(d, f, i);
+		if (!x.absent && cmp(col, &x, lo) > 0 && (!found || cmp(col, &x, hi) < 0)) {
+			*hi = x;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* The ranges' values: two distinct values of the field among the records
+ * of the group, a tenth of its distinct values apart (from up to 4096
+ * sampled). 1: no range can be drawn (draw another record). */
 static int fill_ranges(const rk__dataset *d, const rk__qshape *q, bound *bd, const uint64_t *grp,
                        uint64_t ng, rk__rng *rng)
 {
@@ -276,17 +310,19 @@ static int fill_ranges(const rk__dataset *d, const rk__qshape *q, bound *bd, con
 			ns = sample_field(d, f, NULL, d->held, smp, rng);
 		if (!ns)
 			continue;
-		qsort(smp, ns, sizeof *smp, cmp_sval);
-		size_t lo = (size_t)draw(rng, ns), w = ns / 10 ? ns / 10 : 1;
-		size_t hi = lo + w < ns ? lo + w : ns - 1;
+		qval lo, hi;
+		if (!range_bounds(d, f, smp, ns, &lo, &hi, rng)) {
+			free(smp);
+			return 1; /* one value in all the data: no range to draw */
+		}
 		for (size_t k = 0; k < q->n; k++) {
 			const rk__qcond *c = &q->c[k];
 			if (c->field != f || c->lit)
 				continue;
 			if (c->op == RK__Q_GT || c->op == RK__Q_GE)
-				bd->v[k] = smp[lo].v;
+				bd->v[k] = lo;
 			else if (c->op == RK__Q_LT || c->op == RK__Q_LE)
-				bd->v[k] = smp[hi].v;
+				bd->v[k] = hi;
 		}
 	}
 	for (size_t k = 0; k < q->n; k++)
@@ -315,7 +351,7 @@ static int fill_one(const rk__dataset *d, rk__qshape *q, uint64_t *grp, rk__rng 
 		if (matches(d, q, &bd, i, 1))
 			grp[ng++] = i;
 	if (q->range_mask && (rc = fill_ranges(d, q, &bd, grp, ng, rng)) != 0)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	for (uint64_t g = 0; g < ng; g++)
 		rows += !q->range_mask || matches(d, q, &bd, grp[g], 0);
 	rk__sb b = {0};
