@@ -120,13 +120,16 @@ static double read_eff(const rk_query_cost *q)
 /* Spread only what one server cannot take: when the busiest server's
  * operations in its busiest time bucket fit its capacity, the design
  * carries the load and the reads decide (a salt would buy nothing and cost
- * every read); past it, how evenly each moment's writes spread. */
+ * every read); past it, the share of that peak the server can take (a key
+ * that puts every write of 200,000/s on one 10,000/s server carries 5%). */
 static double write_eff(const rk_analysis *a)
 {
 	const rk_report *r = rk_analysis_report(a);
 	if (r->servers <= 1 || r->peak_share <= 0 || fits(r))
 		return 1;
-	double w = 1.0 / (r->peak_share * r->servers);
+	if (r->peak_server_rate > 0 && r->capacity > 0)
+		return r->capacity / r->peak_server_rate;
+	double w = 1.0 / (r->peak_share * r->servers); /* no clock to say the rate */
 	return w > 1 ? 1 : w;
 }
 
