@@ -110,11 +110,17 @@ static int fits(const rk_report *r)
 	return r->peak_server_rate > 0 && r->peak_server_rate <= r->capacity;
 }
 
+/* A covering range's extra rows are damped (sqrt): they are read from one
+ * place, in order. A scan is priced in full, over every region it visits:
+ * it reads the whole table on every server, and grows with the table,
+ * which no index table does. */
 static double read_eff(const rk_query_cost *q)
 {
 	double amp = q->rows_read_per_row > 1 ? q->rows_read_per_row : 1;
-	double fan = q->ranges > 1 ? q->ranges : 1;
-	return 1.0 / (sqrt(amp) * (1 + log2(fan) / 4));
+	int scan = !strcmp(q->kind, "scan");
+	double fan = scan ? q->regions : q->ranges;
+	fan = fan > 1 ? fan : 1;
+	return 1.0 / ((scan ? amp : sqrt(amp)) * (1 + log2(fan) / 4));
 }
 
 /* Spread only what one server cannot take: when the busiest server's
@@ -230,6 +236,30 @@ static int cmp_score(const void *a, const void *b)
 	return strcmp(x->design, y->design);
 }
 
+/* The single whose key serves the shapes of mask best, writes included. */
+static size_t best_for(const rk_suggestion *one, size_t n, uint64_t mask)
+{
+	size_t best = 0;
+	double e = -1;
+	for (size_t i = 0; i < n; i++) {
+		const rk_analysis *a = one[i].table[0].analysis;
+		const rk_report *r = rk_analysis_report(a);
+		double sum = 0, wsum = 0;
+		for (size_t q = 0; q < r->nqueries; q++)
+			if (mask >> q & 1) {
+				double wq = r->queries[q].weight > 0 ? r->queries[q].weight : 1;
+				sum += wq * log(read_eff(&r->queries[q]));
+				wsum += wq;
+			}
+		double x = (wsum ? exp(sum / wsum) : 1) * write_eff(a);
+		if (x > e) {
+			e = x;
+			best = i;
+		}
+	}
+	return best;
+}
+
 /* A set of tables from proposal 0 (the best single): for each shape it
  * serves poorly, the single that serves that shape best. The set borrows
  * the singles' runs; the caller copies what it keeps. */
@@ -263,10 +293,25 @@ static int make_set(rk_suggestion *set, const rk_suggestion *one, size_t n)
 	uint64_t serves[3];
 	double w = 1;
 	memset(set, 0, sizeof *set);
-	for (size_t j = 0; j < k; j++) {
+	for (size_t j = 0; j < k; j++)
 		t[j] = one[pick[j]].table[0].analysis;
-		w = write_eff(t[j]) < w ? write_eff(t[j]) : w;
+	/* each table, once its shapes are known, is the single that serves
+	 * them best: the main table no longer needs what the others serve (a
+	 * seller's table salted for lookups by order, when an order table
+	 * takes those) */
+	read_score(t, k, serves);
+	for (size_t j = 0; j < k; j++) {
+		size_t b = best_for(one, n, serves[j]);
+		int dup = 0;
+		for (size_t i = 0; i < k; i++)
+			dup |= i != j && pick[i] == b;
+		if (!dup) {
+			pick[j] = b;
+			t[j] = one[b].table[0].analysis;
+		}
 	}
+	for (size_t j = 0; j < k; j++)
+		w = write_eff(t[j]) < w ? write_eff(t[j]) : w;
 	set->ntables = k;
 	set->write_score = w / (double)k;
 	set->read_score = read_score(t, k, serves);
