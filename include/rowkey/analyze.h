@@ -160,7 +160,8 @@ typedef struct rk_report {
 	uint64_t records;         /* file workloads: records in the file (writes replayed
 	                             may be fewer with a limit); 0 for generated ones */
 	int own_time;             /* 1: the file replayed at its own pace (the time axis is
-	                             the data's clock) */
+	                             the data's clock); 2: the same, from its last record
+	                             to its first (the file is newest first) */
 	int limited;              /* 1: the replay stopped at the limit before the file's end */
 	uint64_t key_distinct;    /* distinct row keys among the writes checked */
 	uint64_t keys_checked;    /* writes whose keys were counted (all, up to 16M) */

@@ -161,12 +161,49 @@ static void long_key(ctx *c)
 
 /* ---- where writes land ---- */
 
+/* Writes per time bucket that tell a moment's spread from chance: with
+ * fewer than 10 per server, the busiest of 16 servers takes twice its share
+ * of a perfectly even key's writes by sampling alone. */
+static int moments_tell(const ctx *c)
+{
+	const rk_report *r = &c->a->rep;
+	size_t cols = c->a->cols ? c->a->cols : 1;
+	return (double)r->writes / (double)cols >= 10.0 * r->servers;
+}
+
+/* Writes concentrate: judged moment by moment (the Key Visualizer's view)
+ * when the time buckets hold enough writes to tell, and over the run; a
+ * spread within 1.25/N of even is even, whatever else the figures say. */
 static int concentrated(const ctx *c)
 {
 	const rk_report *r = &c->a->rep;
-	return r->writes && r->servers > 1 &&
-	       (r->peak_share >= 0.5 || r->effective_servers < 0.6 * r->servers ||
-	        r->effective_at_time < 0.6 * r->servers);
+	if (!r->writes || r->servers <= 1)
+		return 0;
+	double even = 1.25 / r->servers;
+	int run = r->hottest_share > even && r->effective_servers < 0.6 * r->servers;
+	if (!moments_tell(c))
+		return run;
+	return (r->peak_share > even &&
+	        (r->peak_share >= 0.5 || r->effective_at_time < 0.6 * r->servers)) ||
+	       run;
+}
+
+/* Too few writes per time bucket to judge a moment: said once, so that a
+ * reader knows why no cause was drawn from the at-a-time figure. */
+static void small_sample(ctx *c)
+{
+	const rk_report *r = &c->a->rep;
+	if (!r->writes || r->servers <= 1 || moments_tell(c))
+		return;
+	size_t cols = c->a->cols ? c->a->cols : 1;
+	double per = (double)r->writes / (double)cols;
+	rk_cause *x = add(c, "small_sample", NULL, per, "writes", NULL);
+	say(c, x, 0, "each time bucket holds %.1f writes on average, too few to tell a moment's "
+	             "spread over %u servers from chance (10 a server are needed): the spread is "
+	             "judged over the whole run",
+	    per, r->servers);
+	say(c, x, 1, "replay more records, or fewer time buckets (--time-buckets), to judge each "
+	             "moment");
 }
 
 static const char *lead_name(const ctx *c)
@@ -174,14 +211,32 @@ static const char *lead_name(const ctx *c)
 	return c->nkf ? rk_schema_field_name(c->s, c->kf[0].field) : NULL;
 }
 
+/* The lead's share of consecutive records in which it rises or repeats,
+ * in the order the run wrote them: a time that repeats (many records a
+ * millisecond) sends each moment's writes to one region although the keys,
+ * ordered by what follows it, do not all rise. */
+static double lead_rises(const ctx *c)
+{
+	const rk_field_profile *p = prof(c, c->kf[0].field);
+	if (!p)
+		return c->a->mono;
+	const rk__dataset *d = c->src->d;
+	int f = rk__dataset_find(d, p->name, strlen(p->name));
+	if (f >= 0 && f == d->time_field && d->clock_falls)
+		return d->clock_falls; /* replayed last record first: the clock's falls are its rises */
+	return p->monotonic;
+}
+
 static void rising(ctx *c)
 {
 	rk_analysis *a = c->a;
-	if (a->mono < 0.9 || c->spread || !c->nkf)
+	if (c->spread || !c->nkf)
 		return;
+	double share = lead_rises(c);
+	if (a->mono < 0.9 && share < 0.9)
+		return;
+	share = share > a->mono ? share : a->mono;
 	const char *f = lead_name(c);
-	const rk_field_profile *p = prof(c, c->kf[0].field);
-	double share = p ? p->monotonic : a->mono;
 	rk_cause *x = add(c, "rising_lead", f, share, "share", "sequential keys");
 	say(c, x, 0, "%s rises in %s of consecutive records: every write lands in the last region, "
 	             "on one server at a time",
@@ -296,6 +351,9 @@ static void write_causes(ctx *c)
 	regions_and_balance(c);
 	if (c->a->ncauses == before) {
 		const rk_report *r = &c->a->rep;
+		if (r->hottest_share <= 1.25 / r->servers &&
+		    (!moments_tell(c) || r->peak_share <= 1.25 / r->servers))
+			return; /* even within 1.25/N: nothing to explain */
 		rk_cause *x = add(c, "skew", NULL, r->hottest_share, "share", "hot key range");
 		say(c, x, 0, "a few key ranges take most writes: the busiest server takes %s (skewed "
 		             "keys)", rk__share_text(r->hottest_share));
@@ -389,7 +447,8 @@ static void verdict(ctx *c, rk__sb *v)
 	rk_analysis *a = c->a;
 	const rk_report *r = &a->rep;
 	unsigned S = r->servers;
-	double ps = r->peak_share;
+	int tell = moments_tell(c);
+	double ps = tell ? r->peak_share : r->hottest_share;
 	if (r->writes == 0)
 		rk__sb_printf(v, "no writes in this run");
 	else if (S == 1)
@@ -400,7 +459,7 @@ static void verdict(ctx *c, rk__sb *v)
 	else if (r->effective_servers < 0.6 * S)
 		rk__sb_printf(v, "writes use %.1f of %u servers effectively (hottest %s)",
 		              r->effective_servers, S, rk__share_text(r->hottest_share));
-	else if (r->effective_at_time < 0.6 * S)
+	else if (tell && r->effective_at_time < 0.6 * S)
 		rk__sb_printf(v, "writes use %.1f of %u servers at a time (the busiest takes %s of each "
 		                 "moment's writes)",
 		              r->effective_at_time, S, rk__share_text(ps));
@@ -445,6 +504,7 @@ int rk__causes(rk_analysis *a, const rk_schema *schema, const rk__source *src,
 	not_unique(&c);
 	if (schema)
 		write_causes(&c);
+	small_sample(&c);
 	query_causes(&c);
 	if (schema)
 		numbers_as_text(&c);

@@ -279,16 +279,49 @@ int64_t rk__tunit_ms(rk__tunit tu, int64_t v)
 	}
 }
 
+/* The share of consecutive records (both with a value) in which time field
+ * f falls or repeats, over the records held. */
+static double falls(const rk__dataset *d, size_t f)
+{
+	const rk__column *c = &d->col[f];
+	uint64_t pairs = 0, down = 0;
+	int64_t prev = 0;
+	int have = 0;
+	for (uint64_t i = 0; i < d->held; i++) {
+		if (c->len[i] == RK__ABSENT)
+			continue;
+		int64_t t = rk__tunit_ms(c->tu, (int64_t)c->v[i]);
+		if (have) {
+			pairs++;
+			down += t <= prev;
+		}
+		prev = t;
+		have = 1;
+	}
+	return pairs ? (double)down / (double)pairs : 0;
+}
+
 /* The data's clock: the time field most often in order (>= 90% of
- * consecutive records), when there is one. */
+ * consecutive records), when there is one; else, when every record is
+ * held, a time field that falls in 90% of them: a file written newest
+ * first, replayed from its last record to its first, forward in time (a
+ * file too large to hold is read once forward and has no clock then). */
 static int pick_clock(rk__dataset *d)
 {
 	double best = 0.9;
 	d->time_field = -1;
+	d->clock_falls = 0;
 	for (size_t f = 0; f < d->nf; f++) {
 		double m = rk__fstats_monotonic(&d->col[f].st, d->col[f].tu != RK__TU_ISO);
 		if (d->col[f].tu && m >= best) {
 			best = m;
+			d->time_field = (int)f;
+		}
+	}
+	for (size_t f = 0; d->time_field < 0 && d->complete && f < d->nf; f++) {
+		double m = d->col[f].tu && d->col[f].tu != RK__TU_ISO ? falls(d, f) : 0;
+		if (m >= 0.9 && m > d->clock_falls) {
+			d->clock_falls = m;
 			d->time_field = (int)f;
 		}
 	}
@@ -297,14 +330,19 @@ static int pick_clock(rk__dataset *d)
 	rk__column *c = &d->col[d->time_field];
 	if (!(d->t_ms = malloc(d->held * sizeof *d->t_ms)))
 		return rk__err(RK_ENOMEM, "%s: out of memory", d->source);
+	/* in replay order; a record out of order keeps its place */
 	int64_t last = INT64_MIN;
-	for (uint64_t i = 0; i < d->held; i++) {
+	for (uint64_t k = 0; k < d->held; k++) {
+		uint64_t i = d->clock_falls > 0 ? d->held - 1 - k : k;
 		int64_t t = c->len[i] == RK__ABSENT ? last : rk__tunit_ms(c->tu, (int64_t)c->v[i]);
-		d->t_ms[i] = last = t > last ? t : last; /* a record out of order keeps its place */
+		d->t_ms[i] = last = t > last ? t : last;
 	}
-	if (d->t_ms[0] == INT64_MIN)
-		for (uint64_t i = 0; i < d->held && d->t_ms[i] == INT64_MIN; i++)
-			d->t_ms[i] = 0;
+	for (uint64_t k = 0; k < d->held; k++) {
+		uint64_t i = d->clock_falls > 0 ? d->held - 1 - k : k;
+		if (d->t_ms[i] != INT64_MIN)
+			break;
+		d->t_ms[i] = 0;
+	}
 	return 0;
 }
 

@@ -62,6 +62,9 @@ typedef struct rk__dataset {
 	char *arena;
 	size_t alen, acap, memory;
 	int time_field;     /* the field that is the data's clock, or -1 */
+	double clock_falls; /* > 0: the clock falls in this share of consecutive
+	                       records (the file is newest first): a replay reads
+	                       the records last to first, forward in time; 0: it rises */
 	int64_t *t_ms;      /* per held record: its time in ms (time_field), or NULL */
 	rk_rec_options rec; /* how the file was read (for a second pass) */
 } rk__dataset;

@@ -103,9 +103,15 @@ int rk_profile_text(char **out, const rk_profile *p)
 		char a[40], z[40];
 		iso(a, sizeof a, x->min);
 		iso(z, sizeof z, x->max);
-		rk__sb_printf(&b, "clock       %s (%s), in order in %.1f%% of consecutive records: %s .. %s "
-		                  "UTC; a replay runs at this pace\n",
-		              x->name, x->time_unit, x->monotonic * 100, a, z);
+		if (d->clock_falls > 0)
+			rk__sb_printf(&b, "clock       %s (%s), falling in %.1f%% of consecutive records (the "
+			                  "file is newest first): %s .. %s UTC; a replay runs from the last "
+			                  "record to the first, at this pace\n",
+			              x->name, x->time_unit, d->clock_falls * 100, a, z);
+		else
+			rk__sb_printf(&b, "clock       %s (%s), in order in %.1f%% of consecutive records: "
+			                  "%s .. %s UTC; a replay runs at this pace\n",
+			              x->name, x->time_unit, x->monotonic * 100, a, z);
 	}
 	rk__sb_printf(&b, "\nrises: the share of consecutive records whose value is at least the one "
 	                  "before (a leading field near 100%% sends every write to the last region)\n");

@@ -51,8 +51,10 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 			rk__sb_printf(&b, "replayed    the first %s records of the file (the limit)", w);
 		else
 			rk__sb_printf(&b, "replayed    %s of the file's %s records", w, n);
-		rk__sb_printf(&b, "%s\n", r->own_time ? ", at the data's own pace (its clock is the time axis)"
-		                                      : ", at the fixed rate");
+		rk__sb_printf(&b, "%s\n", r->own_time == 2 ? ", last record first (the file is newest first), "
+		                                              "at the data's own pace (its clock is the time axis)"
+		                           : r->own_time ? ", at the data's own pace (its clock is the time axis)"
+		                                         : ", at the fixed rate");
 	}
 	if (r->capacity > 0)
 		rk__sb_printf(&b, "servers     %u x %s\n", r->servers,

@@ -76,6 +76,13 @@ static void fields_text(rk__workload *w)
 	}
 }
 
+/* The held record replayed i-th (from 1): file order, or last to first
+ * when the file is newest first (its clock falls). */
+static uint64_t held_index(const rk__dataset *d, uint64_t i)
+{
+	return d->clock_falls > 0 && d->complete ? d->held - i : i - 1;
+}
+
 /* A file workload's fields, total and clock, from its dataset. */
 static int setup_file(rk__workload *w)
 {
@@ -91,8 +98,8 @@ static int setup_file(rk__workload *w)
 	w->own_time = d->time_field >= 0 && !w->o.fixed_rate && d->complete;
 	if (w->own_time) {
 		uint64_t last = w->total < d->held ? w->total : d->held;
-		w->t0 = d->t_ms[0];
-		w->dur_ms = d->t_ms[last - 1] - d->t_ms[0] + 1;
+		w->t0 = d->t_ms[held_index(d, 1)];
+		w->dur_ms = d->t_ms[held_index(d, last)] - w->t0 + 1;
 		w->rate = (double)w->total * 1000.0 / (double)w->dur_ms;
 	}
 	return 0;
@@ -293,6 +300,8 @@ double rk__workload_rate(const rk__workload *w)
 
 int rk__workload_own_time(const rk__workload *w)
 {
+	if (w->own_time && w->ds && w->ds->clock_falls > 0)
+		return 2;
 	return w->own_time;
 }
 
@@ -365,9 +374,10 @@ static int file_record(rk__workload *w, int64_t *t)
 {
 	const rk__dataset *d = w->ds;
 	if (w->i - 1 < d->held && d->complete) {
-		rk__dataset_record(d, w->i - 1, w->rec);
+		uint64_t at = held_index(d, w->i);
+		rk__dataset_record(d, at, w->rec);
 		if (w->own_time)
-			*t = d->t_ms[w->i - 1] - w->t0;
+			*t = d->t_ms[at] - w->t0;
 		return 0;
 	}
 	int rc;
