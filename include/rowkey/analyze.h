@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include <rowkey/key.h>
+#include <rowkey/store.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,9 +80,13 @@ typedef struct rk_analyze_options {
 	int presplit;              /* 1: regions from the design (buckets, hash prefix); 2: also
 	                              any other design, one region per server at the data's
 	                              own key quantiles (what suggest proposes); 0: one */
+	const rk_bytes *splits;    /* the table's split points, ascending (what rowkey create
+	                              --splits takes, decoded), in place of presplit's; borrowed
+	                              for the run */
+	size_t nsplits;
 } rk_analyze_options;
 
-#define RK_ANALYZE_OPTIONS_INIT { 16, 10000.0, 256ull << 20, 300.0, 120, 1000, 100, 1 }
+#define RK_ANALYZE_OPTIONS_INIT { 16, 10000.0, 256ull << 20, 300.0, 120, 1000, 100, 1, NULL, 0 }
 
 /* What one query shape of the workload costs under the design: the shape
  * filled from the data several times, each query planned by the key

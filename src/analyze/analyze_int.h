@@ -186,12 +186,13 @@ int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t
                     size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
                     rk__binder *b, uint64_t seed);
 
-/* The initial split points of a design: bucket prefixes, or for a hash
- * prefix `servers` quantiles of the sampled keys cut to the prefix. Points
- * point into pfx / keys (borrowed). */
+/* The initial split points of a design: the options' own (o->splits), or
+ * bucket prefixes, or for a hash prefix (any design with presplit 2)
+ * o->servers quantiles of the sampled keys. Points point into o->splits,
+ * pfx or keys (borrowed). RK_EINVALID for given points out of order. */
 int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
                        const rk__prefixes *pfx, uint8_t *const *keys, const size_t *key_len,
-                       size_t nkeys, unsigned servers, int presplit);
+                       size_t nkeys, const rk_analyze_options *o);
 
 /* ---- report text on a growing string (key/strbuf.h) ---- */
 

@@ -381,12 +381,32 @@ fail:
 	return rc;
 }
 
+/* The caller's split points, checked ascending. */
+static int given_splits(rk_bytes **out, size_t *n, const rk_analyze_options *o)
+{
+	for (size_t i = 1; i < o->nsplits; i++)
+		if (cmp_bytes(o->splits[i - 1].ptr, o->splits[i - 1].len, o->splits[i].ptr,
+		              o->splits[i].len) >= 0)
+			return rk__err(RK_EINVALID, "split point %zu is not after the one before it (split "
+			                            "points go in ascending order, each once)",
+			               i + 1);
+	if (!(*out = malloc(o->nsplits * sizeof **out)))
+		return rk__err(RK_ENOMEM, "out of memory for split points");
+	memcpy(*out, o->splits, o->nsplits * sizeof **out);
+	*n = o->nsplits;
+	return 0;
+}
+
 int rk__initial_splits(rk_bytes **out, size_t *n, const rk_schema_info *info,
                        const rk__prefixes *pfx, uint8_t *const *keys, const size_t *key_len,
-                       size_t nkeys, unsigned servers, int presplit)
+                       size_t nkeys, const rk_analyze_options *o)
 {
+	unsigned servers = o->servers;
+	int presplit = o->presplit;
 	*out = NULL;
 	*n = 0;
+	if (o->nsplits)
+		return given_splits(out, n, o);
 	if (!presplit)
 		return 0;
 	if (info->buckets > 1 && pfx->n > 1) {

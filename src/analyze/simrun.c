@@ -317,7 +317,7 @@ static int run_setup(sim *s, run *r)
 		return rc;
 	s->L = a->info.buckets > 1 ? a->info.prefix_len : 0;
 	if ((rc = rk__initial_splits(&r->sp, &r->nsp, &a->info, &r->pfx, r->keys, r->key_len, r->nkeys,
-	                             o->servers, o->presplit)) != 0 ||
+	                             o)) != 0 ||
 	    (rc = rk__sim_make_table(s, r->sp, r->nsp, s->L)) != 0 ||
 	    (rc = rk__analysis_set_splits(a, r->sp, r->nsp)) != 0)
 		return rc;

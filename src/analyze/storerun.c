@@ -179,7 +179,7 @@ static int srun_prepare(srun *r)
 	                     r->bind, r->wopts->seed);
 	if (!rc)
 		rc = rk__initial_splits(&r->sp, &r->nsp, &r->a->info, &r->pfx, r->keys, r->key_len,
-		                        r->nkeys, r->o->servers, r->o->presplit);
+		                        r->nkeys, r->o);
 	return rc;
 }
 

@@ -11,8 +11,9 @@
 #include <rowkey/analyze.h>
 
 #include "cli/cli.h"
-#include "cli/wopts.h"
 #include "cli/engine.h"
+#include "cli/splits.h"
+#include "cli/wopts.h"
 
 static const rk_cli_opt analyze_opts[] = {
 	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
@@ -28,6 +29,10 @@ static const rk_cli_opt analyze_opts[] = {
 	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object (two engines: an array of two)"},
 	{"html", 0, 'H', "FILE", RK_ARG_FILE, NULL, "write the HTML report with the heatmap"},
 	{"png", 0, 'P', "FILE", RK_ARG_FILE, NULL, "write the heatmap as a PNG"},
+	{"splits", 0, 'F', "FILE", RK_ARG_FILE, NULL,
+	 "the table starts with these split points, one a line (what rowkey suggest --splits "
+	 "writes and rowkey create --splits takes), so analyze sees the regions suggest and "
+	 "create do"},
 	RK_CLI_WORKLOAD_OPTIONS,
 };
 
@@ -49,6 +54,8 @@ const rk_cli_spec rk_cli_spec_analyze = {
 
 typedef struct analyze_args {
 	rk_cli_wopts W;
+	rk_bytes *sp;
+	size_t nsp;
 	const char *schema_arg, *design, *store, *html, *png;
 	int json, describe, engine_given;
 	rk_cli_engine eng;
@@ -70,6 +77,12 @@ static int parse_args(analyze_args *a, int argc, char **argv)
 		case 'H': a->html = optarg; break;
 		case 'P': a->png = optarg; break;
 		case 'W': a->describe = 1; break;
+		case 'F':
+			if (rk_cli__splits_read(&a->sp, &a->nsp, optarg, "analyze") < 0)
+				return RK_EXIT_USAGE;
+			a->W.ao.splits = a->sp;
+			a->W.ao.nsplits = a->nsp;
+			break;
 		case 'E':
 			if (rk_cli_engine_parse(&a->eng, optarg) < 0)
 				return rk_cli_usage_error("analyze", "%s", rk_error_last());
@@ -158,15 +171,22 @@ int rk_cli_analyze(int argc, char **argv)
 	analyze_args a = {.eng = {0, 0, NULL, {0}}};
 	rk_cli_wopts_init(&a.W);
 	int rc = parse_args(&a, argc, argv);
-	if (rc >= 0)
+	if (rc >= 0) {
+		rk_cli__splits_free(a.sp, a.nsp);
 		return rc;
-	if (a.describe)
+	}
+	if (a.describe) {
+		rk_cli__splits_free(a.sp, a.nsp);
 		return describe(&a);
+	}
 	rk_schema *s;
-	if (rk_schema_load(&s, a.schema_arg) < 0)
+	if (rk_schema_load(&s, a.schema_arg) < 0) {
+		rk_cli__splits_free(a.sp, a.nsp);
 		return rk_cli_fail("analyze", "schema");
+	}
 	if ((rc = rk_cli__engine_start(&a.eng, "analyze", a.engine_given, a.store)) != 0) {
 		rk_schema_free(s);
+		rk_cli__splits_free(a.sp, a.nsp);
 		return rc;
 	}
 	rk_analysis *runs[2] = {NULL, NULL};
@@ -178,5 +198,6 @@ int rk_cli_analyze(int argc, char **argv)
 		rk_analysis_free(runs[i]);
 	rk_schema_free(s);
 	rk_cli_engine_done(&a.eng);
+	rk_cli__splits_free(a.sp, a.nsp);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/splits.h"
 #include "cli/store_cli.h"
 #include "key/units.h"
 
@@ -61,31 +62,6 @@ const rk_cli_spec rk_cli_spec_create = {
 	"  $ rowkey create --db /tmp/rk ev -f d --buckets 8\n",
 	"rowkey-load(1), rowkey-put(1), rowkey-regions(1)",
 };
-
-/* Takes p (malloc'd) into the split points, or frees it when out of memory
- * (-1). */
-static int add_split(rk_bytes **sp, size_t *n, uint8_t *p, size_t len)
-{
-	rk_bytes *q = p ? realloc(*sp, (*n + 1) * sizeof *q) : NULL;
-	if (!q) {
-		free(p);
-		return -1;
-	}
-	*sp = q;
-	q[*n].ptr = p;
-	q[*n].len = len;
-	++*n;
-	return 0;
-}
-
-/* A copy of len bytes at src into the split points; -1 when out of memory. */
-static int add_split_copy(rk_bytes **sp, size_t *n, const void *src, size_t len)
-{
-	uint8_t *p = malloc(len ? len : 1);
-	if (p)
-		memcpy(p, src, len);
-	return add_split(sp, n, p, len);
-}
 
 static int out_of_memory(void)
 {
@@ -205,47 +181,6 @@ static int digits(unsigned long long n)
 	return d;
 }
 
-/* --splits FILE: one split point a line, in the escaped form --split takes
- * (what rowkey suggest --splits writes). Blank lines are skipped. */
-static int read_splits(rk_bytes **sp, size_t *nsp, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[4 * RK_MAX_ROW_LEN + 8];
-	long n = 0;
-	if (!f) {
-		fprintf(stderr, "rowkey " CMD ": --splits %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof line, f)) {
-		size_t len = strlen(line);
-		n++;
-		if (len && line[len - 1] != '\n' && !feof(f)) {
-			fprintf(stderr, "rowkey " CMD ": --splits %s: line %ld is longer than a row key may be\n",
-			        path, n);
-			fclose(f);
-			return -1;
-		}
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = 0;
-		if (!len)
-			continue;
-		uint8_t *p;
-		size_t pl;
-		if (rk_cli__unescape(&p, &pl, line) || add_split(sp, nsp, p, pl)) {
-			fprintf(stderr, "rowkey " CMD ": --splits %s: line %ld: bad split point (escapes are "
-			                "\\xNN and \\\\)\n",
-			        path, n);
-			fclose(f);
-			return -1;
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad)
-		fprintf(stderr, "rowkey " CMD ": --splits %s: reading it failed\n", path);
-	return bad ? -1 : 0;
-}
-
 /* ---- the command ---- */
 
 /* What the command line asks for, and the split points built from it. Every
@@ -267,9 +202,7 @@ static void create_args_free(create_args *a)
 {
 	for (size_t i = 0; i < a->nf; i++)
 		free(a->fambuf[i]);
-	for (size_t i = 0; i < a->nsp; i++)
-		free((void *)a->sp[i].ptr);
-	free(a->sp);
+	rk_cli__splits_free(a->sp, a->nsp);
 }
 
 /* -f F[:V]. The name is counted before V is checked, so that a bad V still
@@ -321,10 +254,10 @@ static int parse_option(create_args *a, int c, const char *arg)
 	case 'd': a->db = arg; return 0;
 	case 'f': return add_family(a, arg);
 	case 's':
-		if (rk_cli__unescape(&p, &len, arg) || add_split(&a->sp, &a->nsp, p, len))
+		if (rk_cli__unescape(&p, &len, arg) || rk_cli__split_add(&a->sp, &a->nsp, p, len))
 			return rk_cli_usage_error(CMD, "bad split point '%s' (escapes are \\xNN and \\\\)", arg);
 		return 0;
-	case 'F': return read_splits(&a->sp, &a->nsp, arg);
+	case 'F': return rk_cli__splits_read(&a->sp, &a->nsp, arg, CMD);
 	case 'b':
 	case 'B':
 	case 'x':
@@ -399,7 +332,7 @@ static int bucket_splits(create_args *a, const rk_schema *sc, const rk_schema_in
 	}
 	a->bpl = (unsigned)plen;
 	for (size_t i = 1; i < np; i++)
-		if (add_split_copy(&a->sp, &a->nsp, pre + i * plen, plen)) {
+		if (rk_cli__split_add_copy(&a->sp, &a->nsp, pre + i * plen, plen)) {
 			free(pre);
 			return out_of_memory();
 		}
@@ -422,7 +355,7 @@ static int quantile_splits(create_args *a, const rk_schema *sc, size_t plen)
 		const uint8_t *q = pre + (np * i / want) * plen;
 		if (a->nsp && a->sp[a->nsp - 1].len == plen && !memcmp(a->sp[a->nsp - 1].ptr, q, plen))
 			continue; /* a repeated quantile */
-		if (add_split_copy(&a->sp, &a->nsp, q, plen)) {
+		if (rk_cli__split_add_copy(&a->sp, &a->nsp, q, plen)) {
 			free(pre);
 			return out_of_memory();
 		}
@@ -462,7 +395,7 @@ static int counted_splits(create_args *a)
 	int bad = 0;
 	for (uint64_t i = 1; i < a->buckets && !bad; i++) {
 		uint8_t b = (uint8_t)i;
-		bad = add_split_copy(&a->sp, &a->nsp, &b, 1);
+		bad = rk_cli__split_add_copy(&a->sp, &a->nsp, &b, 1);
 		a->bpl = 1;
 	}
 	if (a->dbuckets) {
@@ -470,16 +403,16 @@ static int counted_splits(create_args *a)
 		a->bpl = (unsigned)w;
 		for (uint64_t i = 1; i < a->dbuckets && !bad; i++) {
 			snprintf(t, sizeof t, "%0*llu", w, (unsigned long long)i);
-			bad = add_split_copy(&a->sp, &a->nsp, t, (size_t)w);
+			bad = rk_cli__split_add_copy(&a->sp, &a->nsp, t, (size_t)w);
 		}
 	}
 	for (uint64_t i = 1; i < a->hex && !bad; i++) {
 		snprintf(t, sizeof t, "%08llx", (unsigned long long)(0xFFFFFFFFull / a->hex * i));
-		bad = add_split_copy(&a->sp, &a->nsp, t, 8);
+		bad = rk_cli__split_add_copy(&a->sp, &a->nsp, t, 8);
 	}
 	for (uint64_t i = 1; i < a->dec && !bad; i++) {
 		snprintf(t, sizeof t, "%08llu", (unsigned long long)(99999999ull / a->dec * i));
-		bad = add_split_copy(&a->sp, &a->nsp, t, 8);
+		bad = rk_cli__split_add_copy(&a->sp, &a->nsp, t, 8);
 	}
 	return bad ? out_of_memory() : 0;
 }

@@ -59,8 +59,9 @@
 	 "heatmap rows at the finest (default 1000)"},                                             \
 	{"value-len", 0, RK_CLI_WOPT, "SIZE", RK_ARG_SIZE, NULL,                                  \
 	 "the value written with each row (default 100B)"},                                        \
-	{"presplit", 0, RK_CLI_WOPT, "0|1", RK_ARG_CHOICE, "0 1",                                 \
-	 "1: regions from the design (buckets, hash prefix; default); 0: one region"}
+	{"presplit", 0, RK_CLI_WOPT, "0|1|2", RK_ARG_CHOICE, "0 1 2",                             \
+	 "1: regions from the design (buckets, hash prefix; default); 2: also one region a "       \
+	 "server at the data's own key quantiles, as suggest proposes; 0: one region"}
 
 typedef struct rk_cli_wopts {
 	rk_workload_options wo;

@@ -81,4 +81,17 @@ ok suggest -w users "${SMALL[@]}" -n 3
 has "^1 " out
 has "schema  fields user:u64" out
 [ "$(grep -c '^[0-9] ' "$T/out")" = 3 ] || fail "suggest -n 3 shows 3"
+# analyze --splits FILE starts the table where suggest --splits put it: the same regions and
+# the same figures as suggest's proposal (not one region on one server)
+awk 'BEGIN { srand(7); t = 1700000000000; print "store,order_id,ts";
+	for (i = 0; i < 20000; i++) { t += 1 + int(rand() * 2000); printf "%d,%d,%.0f\n", 1 + int(rand() * 50), 100000 + i, t } }' >"$T/orders.csv"
+SO='fields store:u64, order_id:u64, ts:ts; key u64(store) i64(ts) u64(order_id)'
+ok suggest --file "$T/orders.csv" --servers 8 --query 'store = ? AND ts >= ? AND ts < ?' --splits "$T/sp.txt" -n 1 -q --json
+python3 -c "import json,sys; p=json.load(open(sys.argv[1]))[0]; assert p['schema'] == sys.argv[2], p['schema']; print(p['writes']['at_a_time'], p['writes']['hottest_share'])" "$T/out" "$SO" >"$T/want" || fail "suggest's top schema"
+ok analyze -w file --file "$T/orders.csv" --servers 8 -s "$SO" --splits "$T/sp.txt" --json
+python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print(a['peak_share'], a['hottest_share']); assert a['regions_initial'] == 8, a['regions_initial']" "$T/out" >"$T/got" || fail "analyze --splits: 8 regions"
+cmp -s "$T/want" "$T/got" || { cat "$T/want" "$T/got"; fail "analyze --splits differs from suggest's figures"; }
+printf 'b\na\n' >"$T/bad.txt"
+code 1 analyze -w file --file "$T/orders.csv" -s "$SO" --splits "$T/bad.txt"; has "split point 2 is not after the one before it" err
+code 2 analyze -w file --file "$T/orders.csv" -s "$SO" --splits "$T/none.txt"; has "splits $T/none.txt: No such file" err
 echo "analyze commands: ok"
