@@ -189,6 +189,15 @@ static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, 
 		snprintf(label, sizeof label, "hash(%s) %u buckets + %s%s", lead, S, all, why);
 		add(g, label, key2, shape, "hashed");
 	}
+	/* a hash of one equality field alone: a query that binds only that one
+	 * of them still computes its bucket (day = ? AND store = ? reads one
+	 * range under hash(store) + day + store; day = ? reads S) */
+	for (size_t j = 1; neq > 1 && j < neq; j++) {
+		const char *f = g->d->col[fs[j]].name;
+		snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, f, key);
+		snprintf(label, sizeof label, "hash(%s) %u buckets + %s%s", f, S, all, why);
+		add(g, label, key2, shape, "hashed");
+	}
 	names(ids, sizeof ids, g->d, g->out->ident, g->out->nident, ", ");
 	snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, ids, key);
 	snprintf(label, sizeof label, "salt(%s) %u buckets + %s%s", ids, S, all, why);
