@@ -177,8 +177,10 @@ typedef struct rk_table_prop {
 
 /* rk_table_create with settings props[0..nprops), saved with the table in
  * one step: after a crash the table is there with all of them, or not at
- * all. A bad key or value: RK_EINVALID, nothing created; a backend that
- * keeps no settings (Bigtable) refuses any. */
+ * all (on Bigtable, two calls: a crash between them leaves the table with
+ * none; a failure to save them deletes it again). A bad key or value:
+ * RK_EINVALID, nothing created; a backend that keeps no settings refuses
+ * any. */
 int rk_table_create_with(rk_store *store, const rk_table_def *def, const rk_table_prop *props,
                          size_t nprops);
 
@@ -217,13 +219,15 @@ int rk_table_list(rk_table_info **out, size_t *count, rk_store *store);
 void rk_table_info_free(rk_table_info *infos, size_t count);
 
 /* Table settings: small named values kept with the table in the store's
- * META and read back by every later open (docs/formats.md B.2), for
- * example the key schema the table's rows were written with (`schema`).
- * key: 1..64 bytes of [a-z0-9_.]; value at most 64 KiB of bytes.
+ * META and read back by every later open (docs/formats.md B.2; on Bigtable
+ * in the instance's _rowkey_meta table, Part C), for example the key
+ * schema the table's rows were written with (`schema`).
+ * key: 1..64 bytes of [a-z0-9_.]; value at most 64 KiB of bytes; at most
+ * 1024 settings per table.
  *
  * set: persisted before it returns; val NULL removes the setting.
  * RK_ENOTFOUND for an unknown table, RK_EINVALID for a bad key or an
- * oversize value or a backend that keeps no settings (Bigtable).
+ * oversize value or a backend that keeps no settings.
  *
  * get: the caller owns *out (NUL-terminated past *out_len, so text can be
  * used as a C string) and frees it with free(). RK_ENOTFOUND when the table

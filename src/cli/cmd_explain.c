@@ -17,7 +17,9 @@
 #include "cli/store_cli.h"
 
 static const rk_cli_opt explain_opts[] = {
-	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
+	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL,
+	 "the key design: a schema file, or schema text (with --db/--table, default: the schema "
+	 "the table remembers)"},
 	{"where", 'w', 'w', "PREDICATE", RK_ARG_TEXT, NULL,
 	 "conditions joined by AND: field = v, field IN (v, ...), field < v (<=, >, >=), "
 	 "field BETWEEN a AND b, field PREFIX 's'"},
@@ -30,7 +32,8 @@ static const rk_cli_opt explain_opts[] = {
 
 const rk_cli_spec rk_cli_spec_explain = {
 	"explain",
-	"-s SCHEMA --where PREDICATE [--db DIR --table TABLE] [--json]",
+	"-s SCHEMA --where PREDICATE [--db DIR --table TABLE] [--json]\n"
+	"[-s SCHEMA] --where PREDICATE --db DIR --table TABLE [--json]",
 	"Shows how a query over a key design is read: point gets when every key is known, the "
 	"fewest row ranges the bound leading fields allow (one per salt bucket when the salt "
 	"cannot be computed, merged in logical order), or a full scan, and which conditions are "
@@ -95,10 +98,11 @@ static int parse_args(explain_args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		return rk_cli_usage_error("explain", "unexpected argument '%s'", argv[optind]);
-	if (!a->schema_arg)
-		return rk_cli_usage_error("explain", "a schema is required (-s SCHEMA)");
 	if (!a->db != !a->table)
 		return rk_cli_usage_error("explain", "--db and --table go together");
+	if (!a->schema_arg && !a->table)
+		return rk_cli_usage_error("explain", "a schema is required (-s SCHEMA, or --db DIR "
+		                          "--table T for the one the table remembers)");
 	return -1;
 }
 
@@ -126,7 +130,20 @@ static void explain_run_free(explain_run *x)
  * or -1 after saying why. */
 static int explain_open(explain_run *x, const explain_args *a)
 {
-	if (rk_schema_load(&x->s, a->schema_arg) < 0) {
+	if (a->db) {
+		rk_store_options o = RK_STORE_OPTIONS_INIT;
+		o.create_if_missing = 0;
+		o.background_splits = 0;
+		if (rk_store_open(&x->store, a->db, &o) < 0 ||
+		    rk_store_regions(&x->reg, &x->nreg, x->store, a->table) < 0) {
+			rk_cli_fail("explain", a->db);
+			return -1;
+		}
+	}
+	if (!a->schema_arg) {
+		if (rk_cli__stored_schema(&x->s, x->store, "explain", a->table))
+			return -1;
+	} else if (rk_schema_load(&x->s, a->schema_arg) < 0) {
 		rk_cli_fail("explain", "schema");
 		return -1;
 	}
@@ -137,16 +154,6 @@ static int explain_open(explain_run *x, const explain_args *a)
 	if (rk_plan_build_opts(&x->plan, x->s, x->pred, &a->po) < 0) {
 		rk_cli_fail("explain", "plan");
 		return -1;
-	}
-	if (a->db) {
-		rk_store_options o = RK_STORE_OPTIONS_INIT;
-		o.create_if_missing = 0;
-		o.background_splits = 0;
-		if (rk_store_open(&x->store, a->db, &o) < 0 ||
-		    rk_store_regions(&x->reg, &x->nreg, x->store, a->table) < 0) {
-			rk_cli_fail("explain", a->db);
-			return -1;
-		}
 	}
 	return 0;
 }

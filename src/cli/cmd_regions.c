@@ -144,17 +144,36 @@ static int list(rk_store *s, const char *db, const char *table, int json, int re
 	return 0;
 }
 
-/* A backend that records no load (Bigtable): its regions (tablets) only. */
+/* A key reader through the schema `table` remembers (none, or unreadable:
+ * keys as bytes, as the store's own listing shows them). */
+static rk__keytext *plain_keytext(rk_store *s, const char *table)
+{
+	void *schema = NULL;
+	size_t len;
+	if (rk_store_table_prop_get(&schema, &len, s, table, "schema"))
+		schema = NULL;
+	rk__keytext *kt = rk__keytext_new(schema);
+	free(schema);
+	return kt;
+}
+
+/* A backend that records no load (Bigtable): its regions (tablets) only,
+ * their keys through each table's schema. */
 static int list_plain(rk_store *s, const char *table, int json)
 {
 	rk_region_info *ri;
 	size_t n;
 	if (rk_store_regions(&ri, &n, s, table))
 		return rk_cli_fail(CMD, "listing regions");
-	rk__keytext *kt = rk__keytext_new(NULL);
+	rk__keytext *kt = NULL;
 	if (!json)
 		header();
-	for (size_t i = 0; kt && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
+		if (!i || strcmp(ri[i].table, ri[i - 1].table)) {
+			rk__keytext_free(kt);
+			if (!(kt = plain_keytext(s, ri[i].table)))
+				break;
+		}
 		rk_metrics_region g = {ri[i].id, ri[i].table, ri[i].server, ri[i].start, ri[i].start_len,
 		                       ri[i].end, ri[i].end_len, 1, 0, NULL};
 		rk_cli_region x = {&g, 1, ri[i].size_bytes, 0, {0}};

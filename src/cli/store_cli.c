@@ -185,8 +185,8 @@ int rk_cli__table_schema(rk_store *s, const char *cmd, const char *table, const 
 			goto out;
 		}
 	} else if (rc == RK_EINVALID) {
-		fprintf(stderr, "rowkey %s: note: table %s: %s; its schema is not checked\n", cmd, table,
-		        rk_error_last());
+		/* the message names the table already */
+		fprintf(stderr, "rowkey %s: note: %s; its schema is not checked\n", cmd, rk_error_last());
 	} else if (rc) {
 		fprintf(stderr, "rowkey %s: table %s: reading its schema: %s\n", cmd, table, rk_error_last());
 		goto out;

@@ -100,8 +100,8 @@ int rk_cli__parse_size(uint64_t *out, const char *cmd, const char *opt, const ch
 /* The schema a table remembers (its `schema` setting, canonical text from
  * rk_schema_text). Checks `schema` against it: none stored and remember set:
  * stores it; stored and different: refused (prints both, returns -1) unless
- * force, when it is a note. A backend that keeps no table settings
- * (Bigtable) gives a note that nothing can be checked. Returns 0 to go on. */
+ * force, when it is a note. A backend that keeps no table settings gives
+ * a note that nothing can be checked. Returns 0 to go on. */
 int rk_cli__table_schema(rk_store *s, const char *cmd, const char *table, const rk_schema *schema,
                          int remember, int force);
 

@@ -155,6 +155,16 @@ int rk_store__provide(const char *name, rk__backend_open_fn *open);
  * the next: shared by store.c and the backends). */
 int rk_store__valid_name(const char *name, size_t max);
 
+/* Table settings as every backend keeps them (docs/formats.md B.2): keys
+ * of 1..RK_STORE__PROP_KEY_MAX bytes of [a-z0-9_.], values of at most
+ * RK_STORE__PROP_VAL_MAX bytes, at most RK_STORE__PROPS_MAX of a table. */
+#define RK_STORE__PROP_KEY_MAX 64
+#define RK_STORE__PROP_VAL_MAX 65536
+#define RK_STORE__PROPS_MAX 1024
+
+/* 1 when `key` is a setting's key as above (src/store/names.c). */
+int rk_store__valid_prop_key(const char *key);
+
 /* Checks mutation i of a batch for table t (store.c): RK_EINVALID or
  * RK_ETOOLONG naming it. `known`: a family name pointer already found in t
  * (batches mostly repeat one literal), so its lookup can be skipped; updated

@@ -24,6 +24,19 @@ int rk_store__valid_name(const char *name, size_t max)
 	return 1;
 }
 
+int rk_store__valid_prop_key(const char *key)
+{
+	size_t n = key ? strlen(key) : 0;
+	if (n == 0 || n > RK_STORE__PROP_KEY_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = key[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
 const rk__family *rk_store__family(const rk_table *t, const char *name, size_t len)
 {
 	size_t lo = 0, hi = t->nfamilies;

@@ -3,7 +3,9 @@
 # scan, delete, regions and load with --db bigtable://p/i, cross-checked with
 # Google's own `cbt` tool both ways (rows written by rowkey are counted and
 # read by cbt with the expected values and timestamps; rows written by
-# `cbt set` are read by rowkey). Failure cases: bad URIs, a missing table,
+# `cbt set` are read by rowkey); a table's schema remembered by its first
+# load -s (in the instance's _rowkey_meta table, which cbt sees) and used by
+# query, explain, describe and regions. Failure cases: bad URIs, a missing table,
 # what Bigtable cannot do (reverse scans, old-timestamp family deletes,
 # region moves), and the emulator stopped in the middle of a load.
 #
@@ -156,6 +158,40 @@ for b in 00 01 02 03; do
 	n=$("$ROWKEY" scan --db "$DB" ev --prefix "\\x$b" --count)
 	[ "$n" -gt 50 ] || fail "bucket $b has only $n rows"
 done
+
+# ---- the table remembers its schema, in the instance's _rowkey_meta table ----
+ok load --db "$DB" -q ev -s "$SCHEMA" "$T/in.csv"
+grep -q "not checked" "$T/err" && { cat "$T/err"; fail "load: the schema is checked on Bigtable"; }
+ok query --db "$DB" -t ev -w 'user = "user7"'
+has $'user7\t1007' out
+[ "$(wc -l <"$T/out")" = 2 ] || { cat "$T/out"; fail "query without -s: a header and user7"; }
+ok explain --db "$DB" --table ev -w 'user = "user7"'
+has "^ranges      1" out
+ok describe --db "$DB" --table ev
+has "the schema it remembers" out
+has "u64(rts(ts))" out
+OTHER='fields user:str, ts:i64, kind:str; key user'
+code 1 load --db "$DB" -q ev -s "$OTHER" "$T/in.csv"
+has "refused: table ev was written with another schema" err
+has "table's: fields user:str, ts:i64, kind:str; key bucket(4, xxh3(user))" err
+code 1 query --db "$DB" -t ev -s "$OTHER" -w 'user = "user7"'
+has "refused: table ev was written with another schema" err
+ok query --db "$DB" -t ev -s "$OTHER" --force -w 'user = "user7"'
+has "note: table ev was written with another schema" err
+# regions decode their keys through it; rowkey's listing leaves _rowkey_meta out
+ok regions --db "$DB" ev
+has "bucket [0-3]: user=user" out
+ok regions --db "$DB"
+grep -q _rowkey_meta "$T/out" && { cat "$T/out"; fail "regions lists rowkey's settings table"; }
+# a table with no schema stored says how to give one
+code 1 query --db "$DB" -t users -w 'user = "x"'
+has "table users has no stored schema" err
+# the settings are a Bigtable table like any other: cbt sees the row
+cbt_ ls >"$T/cbt"
+grep -qx _rowkey_meta "$T/cbt" || { cat "$T/cbt"; fail "cbt ls: no _rowkey_meta"; }
+cbt_ read _rowkey_meta prefix=ev >"$T/cbt"
+grep -q '^  s:schema ' "$T/cbt" && grep -qF 'key bucket(4, xxh3(user)) user' "$T/cbt" ||
+	{ cat "$T/cbt"; fail "cbt read _rowkey_meta: ev's schema"; }
 
 # ---- a batch refused part way: the report says which rows are written ----
 ok create --db "$DB" part -f d

@@ -24,6 +24,9 @@ expect_grep explain_one_range "ranges      1" "$got"
 got=$("$R" explain -s "$S" -w 'ts > 5' --db "$D" --table ev)
 expect_grep explain_full_scan "plan        full scan" "$got"
 expect_grep explain_regions "regions     8 of 8 in table ev" "$got"
+# without -s, with --db/--table: the schema the table remembers from its load
+got=$("$R" explain -w 'ts > 5' --db "$D" --table ev)
+expect_grep explain_stored_schema "regions     8 of 8 in table ev" "$got"
 got=$("$R" explain -s "$S" -w 'uid = 3' --db "$D" --table ev --json)
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["kind"]=="ranges" and d["regions_touched"]==1 and d["regions"]==8' "$got" \
   && ok || bad "explain json: $got"

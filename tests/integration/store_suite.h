@@ -11,8 +11,8 @@
  * - GC: Bigtable collects on its own (rk_store_collect removes nothing), and
  *   a read-modify-write is stamped by its clock, not the one given.
  * What only one backend has (regions, splits and moves, buffered writes,
- * settings and family changes, metrics; Bigtable's 4 KiB keys, refusals
- * and outages) is tested beside the suite in each file.
+ * family changes, metrics; Bigtable's 4 KiB keys, refusals, outages and
+ * where it keeps table settings) is tested beside the suite in each file.
  *
  * Header-only: each test includes it once, after defining nothing; it
  * brings the helpers the cases share (put, get1, want_value, ...).
@@ -662,10 +662,73 @@ static void suite_gc_rules(void **state)
 	B->done(s, "gc");
 }
 
+/* Table settings persist across a reopen, are per table, and bad keys,
+ * unknown tables and oversize values are refused without changing anything. */
+static void suite_table_settings(void **state)
+{
+	(void)state;
+	rk_store *s = B->open("props");
+	void *v;
+	size_t n;
+	create(s, "a", NULL, 0, 0);
+	create(s, "b", NULL, 0, 0);
+	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "a", "schema"), RK_ENOTFOUND);
+	assert_non_null(strstr(rk_error_last(), "schema is not set"));
+	ST_OK(rk_store_table_prop_set(s, "a", "schema", "fields x:u64; key x", 19));
+	ST_OK(rk_store_table_prop_set(s, "a", "note", "one", 3));
+	ST_OK(rk_store_table_prop_set(s, "a", "note", "two", 3)); /* replaces */
+	assert_int_equal(rk_store_table_prop_set(s, "nosuch", "schema", "x", 1), RK_ENOTFOUND);
+	assert_int_equal(rk_store_table_prop_set(s, "a", "Bad Key", "x", 1), RK_EINVALID);
+	assert_non_null(strstr(rk_error_last(), "Bad Key"));
+	char *big = calloc(1, 65537);
+	assert_int_equal(rk_store_table_prop_set(s, "a", "note", big, 65537), RK_EINVALID);
+	free(big);
+
+	s = B->reopen(s, "props");
+	ST_OK(rk_store_table_prop_get(&v, &n, s, "a", "schema"));
+	assert_int_equal(n, 19);
+	assert_string_equal((char *)v, "fields x:u64; key x");
+	free(v);
+	ST_OK(rk_store_table_prop_get(&v, &n, s, "a", "note"));
+	assert_string_equal((char *)v, "two");
+	free(v);
+	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
+	ST_OK(rk_store_table_prop_set(s, "a", "note", NULL, 0)); /* removes it */
+	ST_OK(rk_store_table_prop_set(s, "b", "schema", "fields y:u64; key y", 19));
+	/* wherever the settings are kept, the tables listed are the caller's */
+	rk_table_info *ti;
+	size_t nt;
+	ST_OK(rk_table_list(&ti, &nt, s));
+	assert_int_equal(nt, 2);
+	assert_string_equal(ti[0].name, "a");
+	assert_string_equal(ti[1].name, "b");
+	rk_table_info_free(ti, nt);
+	ST_OK(rk_table_drop(s, "b"));
+
+	s = B->reopen(s, "props");
+	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "a", "note"), RK_ENOTFOUND);
+	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
+	create(s, "b", NULL, 0, 0); /* a new table of an old name starts bare */
+	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
+	/* settings given at creation, in the same step; a bad one: no table */
+	rk_table_def d = {"c", fams, 2, NULL, 0, 0};
+	rk_table_prop bad[] = {{"owner", "me", 2}, {"Bad Key", "x", 1}};
+	assert_int_equal(rk_table_create_with(s, &d, bad, 2), RK_EINVALID);
+	rk_table *t;
+	assert_int_equal(rk_table_open(&t, s, "c"), RK_ENOTFOUND);
+	ST_OK(rk_table_create_with(s, &d, bad, 1));
+	s = B->reopen(s, "props");
+	ST_OK(rk_store_table_prop_get(&v, &n, s, "c", "owner"));
+	assert_string_equal((char *)v, "me");
+	free(v);
+	B->done(s, "props");
+}
+
 #define SUITE_CASES                                                                          \
 	cmocka_unit_test(suite_put_get_versions_deletes), cmocka_unit_test(suite_delete_order), \
 	        cmocka_unit_test(suite_bad_input_writes_nothing), cmocka_unit_test(suite_scans), \
 	        cmocka_unit_test(suite_filters), cmocka_unit_test(suite_check_and_mutate),       \
-	        cmocka_unit_test(suite_read_modify_write), cmocka_unit_test(suite_gc_rules)
+	        cmocka_unit_test(suite_read_modify_write), cmocka_unit_test(suite_gc_rules),     \
+	        cmocka_unit_test(suite_table_settings)
 
 #endif

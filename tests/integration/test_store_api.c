@@ -470,65 +470,6 @@ static void test_split_limit_after_move(void **state)
 	free(dir);
 }
 
-/* Table settings persist across a reopen, are per table, and bad keys,
- * unknown tables and oversize values are refused without changing anything. */
-static void test_table_settings(void **state)
-{
-	(void)state;
-	char *dir = st_tmpdir("props");
-	rk_store *s = open_store(dir, 2, 0);
-	void *v;
-	size_t n;
-	create(s, "a", NULL, 0, 0);
-	create(s, "b", NULL, 0, 0);
-	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "a", "schema"), RK_ENOTFOUND);
-	assert_non_null(strstr(rk_error_last(), "schema is not set"));
-	ST_OK(rk_store_table_prop_set(s, "a", "schema", "fields x:u64; key x", 19));
-	ST_OK(rk_store_table_prop_set(s, "a", "note", "one", 3));
-	ST_OK(rk_store_table_prop_set(s, "a", "note", "two", 3)); /* replaces */
-	assert_int_equal(rk_store_table_prop_set(s, "nosuch", "schema", "x", 1), RK_ENOTFOUND);
-	assert_int_equal(rk_store_table_prop_set(s, "a", "Bad Key", "x", 1), RK_EINVALID);
-	assert_non_null(strstr(rk_error_last(), "Bad Key"));
-	char *big = calloc(1, 65537);
-	assert_int_equal(rk_store_table_prop_set(s, "a", "note", big, 65537), RK_EINVALID);
-	free(big);
-	ST_OK(rk_store_close(s));
-
-	s = open_store(dir, 2, 0);
-	ST_OK(rk_store_table_prop_get(&v, &n, s, "a", "schema"));
-	assert_int_equal(n, 19);
-	assert_string_equal((char *)v, "fields x:u64; key x");
-	free(v);
-	ST_OK(rk_store_table_prop_get(&v, &n, s, "a", "note"));
-	assert_string_equal((char *)v, "two");
-	free(v);
-	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
-	ST_OK(rk_store_table_prop_set(s, "a", "note", NULL, 0)); /* removes it */
-	ST_OK(rk_table_drop(s, "b"));
-	ST_OK(rk_store_close(s));
-
-	s = open_store(dir, 2, 0);
-	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "a", "note"), RK_ENOTFOUND);
-	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
-	create(s, "b", NULL, 0, 0); /* a new table of an old name starts bare */
-	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "b", "schema"), RK_ENOTFOUND);
-	/* settings given at creation, in the same step; a bad one: no table */
-	rk_table_def d = {"c", fams, 2, NULL, 0, 0};
-	rk_table_prop bad[] = {{"owner", "me", 2}, {"Bad Key", "x", 1}};
-	assert_int_equal(rk_table_create_with(s, &d, bad, 2), RK_EINVALID);
-	rk_table *t;
-	assert_int_equal(rk_table_open(&t, s, "c"), RK_ENOTFOUND);
-	ST_OK(rk_table_create_with(s, &d, bad, 1));
-	ST_OK(rk_store_close(s));
-	s = open_store(dir, 2, 0);
-	ST_OK(rk_store_table_prop_get(&v, &n, s, "c", "owner"));
-	assert_string_equal((char *)v, "me");
-	free(v);
-	ST_OK(rk_store_close(s));
-	st_rmtree(dir);
-	free(dir);
-}
-
 /* rk_table_family_set: adds a family, changes max_versions, refuses while a
  * handle is open and bad input, and the change survives a reopen. */
 static void test_family_set(void **state)
@@ -919,7 +860,6 @@ int main(void)
 		cmocka_unit_test(test_auto_split_salted),
 		cmocka_unit_test(test_split_due),
 		cmocka_unit_test(test_split_limit_after_move),
-		cmocka_unit_test(test_table_settings),
 		cmocka_unit_test(test_family_set),
 		cmocka_unit_test(test_family_drop),
 		cmocka_unit_test(test_delete_order_durable),

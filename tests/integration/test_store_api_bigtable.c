@@ -7,6 +7,7 @@
  * of its own, timestamps in whole milliseconds), then what only Bigtable
  * has: its limits (4 KiB keys, the millisecond grid, 100,000 mutations of
  * a row), tablets as regions and the maintenance the service does itself,
+ * table settings in the instance's _rowkey_meta table,
  * deletes with an old timestamp, mutations of one row spread over a
  * batch, threads sharing one store, 4 KiB keys, and the emulator stopped
  * while writing (per-mutation results and the count of acknowledged rows).
@@ -69,7 +70,7 @@ static rk_store *open_store(const char *instance)
 
 /* Bigtable's own limits, checked before anything is sent: keys over
  * 4 KiB, timestamps and read bounds off the millisecond grid, more than
- * 100,000 mutations of one row; settings and region moves refused. */
+ * 100,000 mutations of one row; region moves refused. */
 static void test_bigtable_limits(void **state)
 {
 	(void)state;
@@ -133,9 +134,6 @@ static void test_bigtable_limits(void **state)
 	          "is RK_EINVALID (the service places tablets)");
 	assert_int_equal(rk_region_move(s, 999, 0), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "not supported by Bigtable"));
-	/* table settings live in the local store's META: Bigtable keeps none */
-	assert_int_equal(rk_store_table_prop_set(s, "t", "schema", "x", 1), RK_EINVALID);
-	assert_non_null(strstr(rk_error_last(), "bigtable backend keeps no table settings"));
 	rk_table_close(t);
 	ST_OK(rk_store_close(s));
 }
@@ -490,6 +488,85 @@ static void test_emulator_stopped_inside_an_apply(void **state)
 	ST_OK(rk_store_close(s));
 }
 
+/* The settings row of `table` in _rowkey_meta, read as any table (NULL
+ * when there is none). Caller frees. */
+static rk_row *meta_row(rk_store *s, const char *table)
+{
+	rk_table *m;
+	rk_row *r = NULL;
+	ST_OK(rk_table_open(&m, s, "_rowkey_meta"));
+	int rc = rk_table_get(&r, m, (const uint8_t *)table, strlen(table), NULL);
+	assert_true(rc == 0 || rc == RK_ENOTFOUND);
+	rk_table_close(m);
+	return rc ? NULL : r;
+}
+
+/* Table settings live in the instance's _rowkey_meta table as
+ * docs/formats.md lays it out (row = the table's id, family s, qualifier =
+ * the key, value as it is): a real table, left out of rowkey's listings,
+ * that rowkey never creates or drops by name; a drop removes the table's
+ * row; a create clears a row an earlier table of that name left; a value
+ * over 64 KiB found there is RK_ECORRUPT. */
+static void test_settings_table(void **state)
+{
+	(void)state;
+	rk_store *s = open_store("settings");
+	const char *schema = "fields x:u64; key x";
+	rk_table_def d = {"t", fams, 2, NULL, 0, 0};
+	rk_table_prop p = {"schema", schema, strlen(schema)};
+	ST_OK(rk_table_create_with(s, &d, &p, 1));
+
+	rk_row *r = meta_row(s, "t");
+	assert_non_null(r);
+	assert_int_equal(r->ncells, 1);
+	assert_string_equal(r->cells[0].family, "s");
+	assert_int_equal(r->cells[0].qualifier_len, 6);
+	assert_memory_equal(r->cells[0].qualifier, "schema", 6);
+	assert_int_equal(r->cells[0].value_len, strlen(schema));
+	assert_memory_equal(r->cells[0].value, schema, strlen(schema));
+	rk_row_free(r);
+
+	/* the name is rowkey's */
+	rk_table_def md = {"_rowkey_meta", fams, 2, NULL, 0, 0};
+	assert_int_equal(rk_table_create(s, &md), RK_EINVALID);
+	assert_int_equal(rk_table_drop(s, "_rowkey_meta"), RK_EINVALID);
+	assert_int_equal(rk_store_table_prop_set(s, "_rowkey_meta", "schema", "x", 1),
+	                 RK_EINVALID);
+	rk_region_info *ri;
+	size_t nr;
+	ST_OK(rk_store_regions(&ri, &nr, s, NULL));
+	for (size_t i = 0; i < nr; i++)
+		assert_string_equal(ri[i].table, "t");
+	rk_region_info_free(ri, nr);
+
+	/* a drop takes the table's row with it */
+	ST_OK(rk_table_drop(s, "t"));
+	assert_null(meta_row(s, "t"));
+
+	/* a row left by a table another tool dropped: a new table starts bare */
+	rk_table *m;
+	void *v;
+	size_t n;
+	ST_OK(rk_table_open(&m, s, "_rowkey_meta"));
+	ST_OK(rk_table_put(m, (const uint8_t *)"u", 1, "s", (const uint8_t *)"schema", 6, 0,
+	                   (const uint8_t *)"old", 3));
+	rk_table_def ud = {"u", fams, 2, NULL, 0, 0};
+	ST_OK(rk_table_create(s, &ud));
+	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "u", "schema"), RK_ENOTFOUND);
+	assert_null(meta_row(s, "u"));
+
+	/* bytes read back are checked: a value no setting can have */
+	uint8_t *big = calloc(1, 65537);
+	assert_non_null(big);
+	ST_OK(rk_table_put(m, (const uint8_t *)"u", 1, "s", (const uint8_t *)"schema", 6, 0, big,
+	                   65537));
+	free(big);
+	assert_int_equal(rk_store_table_prop_get(&v, &n, s, "u", "schema"), RK_ECORRUPT);
+	assert_non_null(strstr(rk_error_last(), "65537 bytes"));
+	rk_table_close(m);
+	ST_OK(rk_store_close(s));
+}
+
 /* Until the Bigtable part is registered a bigtable:// name is refused, saying
  * what to do, and never taken for a directory; after, it opens. */
 static void test_registration(void **state)
@@ -536,6 +613,7 @@ int main(void)
 		SUITE_CASES,
 		cmocka_unit_test(test_bigtable_limits),
 		cmocka_unit_test(test_bigtable_regions),
+		cmocka_unit_test(test_settings_table),
 		cmocka_unit_test(test_auto_split_salted),
 		cmocka_unit_test(test_delete_with_old_timestamp),
 		cmocka_unit_test(test_rows_spread_over_a_batch),

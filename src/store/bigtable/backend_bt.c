@@ -32,6 +32,8 @@
  *   subset rowkey speaks (docs/formats.md (part C)).
  * - regions: the tablets SampleRowKeys reports; servers, splits, moves and
  *   balancing are the service's business (RK_EINVALID, or no servers).
+ * - table settings: one row per table in the instance's _rowkey_meta table
+ *   (bt_settings.c).
  */
 #include "store/bigtable/bt_store.h"
 
@@ -156,8 +158,8 @@ static const struct rk_backend_ops bt_ops = {
 	bt_clock,
 	NULL, /* apply_async: MutateRows is applied before rk_table_apply_async returns */
 	NULL, /* flush: nothing is ever queued */
-	NULL, /* table_prop_set: Bigtable tables carry no rowkey settings */
-	NULL, /* table_prop_get */
+	rk_bt__prop_set_op, /* in the instance's _rowkey_meta table (bt_settings.c) */
+	rk_bt__prop_get_op,
 	NULL, /* family_set */
 	NULL, /* family_drop */
 	NULL, /* split_due: Bigtable splits tablets itself */

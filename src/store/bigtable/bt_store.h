@@ -9,6 +9,7 @@
  *   bt_apply.c    writes: store mutations onto MutateRows
  *   bt_rows.c     reads: gets and scans onto ReadRows
  *   bt_atomic.c   CheckAndMutateRow and ReadModifyWriteRow
+ *   bt_settings.c table settings, in the instance's _rowkey_meta table
  */
 #ifndef RK_STORE_BT_STORE_H
 #define RK_STORE_BT_STORE_H
@@ -102,6 +103,27 @@ int rk_bt__check_and_mutate(int *matched, rk_table *tb, const uint8_t *row, size
                             const rk_mutation *if_false, size_t nfalse);
 int rk_bt__read_modify_write(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
                              const rk_rmw_rule *rules, size_t n, uint64_t ts);
+
+/* ---- bt_settings.c ---- */
+
+/* The table that holds the other tables' settings (docs/formats.md Part C,
+ * frozen): left out of rowkey's listings, never created or dropped by it. */
+#define RK_BT_META_TABLE "_rowkey_meta"
+
+/* 1 when `table` is RK_BT_META_TABLE. */
+int rk_bt__is_meta(const char *table);
+int rk_bt__prop_set_op(rk_store *st, const char *table, const char *key, const void *val,
+                       size_t len);
+int rk_bt__prop_get_op(void **out, size_t *out_len, rk_store *st, const char *table,
+                       const char *key);
+/* Checks the settings of a table about to be created (keys, no key twice):
+ * RK_EINVALID before anything is sent. */
+int rk_bt__settings_check(const char *table, const rk_table_prop *props, size_t n);
+/* After CreateTable: the table's settings row made afresh, holding
+ * props[0..n) (n 0: a row left by an earlier table of that name removed). */
+int rk_bt__settings_create(bt_store *s, const char *table, const rk_table_prop *props, size_t n);
+/* After DeleteTable: the table's settings row removed. */
+int rk_bt__settings_drop(bt_store *s, const char *table);
 
 /* ---- bt_rows.c ---- */
 

@@ -3,7 +3,9 @@
  * per store family and the split points as initial splits, DeleteTable,
  * ListTables + GetTable for the families, handles (counted in this process
  * only: Bigtable has none); regions from SampleRowKeys, and the maintenance
- * calls the service does itself (split, move, balance: refused).
+ * calls the service does itself (split, move, balance: refused). A table's
+ * settings row (bt_settings.c) is made after it and removed after it; the
+ * table holding those rows is left out of the listings.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -17,11 +19,15 @@
 int rk_bt__table_create_op(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
                            size_t nprops)
 {
-	(void)props;
-	(void)nprops; /* store.c refuses settings: the ops table has no table_prop_set */
 	bt_store *s = (bt_store *)st;
 	rk_bt_family fams[255];
 	rk_bt_bytes *splits = NULL;
+	if (rk_bt__is_meta(def->name))
+		return rk__err(RK_EINVALID, "table %s: the name is rowkey's, for the table that holds "
+		               "the other tables' settings in %s", def->name, s->uri);
+	int rc = rk_bt__settings_check(def->name, props, nprops);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < def->nfamilies; i++) {
 		fams[i].gc = (rk_gc_rule *)def->families[i].gc;
 		if (!fams[i].gc && def->families[i].max_versions > INT32_MAX)
@@ -40,11 +46,22 @@ int rk_bt__table_create_op(rk_store *st, const rk_table_def *def, const rk_table
 		return rk__err(RK_ENOMEM, "table %s: out of memory", def->name);
 	for (size_t i = 0; i < def->nsplits; i++)
 		splits[i] = (rk_bt_bytes){def->split_points[i].ptr, def->split_points[i].len};
-	int rc = rk_bt__table_create(s->c, def->name, fams, def->nfamilies, splits, def->nsplits);
+	rc = rk_bt__table_create(s->c, def->name, fams, def->nfamilies, splits, def->nsplits);
 	free(splits);
 	if (rc == RK_EEXISTS)
 		return rk__err(RK_EEXISTS, "table %s already exists in %s", def->name, s->uri);
-	return rc < 0 ? rk__err_wrap(rc, "%s", s->uri) : 0;
+	if (rc < 0)
+		return rk__err_wrap(rc, "%s", s->uri);
+	if ((rc = rk_bt__settings_create(s, def->name, props, nprops)) < 0) {
+		/* a table without the settings it was made with is not the one asked for */
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", rk_error_last());
+		int drc = rk_bt__table_delete(s->c, def->name);
+		return rk__err(rc, "%s; table %s %s", msg, def->name,
+		               drc < 0 ? "was created without them (deleting it failed too)"
+		                       : "was not created");
+	}
+	return 0;
 }
 
 static bt_open *find_open(bt_store *s, const char *name)
@@ -65,10 +82,17 @@ int rk_bt__table_drop_op(rk_store *st, const char *name)
 	/* only this process's handles are known: Bigtable has no notion of them */
 	if (h)
 		return rk__err(RK_EBUSY, "table %s: %u handles still open in this process", name, h);
+	if (rk_bt__is_meta(name))
+		return rk__err(RK_EINVALID, "table %s holds the settings of the other tables of %s: "
+		               "rowkey does not drop it", name, s->uri);
 	int rc = rk_bt__table_delete(s->c, name);
 	if (rc == RK_ENOTFOUND)
 		return rk__err(RK_ENOTFOUND, "table %s does not exist in %s", name, s->uri);
-	return rc < 0 ? rk__err_wrap(rc, "%s", s->uri) : 0;
+	if (rc < 0)
+		return rk__err_wrap(rc, "%s", s->uri);
+	rc = rk_bt__settings_drop(s, name);
+	return rc < 0 ? rk__err_wrap(rc, "table %s is dropped but its settings row stays (a new "
+	                                 "table %s clears it)", name, name) : 0;
 }
 
 /* The families of `name` as the store API shows them; a family without a
@@ -190,6 +214,8 @@ int rk_bt__table_list_op(rk_table_info **out, size_t *count, rk_store *st)
 		rk__family *f = NULL;
 		size_t nf = 0, nr = 0, cap = 0;
 		rk_region_info *ri = NULL;
+		if (rk_bt__is_meta(names[i]))
+			continue; /* rowkey's, not the user's */
 		rc = rk_bt__get_families(&f, &nf, s, names[i]);
 		if (rc == RK_ENOTFOUND)
 			continue; /* dropped meanwhile */
@@ -303,6 +329,8 @@ int rk_bt__regions(rk_region_info **out, size_t *count, rk_store *st, const char
 		if ((rc = rk_bt__table_list(&names, &nt, s->c)) < 0)
 			return rk__err_wrap(rc, "%s", s->uri);
 		for (size_t i = 0; i < nt && rc == 0; i++) {
+			if (rk_bt__is_meta(names[i]))
+				continue; /* as rk_bt__table_list_op */
 			rc = rk_bt__table_regions(&a, &n, &cap, s, names[i]);
 			if (rc == RK_ENOTFOUND)
 				rc = 0; /* dropped meanwhile */

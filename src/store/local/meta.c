@@ -32,15 +32,7 @@ void rk_meta__init(rk__meta *m, unsigned n_servers)
 
 int rk_meta__prop_key_ok(const char *key)
 {
-	size_t n = key ? strlen(key) : 0;
-	if (n == 0 || n > RK__PROP_KEY_MAX)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = key[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
-			return 0;
-	}
-	return 1;
+	return rk_store__valid_prop_key(key);
 }
 
 /* Index of key in p, or of where it would go (*found 0). */

@@ -21,9 +21,9 @@ struct rk__tmeta;
 /* Settings persisted in META (version 2, docs/formats.md B.2): a list of
  * key -> bytes sorted by key. Keys are 1..RK__PROP_KEY_MAX bytes of
  * [a-z0-9_.]; values at most RK__PROP_VAL_MAX bytes. */
-#define RK__PROP_KEY_MAX 64
-#define RK__PROP_VAL_MAX 65536
-#define RK__PROPS_MAX 1024
+#define RK__PROP_KEY_MAX RK_STORE__PROP_KEY_MAX /* every backend's (backend.h) */
+#define RK__PROP_VAL_MAX RK_STORE__PROP_VAL_MAX
+#define RK__PROPS_MAX RK_STORE__PROPS_MAX
 
 typedef struct rk__prop {
 	char key[RK__PROP_KEY_MAX + 1];
