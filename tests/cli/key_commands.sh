@@ -80,6 +80,18 @@ printf 'ZZ\n' > "$T/bad.txt"
 expect_rc decode_bad_rc $rc 1
 expect_grep decode_bad_msg "line 1: key byte 0" "$T/err"
 
+# a key line over the bound (16 MiB, as encode's records) is refused, not
+# held whole: line and limit; with --on-error skip the next key still decodes
+{ head -c 17000000 /dev/zero | tr '\0' a; printf '\n230611:063031:7\n'; } > "$T/long.txt"
+"$R" decode -s "$S" --in "$T/long.txt" > /dev/null 2> "$T/err"; rc=$?
+expect_rc decode_long_rc $rc 1
+expect_grep decode_long_msg "long.txt: line 1: the line is longer than 16777216 bytes" "$T/err"
+got=$("$R" decode -s "$S" --in "$T/long.txt" --on-error skip 2> "$T/err" | tail -1)
+expect_eq decode_long_skip "$got" $'230611\t063031\t7'
+printf 'abcdef\n' | "$R" decode -s "$S" --max-record 4 > /dev/null 2> "$T/err"; rc=$?
+expect_grep decode_max_record "line 1: the line is longer than 4 bytes" "$T/err"
+rm -f "$T/long.txt"
+
 # bad records: line and field, stop vs skip
 printf 'date,time,id\n230611,063031,1\n230611,063031,notanumber\n230611,063031,3\n' > "$T/bad.csv"
 "$R" encode -s "$S" --in "$T/bad.csv" > "$T/out" 2> "$T/err"; rc=$?
