@@ -269,7 +269,7 @@ static int load_records(loader *L)
 		size_t klen = 0;
 		e = rk_key_encode(L->key, L->maxkey, &klen, L->enc, L->values);
 		if (!e && (klen == 0 || klen > RK_MAX_ROW_LEN)) {
-			reject(L, rec.line, klen ? "row key over 32767 bytes" : "empty row key", 0);
+			reject(L, rec.line, klen ? "row key over 32767 bytes" : RK_CLI_EMPTY_KEY_WHY, 0);
 			e = 1;
 		} else if (e) {
 			reject(L, rec.line, rk_error_last(), 0);

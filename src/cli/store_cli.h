@@ -32,6 +32,13 @@
 	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,                                          \
 	 "refuse records longer than this (default 16MiB)"}
 
+/* Why encode and load refuse a record whose key encodes to no bytes (say,
+ * one text field, empty): HBase and Bigtable refuse an empty row key, so a
+ * key printed or loaded would fail later, far from its record. */
+#define RK_CLI_EMPTY_KEY_WHY                                                                       \
+	"the row key is empty (the key's fields encode to no bytes); HBase and Bigtable refuse "   \
+	"an empty row key"
+
 /* --max-ranges (key 'M'), parsed by rk_cli__parse_max_ranges. */
 #define RK_CLI_OPT_MAX_RANGES                                                                      \
 	{"max-ranges", 0, 'M', "N", RK_ARG_NUMBER, NULL,                                           \

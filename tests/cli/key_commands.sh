@@ -108,6 +108,19 @@ printf 'date,time,id\n23:06,063031,1\n' | "$R" encode -s "$S" > /dev/null 2> "$T
 expect_rc sep_rc $rc 1
 expect_grep sep_msg "line 2: field 'date' value '23:06' contains the separator" "$T/err"
 
+# a key that encodes to no bytes: refused with its line and why (HBase and
+# Bigtable refuse an empty row key), by encode and by load alike
+printf 'k,v\nb,1\n,2\n' > "$T/empty.csv"
+"$R" encode -s 'fields k:str; key k' --in "$T/empty.csv" > "$T/out" 2> "$T/err"; rc=$?
+expect_rc empty_key_rc $rc 1
+expect_grep empty_key_msg "empty.csv: line 3: the row key is empty" "$T/err"
+expect_grep empty_key_why "refuse an empty row key" "$T/err"
+expect_eq empty_key_out "$(cat "$T/out")" "b"
+"$R" create --db "$T/db" t -f d > /dev/null
+"$R" load --db "$T/db" -s 'fields k:str, v:u32; key k' --strict t "$T/empty.csv" > /dev/null 2> "$T/err"; rc=$?
+expect_rc load_empty_key_rc $rc 1
+expect_grep load_empty_key_msg "empty.csv: line 3: the row key is empty" "$T/err"
+
 # key too long: line and limit
 printf 'k\nabcdefghij\n' | "$R" encode -s 'fields k:str; option max_key_len=8; key k' > /dev/null 2> "$T/err"; rc=$?
 expect_rc toolong_rc $rc 1
