@@ -14,6 +14,10 @@
 #define RK_EXIT_OK 0
 #define RK_EXIT_FAIL 1
 #define RK_EXIT_USAGE 2
+/* The command did its work (a change applied, rows printed), but closing
+ * the store failed: the store's metrics (its load counters) were not saved.
+ * Distinct so a script does not redo a change that was applied. */
+#define RK_EXIT_CLOSE 3
 
 #define RK_CMD(name, fn, summary)                                                          \
 	int fn(int argc, char **argv);                                                     \

@@ -35,7 +35,7 @@ const rk_cli_spec rk_cli_spec_regions = {
 	"schema. A split's halves are born with it and start at zero; a moved region keeps its "
 	"history.\n\n"
 	"move copies a region to another server; split cuts one at ROW or at its middle key; "
-	"balance evens region counts across the servers.",
+	"balance evens region counts across the servers.\n\n" RK_CLI_EXIT_STATUS_TEXT,
 	regions_opts, RK_CLI_NOPTS(regions_opts), RK_ARG_TABLE, "move split balance",
 	"  $ rowkey regions --db /tmp/rk events\n"
 	"  $ rowkey regions --db /tmp/rk split 3\n",
@@ -292,5 +292,9 @@ int rk_cli_regions(int argc, char **argv)
 	else if ((rc = list(s, a.db, a.sub, a.json, a.retired, (double)a.window)) != 0)
 		/* RK_EINVALID: a backend that records no load (Bigtable) */
 		rc = rc == RK_EINVALID ? list_plain(s, a.sub, a.json) : rk_cli_fail(CMD, "listing regions");
-	return rk_cli__close_store(CMD, s, rc);
+	const char *done = !is_change(a.sub)           ? NULL
+	                   : !strcmp(a.sub, "move")  ? "the move was applied"
+	                   : !strcmp(a.sub, "split") ? "the split was applied"
+	                                             : "the balancing was applied";
+	return rk_cli__close_store_after(CMD, s, rc, done);
 }
