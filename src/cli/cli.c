@@ -53,6 +53,15 @@ int rk_cli__parse_range(uint64_t *out, const char *cmd, const char *opt, const c
 	return 0;
 }
 
+int rk_cli__parse_limit(uint64_t *out, const char *cmd, const char *text)
+{
+	if (rk_cli__parse_u64(out, text) == 0 && *out == 0) {
+		rk_cli_usage_error(cmd, "--limit takes 1 or more rows, not 0 (leave --limit out for every row)");
+		return -1;
+	}
+	return rk_cli__parse_range(out, cmd, "--limit", text, 1, UINT64_MAX);
+}
+
 int rk_cli_out_failed(void)
 {
 	return ferror(stdout) != 0;

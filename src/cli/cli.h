@@ -14,6 +14,10 @@
 #define RK_EXIT_OK 0
 #define RK_EXIT_FAIL 1
 #define RK_EXIT_USAGE 2
+/* The command did its work (a change applied, rows printed), but closing
+ * the store failed: the store's metrics (its load counters) were not saved.
+ * Distinct so a script does not redo a change that was applied. */
+#define RK_EXIT_CLOSE 3
 
 #define RK_CMD(name, fn, summary)                                                          \
 	int fn(int argc, char **argv);                                                     \
@@ -32,6 +36,12 @@ int rk_cli__parse_u64(uint64_t *out, const char *text);
  * returns -1. */
 int rk_cli__parse_range(uint64_t *out, const char *cmd, const char *opt, const char *text,
                         uint64_t lo, uint64_t hi);
+
+/* --limit N of scan and query: 1 or more rows. 0 is refused rather than
+ * read as "no limit" (Bigtable's rows_limit and cbt's count=0 mean every
+ * row; "at most 0 rows" means none): either reading surprises someone, and
+ * leaving --limit out already says every row. -1 after the usage error. */
+int rk_cli__parse_limit(uint64_t *out, const char *cmd, const char *text);
 
 /* --on-error MODE: *skip is 1 for skip, 0 for stop; anything else prints a
  * usage error for `cmd` and returns -1. */

@@ -100,8 +100,9 @@ static int parse_args(analyze_args *a, int argc, char **argv)
 		return rk_cli_usage_error("analyze", "unexpected argument '%s'", argv[optind]);
 	if (!a->W.wo.name)
 		return rk_cli_usage_error("analyze", "a workload is required (-w NAME)");
-	if (a->describe)
-		return -1;
+	int rc = rk_cli_wopts_check(&a->W, "analyze");
+	if (rc >= 0 || a->describe)
+		return rc;
 	if (!a->schema_arg)
 		return rk_cli_usage_error("analyze", "a schema is required (-s SCHEMA)");
 	if (a->engine_given && !a->eng.sim && a->png)

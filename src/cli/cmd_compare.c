@@ -107,6 +107,9 @@ static int parse_args(compare_args *a, int argc, char **argv)
 		return rk_cli_usage_error("compare", "give at least one design (-d [LABEL=]SCHEMA)");
 	if (!a->W.wo.name)
 		return rk_cli_usage_error("compare", "a workload is required (-w NAME)");
+	int wrc = rk_cli_wopts_check(&a->W, "compare");
+	if (wrc >= 0)
+		return wrc;
 	if (a->engine_given && !a->eng.sim && a->png)
 		return rk_cli_usage_error("compare", "--png draws the simulator's heatmaps: use --engine "
 		                                     "both (or rowkey heatmap --db DIR on a kept store)");

@@ -55,7 +55,7 @@ const rk_cli_spec rk_cli_spec_create = {
 	"Creates a table in the store (the store is created when missing), with its column "
 	"families and its initial regions: explicit split points, one region per salt bucket, "
 	"uniform hex or decimal splits for hash-prefixed keys (as HBase's RegionSplitter), or split "
-	"points derived from a schema.",
+	"points derived from a schema.\n\n" RK_CLI_EXIT_STATUS_TEXT,
 	create_opts, RK_CLI_NOPTS(create_opts), RK_ARG_NONE, NULL,
 	"  $ rowkey create --db /tmp/rk events -f d --split 4 --split 8 --split c\n"
 	"  created table events: 1 family, 4 regions\n"
@@ -429,7 +429,9 @@ static int create_table(create_args *a)
 	else
 		printf("created table %s: %zu famil%s, %zu region%s\n", a->table, a->nf,
 		       a->nf == 1 ? "y" : "ies", a->nsp + 1, a->nsp ? "s" : "");
-	return rk_cli__close_store(CMD, s, rc);
+	char done[320];
+	snprintf(done, sizeof done, "table %s was created", a->table);
+	return rk_cli__close_store_after(CMD, s, rc, done);
 }
 
 int rk_cli_create(int argc, char **argv)

@@ -3,7 +3,6 @@
  * as TSV with a header line, or as JSON lines. A key that does not match the
  * design is reported with its line and byte offset.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,9 @@
 #include <rowkey/key.h>
 
 #include "cli/cli.h"
+#include "cli/store_cli.h"
 #include "cli/textio.h"
+#include "records/reader.h"
 
 static const rk_cli_opt decode_opts[] = {
 	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
@@ -21,15 +22,19 @@ static const rk_cli_opt decode_opts[] = {
 	{"format", 'f', 'f', "FMT", RK_ARG_CHOICE, "tsv jsonl", "tsv (default, with a header line) or jsonl"},
 	{"on-error", 0, 'E', "MODE", RK_ARG_CHOICE, "stop skip",
 	 "stop (default) at the first bad key, or skip it and count"},
+	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,
+	 "refuse lines longer than this (default 16MiB), as encode refuses records"},
 };
 
 const rk_cli_spec rk_cli_spec_decode = {
 	"decode",
-	"-s SCHEMA [--in FILE] [--in-form text|hex] [--format tsv|jsonl] [--on-error stop|skip]",
+	"-s SCHEMA [--in FILE] [--in-form text|hex] [--format tsv|jsonl] [--on-error stop|skip]\n"
+	"[--max-record SIZE]",
 	"Reads row keys, one a line, and writes their fields. Fields a key does not carry (only "
 	"hashed, or time-bucketed) are empty in TSV and null in JSON. A key that does not match "
 	"its design (a prefix its fields do not produce, a truncated field, a bad escape) is "
-	"refused naming the byte offset.",
+	"refused naming the byte offset. Memory is bounded: a line longer than --max-record is "
+	"refused (and skipped with --on-error skip), never held whole.",
 	decode_opts, RK_CLI_NOPTS(decode_opts), RK_ARG_NONE, NULL,
 	"  $ rowkey decode -s 'fields date:str, time:str, id:u64; key date \":\" time \":\" id' \\\n"
 	"      --in keys.txt\n",
@@ -40,6 +45,7 @@ const rk_cli_spec rk_cli_spec_decode = {
 
 typedef struct decode_args {
 	const char *schema_arg, *in_path;
+	size_t max_record;   /* --max-record; 0: the reader's default */
 	int json, hex, skip; /* --format jsonl, --in-form hex, --on-error skip */
 } decode_args;
 
@@ -57,6 +63,13 @@ static int parse_args(decode_args *a, int argc, char **argv)
 		case 'f': fmt_arg = optarg; break;
 		case 'F': form_arg = optarg; break;
 		case 'E': onerr = optarg; break;
+		case 'M': {
+			uint64_t v;
+			if (rk_cli__parse_size(&v, "decode", "max-record", optarg, 1, 1, 1ull << 31))
+				return RK_EXIT_USAGE;
+			a->max_record = (size_t)v;
+			break;
+		}
 		case 'h': rk_cli_help(&rk_cli_spec_decode, stdout); return RK_EXIT_OK;
 		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
@@ -82,17 +95,16 @@ typedef struct decode_run {
 	rk_encoder *e;
 	rk_value *vals;
 	uint8_t *key;
-	char *line;
-	size_t linecap;
 	FILE *in;
-	long lineno, nbad;
+	rk_rec *r; /* the keys, one a line (RK_REC_LINES) */
+	long nkeys, nbad;
 } decode_run;
 
 static void decode_run_free(decode_run *x)
 {
+	rk_rec__close(x->r);
 	if (x->in && x->in != stdin)
 		fclose(x->in);
-	free(x->line);
 	free(x->key);
 	free(x->vals);
 	rk_encoder_free(x->e);
@@ -111,6 +123,14 @@ static int decode_open(decode_run *x, const decode_args *a)
 	x->vals = calloc(rk_schema_nfields(x->s), sizeof *x->vals);
 	if (!x->vals || rk_encoder_new(&x->e, x->s, 0) < 0) {
 		rk_cli_fail("decode", "setup");
+		return -1;
+	}
+	rk_rec_options ro = RK_REC_OPTIONS_INIT;
+	ro.format = RK_REC_LINES;
+	ro.max_record = a->max_record;
+	ro.name = a->in_path ? a->in_path : "<stdin>";
+	if (rk_rec__open(&x->r, x->in, &ro) < 0) {
+		fprintf(stderr, "rowkey decode: %s\n", rk_error_last());
 		return -1;
 	}
 	return 0;
@@ -133,9 +153,9 @@ static void print_fields(const rk_schema *s, const rk_value *vals, int json)
 	puts(json ? "}" : "");
 }
 
-/* Decodes the key on line (n bytes, its line end cut) into x->vals. 0, or -1
+/* Decodes the key on one line (its n bytes at p) into x->vals. 0, or -1
  * after saying why (out of memory: -2, which stops the run). */
-static int decode_key(decode_run *x, const decode_args *a, size_t n)
+static int decode_key(decode_run *x, const decode_args *a, const char *p, size_t n, long line)
 {
 	free(x->key);
 	if (!(x->key = malloc(n + 1))) {
@@ -143,41 +163,47 @@ static int decode_key(decode_run *x, const decode_args *a, size_t n)
 		return -2;
 	}
 	size_t klen;
-	int rc = a->hex ? rk_parse_hex(x->key, &klen, x->line, n) : rk_parse_escaped(x->key, &klen, x->line, n);
+	int rc = a->hex ? rk_parse_hex(x->key, &klen, p, n) : rk_parse_escaped(x->key, &klen, p, n);
 	if (rc == 0)
 		rc = rk_key_decode(x->vals, x->e, x->key, klen);
 	if (rc < 0) {
 		fprintf(stderr, "rowkey decode: %s%sline %ld: %s\n", a->in_path ? a->in_path : "",
-		        a->in_path ? ": " : "", x->lineno, rk_error_last());
+		        a->in_path ? ": " : "", line, rk_error_last());
 		return -1;
 	}
 	return 0;
 }
 
 /* Decodes every line (until a write to standard output fails: main() says
- * so). A bad key stops the run, or with --on-error skip is counted. 0, or
- * -1 when the run stops. */
+ * so). A bad key, or a line over the bound, stops the run, or with
+ * --on-error skip is counted. 0, or -1 when the run stops. */
 static int decode_lines(decode_run *x, const decode_args *a)
 {
-	ssize_t n;
-	errno = 0;
-	while (!rk_cli_out_failed() && (n = getline(&x->line, &x->linecap, x->in)) >= 0) {
-		x->lineno++;
-		while (n > 0 && (x->line[n - 1] == '\n' || x->line[n - 1] == '\r'))
-			n--;
-		int rc = decode_key(x, a, (size_t)n);
-		if (rc == -1 && a->skip) {
+	while (!rk_cli_out_failed()) {
+		rk_record rec;
+		int rc = rk_rec__next(x->r, &rec);
+		if (rc == RK_EITEROVER)
+			break;
+		if (rc == RK_EIO || rc == RK_ENOMEM) { /* a read error is never the end of the input */
+			fprintf(stderr, "rowkey decode: %s\n", rk_error_last());
+			return -1;
+		}
+		x->nkeys++;
+		if (rc < 0) { /* the line is over the bound: the reader said where */
+			fprintf(stderr, "rowkey decode: %s\n", rk_error_last());
+			rc = -1;
+		} else {
+			rc = decode_key(x, a, rec.cell[0].p, rec.cell[0].len, rec.line);
+		}
+		if (rc == -2)
+			return -1;
+		if (rc < 0 && a->skip) {
 			x->nbad++;
 			continue;
 		}
 		if (rc < 0)
 			return -1;
 		print_fields(x->s, x->vals, a->json);
-	}
-	if (ferror(x->in)) { /* a read error is never the end of the input */
-		fprintf(stderr, "rowkey decode: %s: line %ld: reading the input failed: %s\n",
-		        a->in_path ? a->in_path : "<stdin>", x->lineno + 1, strerror(errno));
-		return -1;
 	}
 	return 0;
 }
@@ -198,7 +224,7 @@ int rk_cli_decode(int argc, char **argv)
 		}
 		if (decode_lines(&x, &a) == 0) {
 			if (a.skip)
-				fprintf(stderr, "rowkey decode: skipped %ld of %ld keys\n", x.nbad, x.lineno);
+				fprintf(stderr, "rowkey decode: skipped %ld of %ld keys\n", x.nbad, x.nkeys);
 			status = RK_EXIT_OK; /* main() flushes standard output and says when that fails */
 		}
 	}

@@ -21,7 +21,7 @@ const rk_cli_spec rk_cli_spec_delete = {
 	"delete",
 	"[options] TABLE ROW [FAMILY[:QUALIFIER]]",
 	"Deletes the whole row, one family of it, or one column (every version up to --ts) that "
-	"exists now; a put made later shows, whatever its timestamp.",
+	"exists now; a put made later shows, whatever its timestamp.\n\n" RK_CLI_EXIT_STATUS_TEXT,
 	delete_opts, RK_CLI_NOPTS(delete_opts), RK_ARG_TABLE, NULL,
 	"  $ rowkey delete --db /tmp/rk events row1 d:msg\n",
 	"rowkey-put(1), rowkey-get(1)",
@@ -83,7 +83,7 @@ int rk_cli_delete(int argc, char **argv)
 out:
 	rk_table_close(t);
 	if (s)
-		rc = rk_cli__close_store(CMD, s, rc);
+		rc = rk_cli__close_store_after(CMD, s, rc, "the delete was applied");
 	free(row);
 	free(q);
 	free(colbuf);

@@ -202,10 +202,14 @@ static int encode_records(encode_run *x, const encode_args *a)
 		size_t klen = 0;
 		if (rc == 0)
 			rc = rk_rec__map_values(x->vals, &x->map, x->r, &rec);
-		if (rc == 0 && (rc = rk_key_encode(x->key, x->cap, &klen, x->e, x->vals)) < 0)
+		if (rc == 0 && (rc = rk_key_encode(x->key, x->cap, &klen, x->e, x->vals)) < 0) {
 			fprintf(stderr, "rowkey encode: %s: line %ld: %s\n", a->ro.name, rec.line, rk_error_last());
-		else if (rc < 0)
+		} else if (rc == 0 && klen == 0) {
+			fprintf(stderr, "rowkey encode: %s: line %ld: %s\n", a->ro.name, rec.line, RK_CLI_EMPTY_KEY_WHY);
+			rc = -1;
+		} else if (rc < 0) {
 			fprintf(stderr, "rowkey encode: %s\n", rk_error_last());
+		}
 		if (rc < 0) {
 			if (!a->skip)
 				return -1;

@@ -51,7 +51,7 @@ const rk_cli_spec rk_cli_spec_load = {
 	"Loads records from FILE (default: standard input) into TABLE: the row key is the "
 	"schema's key of the record, and each field becomes a cell FAMILY:field with its text "
 	"value. The first load with a schema stores it with the table; later loads and queries "
-	"with another schema are refused (--force to go on anyway).",
+	"with another schema are refused (--force to go on anyway).\n\n" RK_CLI_EXIT_STATUS_TEXT,
 	load_opts, RK_CLI_NOPTS(load_opts), RK_ARG_TABLE, NULL,
 	"  $ printf 'uid,ts\\n3,10\\n3,20\\n4,10\\n' |\n"
 	"      rowkey load --db /tmp/rk ev -s 'fields uid:u64, ts:ts; key bucket(8, xxh3(uid)) u64(uid) u64(rts(ts))'\n",
@@ -269,7 +269,7 @@ static int load_records(loader *L)
 		size_t klen = 0;
 		e = rk_key_encode(L->key, L->maxkey, &klen, L->enc, L->values);
 		if (!e && (klen == 0 || klen > RK_MAX_ROW_LEN)) {
-			reject(L, rec.line, klen ? "row key over 32767 bytes" : "empty row key", 0);
+			reject(L, rec.line, klen ? "row key over 32767 bytes" : RK_CLI_EMPTY_KEY_WHY, 0);
 			e = 1;
 		} else if (e) {
 			reject(L, rec.line, rk_error_last(), 0);
@@ -394,7 +394,7 @@ int rk_cli_load(int argc, char **argv)
 	rk_rec__close(L.rd);
 	rk_table_close(L.t);
 	if (s)
-		rc = rk_cli__close_store(CMD, s, rc);
+		rc = rk_cli__close_store_after(CMD, s, rc, "the rows were written");
 	if (in && in != stdin)
 		fclose(in);
 	rk_encoder_free(L.enc);

@@ -21,7 +21,7 @@ const rk_cli_spec rk_cli_spec_put = {
 	"put",
 	"[options] TABLE ROW FAMILY:QUALIFIER VALUE [FAMILY:QUALIFIER VALUE]...",
 	"Writes cells of one row in one batch: all of them, or none. ROW, QUALIFIER and VALUE "
-	"take \\xNN escapes.",
+	"take \\xNN escapes.\n\n" RK_CLI_EXIT_STATUS_TEXT,
 	put_opts, RK_CLI_NOPTS(put_opts), RK_ARG_TABLE, NULL,
 	"  $ rowkey put --db /tmp/rk events row1 d:msg hello\n",
 	"rowkey-get(1), rowkey-delete(1), rowkey-load(1)",
@@ -135,7 +135,7 @@ static int write_cells(const put_args *a, const char *table, const cells *c)
 	else if (rk_table_apply(t, c->m, c->n, NULL))
 		rc = rk_cli_fail(CMD, "writing");
 	rk_table_close(t);
-	return rk_cli__close_store(CMD, s, rc);
+	return rk_cli__close_store_after(CMD, s, rc, "the put was applied");
 }
 
 int rk_cli_put(int argc, char **argv)

@@ -25,7 +25,7 @@ static const rk_cli_opt query_opts[] = {
 	{"where", 'w', 'w', "PREDICATE", RK_ARG_TEXT, NULL,
 	 "conditions joined by AND (as in rowkey explain)"},
 	{"limit", 'n', 'n', "N", RK_ARG_NUMBER, NULL,
-	 "at most N rows, counted after the merge and the filter"},
+	 "at most N rows (N >= 1; default every row), counted after the merge and the filter"},
 	{"columns", 'c', 'c', "LIST", RK_ARG_TEXT, NULL,
 	 "only these columns: FAMILY or FAMILY:QUALIFIER, comma-separated"},
 	{"format", 'f', 'f', "FMT", RK_ARG_CHOICE, "tsv jsonl", "tsv (default, with a header) or jsonl"},
@@ -70,7 +70,7 @@ static int parse_args(query_args *a, int argc, char **argv)
 		case 't': a->table = optarg; break;
 		case 'w': a->where = optarg; break;
 		case 'n':
-			if (rk_cli__parse_range(&a->qo.limit, "query", "--limit", optarg, 0, UINT64_MAX))
+			if (rk_cli__parse_limit(&a->qo.limit, "query", optarg))
 				return RK_EXIT_USAGE;
 			break;
 		case 'c': a->cols = optarg; break;
@@ -119,11 +119,29 @@ static void query_run_free(query_run *r)
 	rk_cli__columns_free(&r->cols);
 }
 
-/* --columns LIST into r->cols and the read options. 0, or the exit status. */
+/* --columns LIST into r->cols and the read options. An empty list, or an
+ * empty item in it, is refused: read as "no columns" it would silently
+ * mean every column. 0, or the exit status. */
 static int parse_columns(query_run *r, query_args *a)
 {
-	char *list = a->cols ? strdup(a->cols) : NULL; /* the columns copy what they keep */
-	for (char *tok = list ? strtok(list, ",") : NULL; tok; tok = strtok(NULL, ",")) {
+	if (!a->cols)
+		return 0;
+	if (!a->cols[0])
+		return rk_cli_usage_error("query", "--columns is empty (name FAMILY or FAMILY:QUALIFIER, "
+		                                   "comma-separated; leave it out for every column)");
+	char *list = strdup(a->cols); /* the columns copy what they keep */
+	if (!list) {
+		fprintf(stderr, "rowkey query: out of memory\n");
+		return RK_EXIT_FAIL;
+	}
+	size_t item = 1;
+	for (char *tok = list, *next; tok; tok = next, item++) {
+		if ((next = strchr(tok, ',')) != NULL)
+			*next++ = 0;
+		if (!*tok) {
+			free(list);
+			return rk_cli_usage_error("query", "--columns '%s': item %zu is empty", a->cols, item);
+		}
 		if (rk_cli__columns_add(&r->cols, "query", tok)) {
 			free(list);
 			return RK_EXIT_USAGE;

@@ -17,7 +17,9 @@
 
 static const rk_cli_opt regions_opts[] = {
 	RK_CLI_OPT_DB,
-	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object per region (keys as hex and their fields)"},
+	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL,
+	 "one JSON object per region (keys as hex and their fields): the stable form for scripts, "
+	 "where the table's columns may change"},
 	{"retired", 0, 'r', NULL, RK_ARG_NONE, NULL, "the regions retired by splits too"},
 	{"window", 0, 'w', "S", RK_ARG_NUMBER, NULL, "seconds \"now\" covers (default 60)"},
 };
@@ -33,9 +35,12 @@ const rk_cli_spec rk_cli_spec_regions = {
 	"DIR/metrics.tsv), when it was born, and the rows per second its key range takes now (the "
 	"last seconds recorded, from the store's key buckets), its key range through the table's "
 	"schema. A split's halves are born with it and start at zero; a moved region keeps its "
-	"history.\n\n"
+	"history. What a backend does not say (Bigtable reports neither load nor servers) is "
+	"shown as -, and is null in JSON.\n\n"
+	"Scripts read --json: its members keep their names and meaning from release to release, "
+	"while the table is for people and its columns may change.\n\n"
 	"move copies a region to another server; split cuts one at ROW or at its middle key; "
-	"balance evens region counts across the servers.",
+	"balance evens region counts across the servers.\n\n" RK_CLI_EXIT_STATUS_TEXT,
 	regions_opts, RK_CLI_NOPTS(regions_opts), RK_ARG_TABLE, "move split balance",
 	"  $ rowkey regions --db /tmp/rk events\n"
 	"  $ rowkey regions --db /tmp/rk split 3\n",
@@ -64,18 +69,23 @@ static void print_json(const rk_cli_region *x, const rk_cli_record *R, rk__keyte
 	const rk_metrics_region *g = x->g;
 	double secs = (double)(R->to_ms - R->from_ms) / 1000.0;
 	rk_metrics_counts z = {0}, c = g->load ? g->load->total : z;
-	printf("{\"id\":%llu,\"table\":\"%s\",\"state\":\"%s\",\"server\":%u,\"size_bytes\":",
-	       (unsigned long long)g->id, g->table, g->live ? "live" : "retired", g->server);
+	printf("{\"id\":%llu,\"table\":\"%s\",\"state\":\"%s\",\"server\":", (unsigned long long)g->id,
+	       g->table, g->live ? "live" : "retired");
+	x->no_load ? printf("null") : printf("%u", g->server);
+	printf(",\"size_bytes\":");
 	x->has_size ? printf("%llu", (unsigned long long)x->size) : printf("null");
 	g->born_ms ? printf(",\"born_ms\":%lld", (long long)g->born_ms) : printf(",\"born_ms\":null");
 	printf(",\"start\":");
 	key_json(kt, g->start, g->start_len, 1);
 	printf(",\"end\":");
 	key_json(kt, g->end, g->end_len, g->end != NULL);
-	printf(",\"since_born\":{\"unit\":\"cells\",\"writes\":%llu,\"reads\":%llu,\"bytes_written\":%llu,"
-	       "\"bytes_read\":%llu}",
-	       (unsigned long long)c.writes, (unsigned long long)c.reads,
-	       (unsigned long long)c.bytes_written, (unsigned long long)c.bytes_read);
+	if (x->no_load)
+		printf(",\"since_born\":null");
+	else
+		printf(",\"since_born\":{\"unit\":\"cells\",\"writes\":%llu,\"reads\":%llu,"
+		       "\"bytes_written\":%llu,\"bytes_read\":%llu}",
+		       (unsigned long long)c.writes, (unsigned long long)c.reads,
+		       (unsigned long long)c.bytes_written, (unsigned long long)c.bytes_read);
 	if (x->has_now)
 		printf(",\"now\":{\"unit\":\"rows\",\"from_ms\":%lld,\"to_ms\":%lld,\"writes\":%llu,"
 		       "\"reads\":%llu,\"bytes_written\":%llu,\"bytes_read\":%llu,\"writes_per_s\":%.3f,"
@@ -93,14 +103,19 @@ static void print_text(const rk_cli_region *x, const rk_cli_record *R, rk__keyte
 	const rk_metrics_region *g = x->g;
 	double secs = (double)(R->to_ms - R->from_ms) / 1000.0;
 	rk_metrics_counts z = {0}, c = g->load ? g->load->total : z;
-	char id[24], srv[16], size[RK_NUM_STR] = "-", w[RK_NUM_STR], r[RK_NUM_STR];
+	char id[24], srv[16], size[RK_NUM_STR] = "-", w[RK_NUM_STR] = "-", r[RK_NUM_STR] = "-";
 	char nw[RK_NUM_STR] = "-", nr[RK_NUM_STR] = "-", born[32] = "-", k0[200], k1[200];
 	snprintf(id, sizeof id, "%llu", (unsigned long long)g->id);
-	snprintf(srv, sizeof srv, "%u", g->server);
+	if (x->no_load)
+		strcpy(srv, "-");
+	else
+		snprintf(srv, sizeof srv, "%u", g->server);
 	if (x->has_size)
 		rk__size_str(size, x->size);
-	rk__count_str(w, c.writes, "cells");
-	rk__count_str(r, c.reads, "cells");
+	if (!x->no_load) {
+		rk__count_str(w, c.writes, "cells");
+		rk__count_str(r, c.reads, "cells");
+	}
 	if (x->has_now) {
 		rk__rate_str(nw, (double)x->now.writes / secs, "rows");
 		rk__rate_str(nr, (double)x->now.reads / secs, "rows");
@@ -176,13 +191,16 @@ static int list_plain(rk_store *s, const char *table, int json)
 		}
 		rk_metrics_region g = {ri[i].id, ri[i].table, ri[i].server, ri[i].start, ri[i].start_len,
 		                       ri[i].end, ri[i].end_len, 1, 0, NULL};
-		rk_cli_region x = {&g, 1, ri[i].size_bytes, 0, {0}};
+		rk_cli_region x = {&g, 1, ri[i].size_bytes, 0, {0}, 1};
 		rk_cli_record R = {0};
 		R.to_ms = 1;
 		(json ? print_json : print_text)(&x, &R, kt);
 	}
 	rk__keytext_free(kt);
 	rk_region_info_free(ri, n);
+	if (!json)
+		printf("(server, written, read, now: - where the backend does not say; size: its "
+		       "estimate)\n");
 	return RK_EXIT_OK;
 }
 
@@ -311,5 +329,9 @@ int rk_cli_regions(int argc, char **argv)
 	else if ((rc = list(s, a.db, a.sub, a.json, a.retired, (double)a.window)) != 0)
 		/* RK_EINVALID: a backend that records no load (Bigtable) */
 		rc = rc == RK_EINVALID ? list_plain(s, a.sub, a.json) : rk_cli_fail(CMD, "listing regions");
-	return rk_cli__close_store(CMD, s, rc);
+	const char *done = !is_change(a.sub)           ? NULL
+	                   : !strcmp(a.sub, "move")  ? "the move was applied"
+	                   : !strcmp(a.sub, "split") ? "the split was applied"
+	                                             : "the balancing was applied";
+	return rk_cli__close_store_after(CMD, s, rc, done);
 }

@@ -18,7 +18,7 @@ static const rk_cli_opt scan_opts[] = {
 	{"stop", 0, 'S', "ROW", RK_ARG_TEXT, NULL, "the end row (exclusive)"},
 	{"prefix", 0, 'p', "P", RK_ARG_TEXT, NULL, "only rows starting with P"},
 	{"reverse", 0, 'r', NULL, RK_ARG_NONE, NULL, "descending order"},
-	{"limit", 0, 'l', "N", RK_ARG_NUMBER, NULL, "at most N rows"},
+	{"limit", 0, 'l', "N", RK_ARG_NUMBER, NULL, "at most N rows (N >= 1; default every row)"},
 	{"column", 'c', 'c', "F[:Q]", RK_ARG_TEXT, NULL, "only this family or column; repeatable"},
 	{"versions", 0, 'v', "N", RK_ARG_NUMBER, NULL,
 	 "the newest N versions per column (1..1000000, default 1)"},
@@ -81,7 +81,7 @@ static int parse_option(scan_args *a, int c, const char *arg)
 	case 'S':
 	case 'p': return set_bytes(a, c, arg);
 	case 'r': a->so.reverse = 1; return 0;
-	case 'l': return rk_cli__parse_range(&a->so.limit, CMD, "--limit", arg, 0, UINT64_MAX);
+	case 'l': return rk_cli__parse_limit(&a->so.limit, CMD, arg);
 	case 'v':
 		if (rk_cli__parse_range(&v, CMD, "--versions", arg, 1, 1000000))
 			return -1;

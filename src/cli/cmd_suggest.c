@@ -76,6 +76,9 @@ int rk_cli_suggest(int argc, char **argv)
 		return rk_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 	if (!W.wo.name)
 		return rk_cli_usage_error(CMD, "a workload is required (-w NAME, or --file RECORDS)");
+	int wrc = rk_cli_wopts_check(&W, CMD);
+	if (wrc >= 0)
+		return wrc;
 	rk_cli_progress pr;
 	rk_cli_progress_init(&pr, CMD, quiet);
 	rk_suggest_options so = RK_SUGGEST_OPTIONS_INIT;

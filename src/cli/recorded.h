@@ -23,6 +23,9 @@ typedef struct rk_cli_region {
 	uint64_t size;              /* estimated bytes (an open store only) */
 	int has_now;                /* key buckets cover it (a live region) */
 	rk_metrics_counts now;      /* rows and bytes in the window */
+	int no_load;                /* the backend records no load and places its
+	                               regions itself (Bigtable): the cells written
+	                               and read, and the server, are unknown, not 0 */
 } rk_cli_region;
 
 typedef struct rk_cli_record {

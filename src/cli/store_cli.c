@@ -56,11 +56,21 @@ rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,
 	return s;
 }
 
+int rk_cli__close_store_after(const char *cmd, rk_store *s, int rc, const char *done)
+{
+	if (!rk_store_close(s))
+		return rc;
+	if (rc != RK_EXIT_OK) {
+		fprintf(stderr, "rowkey %s: closing the store failed too: %s\n", cmd, rk_error_last());
+		return rc;
+	}
+	fprintf(stderr, "rowkey %s: %s; %s\n", cmd, done ? done : "the command finished", rk_error_last());
+	return RK_EXIT_CLOSE;
+}
+
 int rk_cli__close_store(const char *cmd, rk_store *s, int rc)
 {
-	if (rk_store_close(s))
-		return rk_cli_fail(cmd, "closing the store");
-	return rc;
+	return rk_cli__close_store_after(cmd, s, rc, NULL);
 }
 
 int rk_cli__unescape(uint8_t **out, size_t *len, const char *text)

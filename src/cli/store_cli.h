@@ -32,6 +32,13 @@
 	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,                                          \
 	 "refuse records longer than this (default 16MiB)"}
 
+/* Why encode and load refuse a record whose key encodes to no bytes (say,
+ * one text field, empty): HBase and Bigtable refuse an empty row key, so a
+ * key printed or loaded would fail later, far from its record. */
+#define RK_CLI_EMPTY_KEY_WHY                                                                       \
+	"the row key is empty (the key's fields encode to no bytes); HBase and Bigtable refuse "   \
+	"an empty row key"
+
 /* --max-ranges (key 'M'), parsed by rk_cli__parse_max_ranges. */
 #define RK_CLI_OPT_MAX_RANGES                                                                      \
 	{"max-ranges", 0, 'M', "N", RK_ARG_NUMBER, NULL,                                           \
@@ -47,8 +54,20 @@ int rk_cli__say_served(const char *cmd, const char *dir);
 rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,
                              const rk_store_options *opts);
 
-/* Closes the store; prints and returns RK_EXIT_FAIL on error, else `rc`. */
-int rk_cli__close_store(const char *cmd, rk_store *s, int rc);
+/* Closes the store. When that fails after a command that succeeded (rc 0),
+ * says what was done (`done`, "the delete was applied"; NULL: "the command
+ * finished") and what failed, and returns RK_EXIT_CLOSE; after a command
+ * that failed, adds what failed and keeps rc. Else returns rc. */
+int rk_cli__close_store_after(const char *cmd, rk_store *s, int rc, const char *done);
+int rk_cli__close_store(const char *cmd, rk_store *s, int rc); /* done: NULL */
+
+/* The exit statuses, for the descriptions of the commands that change a
+ * store. */
+#define RK_CLI_EXIT_STATUS_TEXT                                                                    \
+	"Exit status: 0 done; 1 failed (nothing was changed, or the message says what was); 2 a "  \
+	"usage error; 3 the change was applied but closing the store failed (its metrics, the "    \
+	"load counters, were not saved: the message says why)."
+
 
 /* Decodes text with \xNN and \\ escapes into a malloc'd buffer (*out, caller
  * frees). Returns 0, or -1 on a bad escape. */

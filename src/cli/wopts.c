@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "cli/cli.h"
 #include "key/error.h"
 #include "records/reader.h"
 
@@ -45,4 +46,19 @@ int rk_cli_wopts_set(rk_cli_wopts *w, const char *name, const char *value)
 	if (!strcmp(name, "file") && !w->wo.name)
 		w->wo.name = "file"; /* --file alone means the file workload */
 	return rk_analyze_option(&w->wo, &w->ao, name, value);
+}
+
+int rk_cli_wopts_check(const rk_cli_wopts *w, const char *cmd)
+{
+	if (!w->wo.name || strcmp(w->wo.name, "file")) {
+		double ops = w->wo.rate * w->wo.duration;
+		if (ops > RK_CLI_MAX_OPERATIONS)
+			return rk_cli_usage_error(cmd, "--rate %g x --duration %g is %.3g operations; a run takes "
+			                               "at most %.0f (lower --rate or --duration)",
+			                          w->wo.rate, w->wo.duration, ops, RK_CLI_MAX_OPERATIONS);
+		return -1;
+	}
+	if (!w->wo.file || !w->wo.file[0])
+		return rk_cli_usage_error(cmd, "-w file needs --file PATH (the records to replay)");
+	return -1;
 }

@@ -39,7 +39,8 @@
 	{"rate", 0, RK_CLI_WOPT, "OPS", RK_ARG_NUMBER, NULL,                                      \
 	 "operations per second (default 1000)"},                                                  \
 	{"duration", 0, RK_CLI_WOPT, "SECONDS", RK_ARG_NUMBER, NULL,                              \
-	 "virtual seconds of a generated workload (default 600)"},                                 \
+	 "virtual seconds of a generated workload (default 600); --rate x --duration is at most "  \
+	 "100,000,000 operations a run"},                                                          \
 	{"read-fraction", 0, RK_CLI_WOPT, "F", RK_ARG_NUMBER, NULL,                               \
 	 "the share of operations that are reads, 0..1 (default: the workload's own)"},            \
 	{"cardinality", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL,                                 \
@@ -69,10 +70,21 @@ typedef struct rk_cli_wopts {
 	const char *queries[RK_CLI_MAX_QUERIES];
 } rk_cli_wopts;
 
+/* The most operations (--rate x --duration) a generated workload may ask
+ * for. A run costs about a microsecond an operation in the simulator and
+ * far more with the store: past this one would run for many minutes, or
+ * days (--duration 1e9), saying nothing; refused instead. */
+#define RK_CLI_MAX_OPERATIONS 100000000.0
+
 void rk_cli_wopts_init(rk_cli_wopts *w);
 
 /* Handles one of the shared options (by its long name). RK_EINVALID with a
  * message naming the option for a bad value. */
 int rk_cli_wopts_set(rk_cli_wopts *w, const char *name, const char *value);
+
+/* Checks the options together, once all are set: -w file needs --file, and
+ * a generated workload asks for at most RK_CLI_MAX_OPERATIONS. -1 when they
+ * hold, else the exit status after a usage error for `cmd`. */
+int rk_cli_wopts_check(const rk_cli_wopts *w, const char *cmd);
 
 #endif

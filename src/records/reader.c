@@ -2,7 +2,8 @@
  * The records reader (see reader.h): CSV and TSV by a byte-at-a-time state
  * machine over input.c's buffer (a quoted cell may span lines, and CR and LF
  * inside quotes are data), JSON lines by json.c over one bounded line; the
- * header, and a record's cells turned into pointers once it is complete.
+ * header, and a record's cells turned into pointers once it is complete;
+ * LINES, one line a cell, for inputs of one item a line.
  */
 #include "records/reader.h"
 #include "records/reader_int.h"
@@ -178,6 +179,36 @@ static int delimited_record(rk_rec *r)
 	return 0;
 }
 
+/* ---- lines ---- */
+
+/* One line as one cell. Unlike CSV's plain cell, a CR inside the line is
+ * data: what the bytes mean is the caller's business. */
+static int lines_record(rk_rec *r)
+{
+	int c = rk_rec__peek(r), rc;
+	if (c == -2)
+		return RK_EIO;
+	if (c < 0)
+		return RK_EITEROVER;
+	r->rec_line = r->line;
+	r->rec_offset = r->offset;
+	r->rec_bytes = 0;
+	if ((rc = rk_rec__cell_begin(r, RK_CELL_TEXT, r->col)) != 0)
+		return rc;
+	while ((c = rk_rec__peek(r)) >= 0) {
+		rk_rec__skip(r);
+		if (c == '\n')
+			break;
+		if ((rc = rk_rec__put(r, (char)c)) != 0)
+			return rc;
+	}
+	if (c == -2)
+		return RK_EIO;
+	if (r->len > r->cell_off[0] && r->buf[r->len - 1] == '\r')
+		r->len--;
+	return rk_rec__cell_end(r);
+}
+
 /* ---- open, next, close ---- */
 
 static int read_header(rk_rec *r)
@@ -248,7 +279,7 @@ int rk_rec__open(rk_rec **out, FILE *in, const rk_rec_options *o)
 			k++;
 		r->fmt = k < r->ilen && r->ibuf[k] == '{' ? RK_REC_JSONL : RK_REC_CSV;
 	}
-	r->header = r->fmt != RK_REC_JSONL && o->header;
+	r->header = (r->fmt == RK_REC_CSV || r->fmt == RK_REC_TSV) && o->header;
 	if (r->header && (rc = read_header(r)) != 0)
 		goto fail;
 	*out = r;
@@ -280,11 +311,13 @@ int rk_rec__next(rk_rec *r, rk_record *rec)
 	r->len = 0;
 	r->ncells = 0;
 	r->over = 0;
-	rc = r->fmt == RK_REC_JSONL ? rk_rec__json_record(r) : delimited_record(r);
+	rc = r->fmt == RK_REC_JSONL   ? rk_rec__json_record(r)
+	     : r->fmt == RK_REC_LINES ? lines_record(r)
+	                              : delimited_record(r);
 	if (rc == 0 && r->over)
-		rc = rk__err(RK_ETOOLONG, "%s: line %ld: the record is longer than %zu bytes (the limit; "
+		rc = rk__err(RK_ETOOLONG, "%s: line %ld: the %s is longer than %zu bytes (the limit; "
 		                          "see --max-record)",
-		             r->name, r->rec_line, r->max_record);
+		             r->name, r->rec_line, r->fmt == RK_REC_LINES ? "line" : "record", r->max_record);
 	if (rc == 0 && r->header && r->ncells != r->ncols)
 		rc = rk__err(RK_EINVALID, "%s: line %ld: %zu cells, but the header names %zu columns (%s)",
 		             r->name, r->rec_line, r->ncells, r->ncols, rk_rec__header_text(r));

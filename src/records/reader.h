@@ -10,11 +10,16 @@
  *   JSONL one JSON object per line (RFC 8259 text, UTF-8); members are flat:
  *         strings, numbers, true, false, null; nested values are refused,
  *         and so is a member named twice.
+ *   LINES one cell a line, the line's bytes as they are (without its LF and
+ *         a CR before it); a blank line is a record with an empty cell. No
+ *         header. For inputs that are not records but one item a line
+ *         (decode's keys), so they get the same bound; never sniffed and
+ *         not a --format choice.
  *
  * A header (CSV and TSV, on by default) names the columns: it is never data,
  * a name given twice is an error that lists the header, and records must
  * have as many cells as it has names. Without a header, cells are
- * positional. Blank lines between records are skipped.
+ * positional. Blank lines between records are skipped (LINES keeps them).
  *
  * Memory is bounded: a record longer than max_record bytes is refused
  * (RK_ETOOLONG) and skipped to its end without being kept, so a 300 MB line
@@ -34,7 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { RK_REC_CSV = 1, RK_REC_TSV = 2, RK_REC_JSONL = 3 } rk_rec_format;
+typedef enum { RK_REC_CSV = 1, RK_REC_TSV = 2, RK_REC_JSONL = 3, RK_REC_LINES = 4 } rk_rec_format;
 
 /* What the format said a cell is. CSV and TSV cells are all TEXT. */
 typedef enum {

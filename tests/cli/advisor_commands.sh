@@ -34,6 +34,19 @@ code 1 profile "$T/nope.csv"; has "nope.csv" err
 printf 'a,a\n1,2\n' > "$T/dup.csv"
 code 1 profile "$T/dup.csv"; has "names column 'a' twice" err
 
+# -w file without --file is a usage error that says what is missing (not an
+# empty path's "No such file"), in the three commands that replay workloads
+S1='fields store:u64, order_id:u64; key u64(store) u64(order_id)'
+code 2 analyze -w file -s "$S1"; has "w file needs --file PATH" err
+code 2 compare -w file -d "$S1"; has "w file needs --file PATH" err
+code 2 suggest -w file; has "w file needs --file PATH" err
+# a generated workload that cannot end in reasonable time is refused at once,
+# naming the limit (rate x duration, at most 100,000,000 operations)
+code 2 analyze -w keys -s 'fields key:str; key esc(key)' --duration 1e9
+has "is 1e+12 operations; a run takes at most 100000000" err
+code 2 suggest -w users --rate 1e6 --duration 101; has "at most 100000000" err
+ok analyze --help; has "at most 100,000,000 operations" out
+
 # analyze replays every record at the data's own pace; a limit is said
 ok analyze --file "$T/orders.csv" --servers 4 -s 'fields store:u64, order_id:u64, ts:ts; key u64(ts) u64(order_id)'
 has "replayed    3,000 of the file's 3,000 records, at the data's own pace" out

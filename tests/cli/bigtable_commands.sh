@@ -137,8 +137,19 @@ code 1 get --db "$DB" users bob
 ok regions --db "$DB" users
 has "(start)" out
 has "(end)" out
+# Bigtable reports no load and no servers: '-' in the table, null in JSON,
+# never '0 cells' (an idle region) nor server 0
+grep -q "0 cells" "$T/out" && { cat "$T/out"; fail "regions on Bigtable shows an unknown load as 0 cells"; }
+has "^1 *users *- " out
+has "server, written, read, now: - where the backend does not say" out
 ok regions --db "$DB" --json users
 has '"table":"users"' out
+python3 - "$T/out" <<'EOF' || fail "regions --json on Bigtable"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert rs and all(r["since_born"] is None and r["now"] is None and r["server"] is None for r in rs), rs
+assert all(isinstance(r["size_bytes"], int) and r["start"] is not None for r in rs), rs
+EOF
 code 1 regions --db "$DB" nosuch; has "nosuch does not exist" err
 code 1 regions --db "$DB" move 1 0; has "not supported by Bigtable" err
 

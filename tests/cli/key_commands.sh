@@ -80,6 +80,18 @@ printf 'ZZ\n' > "$T/bad.txt"
 expect_rc decode_bad_rc $rc 1
 expect_grep decode_bad_msg "line 1: key byte 0" "$T/err"
 
+# a key line over the bound (16 MiB, as encode's records) is refused, not
+# held whole: line and limit; with --on-error skip the next key still decodes
+{ head -c 17000000 /dev/zero | tr '\0' a; printf '\n230611:063031:7\n'; } > "$T/long.txt"
+"$R" decode -s "$S" --in "$T/long.txt" > /dev/null 2> "$T/err"; rc=$?
+expect_rc decode_long_rc $rc 1
+expect_grep decode_long_msg "long.txt: line 1: the line is longer than 16777216 bytes" "$T/err"
+got=$("$R" decode -s "$S" --in "$T/long.txt" --on-error skip 2> "$T/err" | tail -1)
+expect_eq decode_long_skip "$got" $'230611\t063031\t7'
+printf 'abcdef\n' | "$R" decode -s "$S" --max-record 4 > /dev/null 2> "$T/err"; rc=$?
+expect_grep decode_max_record "line 1: the line is longer than 4 bytes" "$T/err"
+rm -f "$T/long.txt"
+
 # bad records: line and field, stop vs skip
 printf 'date,time,id\n230611,063031,1\n230611,063031,notanumber\n230611,063031,3\n' > "$T/bad.csv"
 "$R" encode -s "$S" --in "$T/bad.csv" > "$T/out" 2> "$T/err"; rc=$?
@@ -95,6 +107,19 @@ expect_grep skip_summary "skipped 1 of 3 records" "$T/err"
 printf 'date,time,id\n23:06,063031,1\n' | "$R" encode -s "$S" > /dev/null 2> "$T/err"; rc=$?
 expect_rc sep_rc $rc 1
 expect_grep sep_msg "line 2: field 'date' value '23:06' contains the separator" "$T/err"
+
+# a key that encodes to no bytes: refused with its line and why (HBase and
+# Bigtable refuse an empty row key), by encode and by load alike
+printf 'k,v\nb,1\n,2\n' > "$T/empty.csv"
+"$R" encode -s 'fields k:str; key k' --in "$T/empty.csv" > "$T/out" 2> "$T/err"; rc=$?
+expect_rc empty_key_rc $rc 1
+expect_grep empty_key_msg "empty.csv: line 3: the row key is empty" "$T/err"
+expect_grep empty_key_why "refuse an empty row key" "$T/err"
+expect_eq empty_key_out "$(cat "$T/out")" "b"
+"$R" create --db "$T/db" t -f d > /dev/null
+"$R" load --db "$T/db" -s 'fields k:str, v:u32; key k' --strict t "$T/empty.csv" > /dev/null 2> "$T/err"; rc=$?
+expect_rc load_empty_key_rc $rc 1
+expect_grep load_empty_key_msg "empty.csv: line 3: the row key is empty" "$T/err"
 
 # key too long: line and limit
 printf 'k\nabcdefghij\n' | "$R" encode -s 'fields k:str; option max_key_len=8; key k' > /dev/null 2> "$T/err"; rc=$?

@@ -32,7 +32,7 @@ if "$ROWKEY" serve --help >/dev/null 2>&1; then
 	refused --block-cache serve --db "$T/s" --block-cache 65537
 	refused --balance-every serve --db "$T/s" --balance-every -1
 fi
-for v in -1 x '' 18446744073709551616 ' 5'; do
+for v in 0 -1 x '' 18446744073709551616 ' 5'; do
 	refused --limit scan --db "$DB" t --limit "$v"
 	refused --limit query -s "$S" --db "$DB" -t t -w 'a = 1' --limit "$v"
 done

@@ -43,6 +43,21 @@ expect_eq merged_order "$got" "1,1,1,1,1,1,2,2,2,2,2,2,3,3,3,3,3,3,4,4,4,4,4,4,5
 # LIMIT applies after the merge: the first 3 rows in logical order, not of each bucket
 got=$("$R" query -s "$S" --db "$D" -t ev --limit 3 | tail -n +2 | cut -f1,2 | paste -sd' ' -)
 expect_eq limit_after_merge "$got" $'1\t60 1\t50 1\t40'
+# --limit 0 is refused (never read as "every row"), and so is an empty
+# --columns list or an empty item in it (never read as "every column")
+for a in "--limit 0" "--columns=" "--columns d,,d:q" "-c ,"; do
+	"$R" query -s "$S" --db "$D" -t ev $a > "$T/out" 2> "$T/err"; rc=$?
+	expect_eq "refused_rc[$a]" "$rc" 2
+	expect_eq "refused_no_rows[$a]" "$(wc -c < "$T/out")" 0
+done
+"$R" query -s "$S" --db "$D" -t ev --limit 0 2> "$T/err"
+expect_grep limit_zero_msg "--limit takes 1 or more rows, not 0" "$(cat "$T/err")"
+"$R" query -s "$S" --db "$D" -t ev -c '' 2> "$T/err"
+expect_grep empty_columns_msg "--columns is empty" "$(cat "$T/err")"
+"$R" query -s "$S" --db "$D" -t ev -c 'd,,d:q' 2> "$T/err"
+expect_grep empty_item_msg "item 2 is empty" "$(cat "$T/err")"
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid = 3' --limit 1 -c d | tail -n +2 | cut -f1,2)
+expect_eq columns_family "$got" $'3\t60'
 got=$("$R" query -s "$S" --db "$D" -t ev --limit 1 --reverse | tail -n +2 | cut -f1,2)
 expect_eq reverse "$got" $'5\t10'
 got=$("$R" query -s "$S" --db "$D" -t ev --unordered | tail -n +2 | wc -l)

@@ -56,7 +56,14 @@ assert len(b["start"]["hex"]) == 32 and b["end"] is None
 assert all(r["since_born"]["unit"] == "cells" and r["since_born"]["writes"] == 0 for r in rs)
 assert all(r["now"]["unit"] == "rows" and r["born_ms"] > 0 for r in rs)
 assert sum(r["now"]["writes"] for r in rs) == 2000
+# the stable form: these members, as docs/store.md lists them
+keys = {"id", "table", "state", "server", "size_bytes", "born_ms", "start", "end", "since_born", "now"}
+assert all(set(r) == keys for r in rs), [sorted(r) for r in rs]
 EOF
+# the help and docs/store.md send scripts to --json, not the table's columns
+ok regions --help
+tr '\n' ' ' <"$T/out" | grep -q "Scripts read --json" || { cat "$T/out"; fail "regions --help: --json as the stable form"; }
+grep -q "Scripts read \`rowkey regions --json\`" "$RK_SOURCE_DIR/docs/store.md" || fail "docs/store.md: --json as the stable form"
 
 ok stats --db "$T/db"
 has "load recorded from [-0-9 :]* to [-0-9 :]* UTC over every run of the store; now: the last 60 s"

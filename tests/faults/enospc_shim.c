@@ -12,11 +12,17 @@
  *   RK_ENOSPC_FAILS  optional: after this many failed calls the disk has room
  *                    again (a transient full disk, as when another process
  *                    frees space); unset or 0: full for good
+ *   RK_ENOSPC_STDIO  optional, 1: streams opened for writing with fopen under
+ *                    the directory write through the budget too (glibc's
+ *                    streams write through an internal alias, so they are
+ *                    wrapped with fopencookie); unset: streams pass
+ *   RK_ENOSPC_NAME   optional: only files whose path holds this text are
+ *                    affected (metrics.tsv: the store's data files still
+ *                    take writes while its metrics fail)
  *
- * Without RK_ENOSPC_DIR the library passes every call through. It does not
- * intercept stdio (glibc's streams write through an internal alias), so
- * LevelDB's info LOG and rowkey's metrics.tsv keep working: they are not
- * part of what a full disk may corrupt.
+ * Without RK_ENOSPC_DIR the library passes every call through. By default it
+ * does not touch stdio, so LevelDB's info LOG and rowkey's metrics.tsv keep
+ * working: they are not part of what a full disk may corrupt.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -33,6 +39,9 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char dir[PATH_MAX];
 static size_t dir_len;
+static const char *name_part; /* RK_ENOSPC_NAME, or NULL */
+static int wrap_stdio;        /* RK_ENOSPC_STDIO=1 */
+static FILE *(*real_fopen)(const char *, const char *);
 static _Atomic long long budget;
 static _Atomic long fails_left; /* < 0: no limit */
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -44,8 +53,12 @@ static void init(void)
 	real_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
 	real_pwrite = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
 	real_writev = (ssize_t(*)(int, const struct iovec *, int))dlsym(RTLD_NEXT, "writev");
+	real_fopen = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
 	const char *d = getenv("RK_ENOSPC_DIR"), *b = getenv("RK_ENOSPC_BYTES"),
-	           *f = getenv("RK_ENOSPC_FAILS");
+	           *f = getenv("RK_ENOSPC_FAILS"), *nm = getenv("RK_ENOSPC_NAME"),
+	           *st = getenv("RK_ENOSPC_STDIO");
+	name_part = nm && *nm ? nm : NULL;
+	wrap_stdio = st && !strcmp(st, "1");
 	if (!d || !*d || !realpath(d, dir))
 		return;
 	dir_len = strlen(dir);
@@ -65,7 +78,8 @@ static int watched(int fd)
 	if (n <= 0 || (size_t)n <= dir_len)
 		return 0;
 	path[n] = 0;
-	return !strncmp(path, dir, dir_len) && path[dir_len] == '/';
+	return !strncmp(path, dir, dir_len) && path[dir_len] == '/' &&
+	       (!name_part || strstr(path + dir_len, name_part));
 }
 
 /* How many of `want` bytes may be written now: want, fewer, or -1 with
@@ -130,4 +144,36 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt)
 			break;
 	}
 	return (ssize_t)done;
+}
+
+/* ---- streams (RK_ENOSPC_STDIO=1) ---- */
+
+static ssize_t cookie_write(void *c, const char *buf, size_t n)
+{
+	return write(fileno((FILE *)c), buf, n); /* the write above: through the budget */
+}
+
+static int cookie_close(void *c)
+{
+	return fclose((FILE *)c);
+}
+
+/* A stream opened for writing on a watched file becomes a cookie stream whose
+ * bytes go through write() above; the real stream only holds the descriptor. */
+FILE *fopen(const char *path, const char *mode)
+{
+	pthread_once(&once, init);
+	FILE *f = real_fopen(path, mode);
+	if (!f || !wrap_stdio || !strpbrk(mode, "wa+") || !watched(fileno(f)))
+		return f;
+	cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
+	FILE *c = fopencookie(f, mode, io);
+	if (!c)
+		fclose(f);
+	return c;
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen(path, mode);
 }

@@ -185,6 +185,32 @@ static void test_tsv(void **st)
 	close_text(&s);
 }
 
+/* One item a line (decode's keys): blank lines are items, a CR inside a line
+ * is data, and a line over the bound is refused and skipped. */
+static void test_lines_bounded(void **st)
+{
+	(void)st;
+	const char t[] = "ab\r\n\nx\ry\n0123456789\nlast";
+	src s;
+	rk_record rec;
+	assert_int_equal(open_text(&s, t, sizeof t - 1, RK_REC_LINES, 1, 8), 0);
+	assert_int_equal(rk_rec__ncolumns(s.r), 0); /* never a header */
+	assert_int_equal(rk_rec__next(s.r, &rec), 0);
+	cell_is(&rec, 0, "ab", 2);
+	assert_int_equal(rk_rec__next(s.r, &rec), 0);
+	cell_is(&rec, 0, "", 0);
+	assert_int_equal(rec.line, 2);
+	assert_int_equal(rk_rec__next(s.r, &rec), 0);
+	cell_is(&rec, 0, "x\ry", 3);
+	assert_int_equal(rk_rec__next(s.r, &rec), RK_ETOOLONG);
+	assert_non_null(strstr(rk_error_last(), "t.csv: line 4: the line is longer than 8 bytes"));
+	assert_int_equal(rk_rec__next(s.r, &rec), 0);
+	cell_is(&rec, 0, "last", 4);
+	assert_int_equal(rec.line, 5);
+	assert_int_equal(rk_rec__next(s.r, &rec), RK_EITEROVER);
+	close_text(&s);
+}
+
 static void test_json_kinds_and_escapes(void **st)
 {
 	(void)st;
@@ -339,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_header_twice_and_empty),
 		cmocka_unit_test(test_record_limit_bounds_memory),
 		cmocka_unit_test(test_tsv),
+		cmocka_unit_test(test_lines_bounded),
 		cmocka_unit_test(test_json_kinds_and_escapes),
 		cmocka_unit_test(test_json_strict),
 		cmocka_unit_test(test_map_by_name_any_order),

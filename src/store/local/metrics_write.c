@@ -129,6 +129,7 @@ static int key_buckets(FILE *f, const rk_keyviz_table *t)
 int rk_metrics__format(FILE *f, const rk_metrics *m)
 {
 	int rc = 0;
+	errno = 0; /* what the failed write said, when the stream fails */
 	fprintf(f, "# rowkey metrics v2 bucket_ms=%u servers=%u\n", m->bucket_ms, m->servers);
 	for (size_t i = 0; i < m->nregions; i++) {
 		const rk_metrics_region *g = &m->regions[i];
@@ -149,7 +150,7 @@ int rk_metrics__format(FILE *f, const rk_metrics *m)
 		rc = key_buckets(f, &m->tables[i]);
 	}
 	if (!rc && ferror(f))
-		rc = rk__err(RK_EIO, "writing metrics failed");
+		rc = rk__err(RK_EIO, "writing failed: %s", errno ? strerror(errno) : "a write error");
 	return rc;
 }
 
@@ -161,6 +162,8 @@ int rk_metrics__write_file(const rk_metrics *m, const char *path)
 	if (!f)
 		return rk__err(RK_EIO, "metrics file %s: %s", tmp, strerror(errno));
 	int rc = rk_metrics__format(f, m);
+	if (rc == RK_EIO)
+		rk__err_wrap(rc, "metrics file %s", tmp);
 	if (fclose(f) && !rc)
 		rc = rk__err(RK_EIO, "metrics file %s: %s", tmp, strerror(errno));
 	if (!rc && rename(tmp, path))

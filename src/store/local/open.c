@@ -406,6 +406,8 @@ int rk_local__close(rk_store *st)
 	for (unsigned i = 0; i < s->nservers; i++)
 		rk_server__stop(&s->servers[i]);
 	int rc = rk_local__metrics_write(s, NULL);
+	if (rc) /* what was written is in the logs; only the counters are lost */
+		rc = rk__err_wrap(rc, "the store's metrics could not be saved");
 	local_free(s);
 	return rc;
 }
