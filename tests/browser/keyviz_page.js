@@ -7,7 +7,11 @@
 //                                   KEYVIZ_WRITE (writes through the Bigtable
 //                                   API into [KEYVIZ_LO, KEYVIZ_HI), hex) runs and
 //                                   those rows must show in that key range of the
-//                                   map within two refreshes; prints a JSON summary
+//                                   map within two refreshes; then the command in
+//                                   KEYVIZ_NEW_TABLE creates table KEYVIZ_NEW_NAME
+//                                   with no rows: chosen in the page, it must draw
+//                                   as "no load recorded yet" with no console error;
+//                                   prints a JSON summary
 //   node keyviz_page.js URL shot F  waits for the map to draw, saves a PNG to F
 //
 // Exits 1 with the reason on stderr when a check fails.
@@ -96,6 +100,23 @@ async function until(what, fn, ms) {
   }
 }
 
+// a table created with no rows (KEYVIZ_NEW_TABLE), chosen in the page once
+// it is listed: its empty map drawn as such
+async function freshTable() {
+  const name = process.env.KEYVIZ_NEW_NAME;
+  if (!process.env.KEYVIZ_NEW_TABLE) return null;
+  execSync(process.env.KEYVIZ_NEW_TABLE, { stdio: 'inherit' });
+  const n = JSON.stringify(name);
+  await until('the new table listed', () => evaluate(
+    `[...document.getElementById('table').options].some((o) => o.value === ${n})`), 2 * 3000 + 2000);
+  await evaluate(`(() => { const s = document.getElementById('table'); s.value = ${n};
+      s.dispatchEvent(new Event('change')); })()`);
+  return until('the empty map of the new table', () => evaluate(`(() => {
+      const d = keyviz.data, st = document.getElementById('status').textContent;
+      return d && d.table === ${n} && d.rows === 0 && st.includes('no load recorded yet') ? st : null; })()`),
+  2 * 3000 + 2000);
+}
+
 async function main() {
   const { targetInfos } = await send('Target.getTargets');
   const target = targetInfos.find((t) => t.type === 'page');
@@ -133,9 +154,14 @@ async function main() {
       `there and ${seen.outside - before.outside} more elsewhere`);
   errs = consoleErrors();
   if (errs.length) return done(1, 'FAIL: the page logged errors:\n' + errs.join('\n'));
-  const state = await evaluate('({ draws: keyviz.draws, errors: keyviz.errors, rows: keyviz.data.rows })');
+  let state = await evaluate('({ draws: keyviz.draws, errors: keyviz.errors, rows: keyviz.data.rows })');
+  if (state.errors.length) return done(1, 'FAIL: the page failed: ' + state.errors.join('; '));
+  const fresh = await freshTable();
+  errs = consoleErrors();
+  if (errs.length) return done(1, 'FAIL: the page logged errors for a table with no load yet:\n' + errs.join('\n'));
+  state = await evaluate('({ draws: keyviz.draws, errors: keyviz.errors })');
   if (state.errors.length) return done(1, 'FAIL: the page failed: ' + state.errors.join('; '));
   done(0, JSON.stringify({ first, hottest: hot, before, after: seen, write_ms: written - t0,
-    shown_after_ms: shown - written, draws: state.draws }));
+    shown_after_ms: shown - written, fresh, draws: state.draws }));
 }
 main().catch((e) => done(1, 'FAIL: ' + e.message));

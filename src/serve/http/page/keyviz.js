@@ -127,6 +127,11 @@
     g.fillStyle = '#fff';
     g.fillRect(0, 0, cv.width, cv.height);
     if (!d) return;
+    if (!d.rows || !d.cols) { // a table the store has no load of yet: an empty map
+      text('no load recorded yet', cv.width / 2, cv.height / 2, 'center', '14px sans-serif', '#666');
+      drawn(0);
+      return;
+    }
     const G = geo(d), v = values(d);
     let max = 0;
     for (const x of v) if (x > max) max = x;
@@ -148,6 +153,10 @@
     regionStrip(d, G);
     timeAxis(d, G);
     text('max ' + fmt(max) + ' per bucket and column', LW, cv.height - 4, 'left', '10px sans-serif', '#555');
+    drawn(nonzero);
+  }
+
+  function drawn(nonzero) {
     state.draws++;
     document.body.dataset.draws = String(state.draws);
     document.body.dataset.nonzero = String(nonzero);
@@ -171,7 +180,7 @@
 
   function cellAt(px, py) {
     const d = state.data;
-    if (!d) return null;
+    if (!d || !d.rows || !d.cols) return null;
     const G = geo(d);
     if (px < LW || px >= LW + G.MW || py < MT || py >= MT + G.MH) return null;
     return [Math.floor((px - LW) / G.cw), Math.floor((py - MT) / G.rh)];
@@ -287,7 +296,8 @@
       state.data = d;
       draw();
       hottest(d);
-      $('status').textContent = `updated ${utc(d.now_ms)} UTC \u00b7 ${d.rows} key buckets x ${d.cols} columns of ` +
+      $('status').textContent = !d.rows ? `updated ${utc(d.now_ms)} UTC \u00b7 no load recorded yet for ${d.table}`
+        : `updated ${utc(d.now_ms)} UTC \u00b7 ${d.rows} key buckets x ${d.cols} columns of ` +
         `${d.col_ms / 1000} s${d.decoded ? ' \u00b7 keys decoded through the table\'s schema' : ''}`;
       $('status').className = 'status';
     } catch (e) {
