@@ -79,6 +79,61 @@ int rk_sv__check_row_key(const ProtobufCBinaryData *k, const char *field, rk_sv_
 	return 0;
 }
 
+/* What Bigtable refuses in a filter the store would take (the emulator, which
+ * answers as the service, refuses it too, and the official clients never
+ * send it): a chain or interleave of fewer than two filters (the clients
+ * fold them into the one filter, or into pass-all when there is none), and
+ * a cells-per-row or cells-per-column limit of 0. Run on a filter the store
+ * has taken, so its depth is bounded. */
+static int filter_bigtable_takes(const Rkbt__RowFilter *f, const char *p, rk_sv_status *st)
+{
+	char kp[512];
+	if (!f)
+		return 0;
+	switch (f->filter_case) {
+	case RKBT__ROW_FILTER__FILTER_CHAIN:
+	case RKBT__ROW_FILTER__FILTER_INTERLEAVE: {
+		int chain = f->filter_case == RKBT__ROW_FILTER__FILTER_CHAIN;
+		const char *what = chain ? "chain" : "interleave";
+		size_t n = chain ? f->chain->n_filters : f->interleave->n_filters;
+		Rkbt__RowFilter *const *k = chain ? f->chain->filters : f->interleave->filters;
+		if (n < 2)
+			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                   "%s.%s: %zu filter%s (at least two: a single filter is "
+			                   "sent alone)", p, what, n, n == 1 ? "" : "s");
+		for (size_t i = 0; i < n; i++) {
+			snprintf(kp, sizeof kp, "%.400s.%s.filters[%zu]", p, what, i);
+			if (filter_bigtable_takes(k[i], kp, st))
+				return RK_EINVALID;
+		}
+		return 0;
+	}
+	case RKBT__ROW_FILTER__FILTER_CONDITION: {
+		const Rkbt__RowFilter__Condition *c = f->condition;
+		snprintf(kp, sizeof kp, "%.400s.condition.predicate_filter", p);
+		if (filter_bigtable_takes(c->predicate_filter, kp, st))
+			return RK_EINVALID;
+		snprintf(kp, sizeof kp, "%.400s.condition.true_filter", p);
+		if (filter_bigtable_takes(c->true_filter, kp, st))
+			return RK_EINVALID;
+		snprintf(kp, sizeof kp, "%.400s.condition.false_filter", p);
+		return filter_bigtable_takes(c->false_filter, kp, st);
+	}
+	case RKBT__ROW_FILTER__FILTER_CELLS_PER_ROW_LIMIT_FILTER:
+		if (f->cells_per_row_limit_filter == 0)
+			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                   "%s.cells_per_row_limit_filter: must be > 0", p);
+		return 0;
+	case RKBT__ROW_FILTER__FILTER_CELLS_PER_COLUMN_LIMIT_FILTER:
+		if (f->cells_per_column_limit_filter == 0)
+			return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+			                   "%s.cells_per_column_limit_filter: must be > 0", p);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 int rk_sv__filter(rk_filter **out, const Rkbt__RowFilter *f, const char *path,
                   rk_sv_status *st)
 {
@@ -88,7 +143,11 @@ int rk_sv__filter(rk_filter **out, const Rkbt__RowFilter *f, const char *path,
 		return rk_sv__fail(st, unsupported ? RK_SV_UNIMPLEMENTED : RK_SV_INVALID_ARGUMENT, rc,
 		                   "%s%s", rk_error_last(),
 		                   unsupported ? " by rowkey serve" : "");
-	return 0;
+	if ((rc = filter_bigtable_takes(f, path, st)) != 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* ---- SampleRowKeys: the real region boundaries ---- */

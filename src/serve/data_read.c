@@ -190,6 +190,27 @@ static int copy_row_range(range *x, const Rkbt__RowRange *g)
 	return !x->start || (!x->end_inf && !x->end) ? -1 : 0;
 }
 
+/* A range whose start key sorts after its end key is refused, as Bigtable
+ * does (the emulator too); equal keys are an empty range, not an error.
+ * The keys compare as given, whether open or closed; an empty key is the
+ * unbounded side. */
+static int check_row_range(const Rkbt__RowRange *g, size_t i, rk_sv_status *st)
+{
+	const ProtobufCBinaryData *a = NULL, *b = NULL;
+	if (g->start_key_case == RKBT__ROW_RANGE__START_KEY_START_KEY_CLOSED)
+		a = &g->start_key_closed;
+	else if (g->start_key_case == RKBT__ROW_RANGE__START_KEY_START_KEY_OPEN)
+		a = &g->start_key_open;
+	if (g->end_key_case == RKBT__ROW_RANGE__END_KEY_END_KEY_OPEN)
+		b = &g->end_key_open;
+	else if (g->end_key_case == RKBT__ROW_RANGE__END_KEY_END_KEY_CLOSED)
+		b = &g->end_key_closed;
+	if (a && b && a->len && b->len && rk__bytes_cmp(a->data, a->len, b->data, b->len) > 0)
+		return rk_sv__fail(st, RK_SV_INVALID_ARGUMENT, RK_EINVALID,
+		                   "rows.row_ranges[%zu]: the start key sorts after the end key", i);
+	return 0;
+}
+
 /* Sorts r[0..n) by start and merges the ranges that overlap or touch, in
  * place; returns how many are left. */
 static size_t merge_ranges(range *r, size_t n)
@@ -255,7 +276,12 @@ static int build_ranges(range **out, size_t *count, const Rkbt__RowSet *rs, rk_s
 	}
 	for (size_t i = 0; i < nr; i++) {
 		range x;
-		int rc = copy_row_range(&x, rs->row_ranges[i]);
+		int rc = check_row_range(rs->row_ranges[i], i, st);
+		if (rc) {
+			free_ranges(r, n);
+			return rc;
+		}
+		rc = copy_row_range(&x, rs->row_ranges[i]);
 		r[n++] = x;
 		if (rc < 0)
 			goto oom;

@@ -445,6 +445,11 @@ int rk_sv__read_modify_write(const rk_sv_env *env, const Rkbt__ReadModifyWriteRo
 	if ((rc = rk_table_read_modify_write(&row, t, r->row_key.data, r->row_key.len, rules,
 	                                     r->n_rules, now_ms_micros())) != 0) {
 		rk_sv__from_store(st, rc, "ReadModifyWriteRow");
+		/* the rules were checked above, so what the store still refuses is
+		 * the row as it stands (an increment of a value not 8 bytes, an
+		 * append past the value limit): Bigtable's FAILED_PRECONDITION */
+		if (rc == RK_EINVALID)
+			st->code = RK_SV_FAILED_PRECONDITION;
 		goto out;
 	}
 	rc = rmw_reply(row, sink, st);

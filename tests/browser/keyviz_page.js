@@ -3,11 +3,17 @@
 // live Key Visualizer page of `rowkey serve --http`:
 //
 //   node keyviz_page.js URL check   the page loads with no console error and a
-//                                   non-empty heatmap; then the command in
+//                                   non-empty heatmap, its key axis as DOM text
+//                                   (labels of the map's keys, found by the
+//                                   browser's search in the axis); then the command in
 //                                   KEYVIZ_WRITE (writes through the Bigtable
 //                                   API into [KEYVIZ_LO, KEYVIZ_HI), hex) runs and
 //                                   those rows must show in that key range of the
-//                                   map within two refreshes; prints a JSON summary
+//                                   map within two refreshes; then the command in
+//                                   KEYVIZ_NEW_TABLE creates table KEYVIZ_NEW_NAME
+//                                   with no rows: chosen in the page, it must draw
+//                                   as "no load recorded yet" with no console error;
+//                                   prints a JSON summary
 //   node keyviz_page.js URL shot F  waits for the map to draw, saves a PNG to F
 //
 // Exits 1 with the reason on stderr when a check fails.
@@ -96,6 +102,41 @@ async function until(what, fn, ms) {
   }
 }
 
+// the key axis's labels in the DOM: each one a key or key prefix of the map,
+// and the first whole key among them found by the browser's search (the
+// first match in the page is in the axis, which comes before the table of
+// hottest ranges)
+function keyAxisText() {
+  return evaluate(`(() => {
+    const li = [...document.querySelectorAll('#keyaxis li')].map((e) => e.textContent), d = keyviz.data;
+    const known = new Set([...d.row_keys.map((k) => (k.hex === '' ? '(start)' : k.text)),
+      ...d.levels.flat().map((g) => g.label)]);
+    const key = li.find((t) => t.length > 1 && !t.startsWith('('));
+    const found = key ? window.find(key, true) : false, sel = document.getSelection();
+    const foundInAxis = found && !!sel.anchorNode && !!sel.anchorNode.parentElement.closest('#keyaxis');
+    sel.removeAllRanges();
+    return { labels: li.length, unknown: li.filter((t) => !known.has(t)).slice(0, 5), key, foundInAxis,
+      list: document.getElementById('keyaxis').getAttribute('aria-label') };
+  })()`);
+}
+
+// a table created with no rows (KEYVIZ_NEW_TABLE), chosen in the page once
+// it is listed: its empty map drawn as such
+async function freshTable() {
+  const name = process.env.KEYVIZ_NEW_NAME;
+  if (!process.env.KEYVIZ_NEW_TABLE) return null;
+  execSync(process.env.KEYVIZ_NEW_TABLE, { stdio: 'inherit' });
+  const n = JSON.stringify(name);
+  await until('the new table listed', () => evaluate(
+    `[...document.getElementById('table').options].some((o) => o.value === ${n})`), 2 * 3000 + 2000);
+  await evaluate(`(() => { const s = document.getElementById('table'); s.value = ${n};
+      s.dispatchEvent(new Event('change')); })()`);
+  return until('the empty map of the new table', () => evaluate(`(() => {
+      const d = keyviz.data, st = document.getElementById('status').textContent;
+      return d && d.table === ${n} && d.rows === 0 && st.includes('no load recorded yet') ? st : null; })()`),
+  2 * 3000 + 2000);
+}
+
 async function main() {
   const { targetInfos } = await send('Target.getTargets');
   const target = targetInfos.find((t) => t.type === 'page');
@@ -117,6 +158,9 @@ async function main() {
   if (errs.length) return done(1, 'FAIL: the page logged errors:\n' + errs.join('\n'));
   const hot = await evaluate('document.querySelectorAll("#hottest tbody tr").length');
   if (!hot) return done(1, 'FAIL: no hottest key ranges listed');
+  const axis = await keyAxisText();
+  if (!axis.labels || axis.unknown.length || !axis.key || !axis.foundInAxis)
+    return done(1, 'FAIL: the key axis is not the map\'s keys as text in the page: ' + JSON.stringify(axis));
   // writes through the Bigtable API to a known key range show there within two refreshes
   const lo = process.env.KEYVIZ_LO, hi = process.env.KEYVIZ_HI, rows = +process.env.KEYVIZ_ROWS;
   const before = await evaluate(`keyviz.probe(${JSON.stringify(lo)}, ${JSON.stringify(hi)}, 1000000)`);
@@ -133,9 +177,14 @@ async function main() {
       `there and ${seen.outside - before.outside} more elsewhere`);
   errs = consoleErrors();
   if (errs.length) return done(1, 'FAIL: the page logged errors:\n' + errs.join('\n'));
-  const state = await evaluate('({ draws: keyviz.draws, errors: keyviz.errors, rows: keyviz.data.rows })');
+  let state = await evaluate('({ draws: keyviz.draws, errors: keyviz.errors, rows: keyviz.data.rows })');
   if (state.errors.length) return done(1, 'FAIL: the page failed: ' + state.errors.join('; '));
-  done(0, JSON.stringify({ first, hottest: hot, before, after: seen, write_ms: written - t0,
-    shown_after_ms: shown - written, draws: state.draws }));
+  const fresh = await freshTable();
+  errs = consoleErrors();
+  if (errs.length) return done(1, 'FAIL: the page logged errors for a table with no load yet:\n' + errs.join('\n'));
+  state = await evaluate('({ draws: keyviz.draws, errors: keyviz.errors })');
+  if (state.errors.length) return done(1, 'FAIL: the page failed: ' + state.errors.join('; '));
+  done(0, JSON.stringify({ first, hottest: hot, axis, before, after: seen, write_ms: written - t0,
+    shown_after_ms: shown - written, fresh, draws: state.draws }));
 }
 main().catch((e) => done(1, 'FAIL: ' + e.message));

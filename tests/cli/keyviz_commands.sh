@@ -5,7 +5,8 @@
 # the binary, /api/tables and /api/heatmap of a store loaded through a
 # schema (keys decoded into their fields, a prefix hierarchy, regions with
 # their servers, the hottest ranges, counts equal to the rows loaded), a
-# zoom into a key range and a time window, clear 400s for bad arguments,
+# zoom into a key range and a time window, a table with no load recorded
+# yet (an empty map, 200, not an error), clear 400s for bad arguments,
 # read-only (405), loopback only by its Host (403), and usage errors.
 set -u
 : "${ROWKEY:?ROWKEY must point at the built rowkey binary}"
@@ -23,6 +24,7 @@ S='fields id:u64, ts:ts, msg:str; key bucket(8, xxh3(id)) u64(ts) u64(id)'
 "$ROWKEY" create --db "$T/db" ev -f d --buckets 8 >/dev/null || fail "create"
 python3 -c 'print("id,ts,msg"); [print(f"{i},{1700000000000 + i},m{i}") for i in range(4000)]' >"$T/in.csv"
 "$ROWKEY" load --db "$T/db" ev -s "$S" "$T/in.csv" >/dev/null 2>"$T/err" || { cat "$T/err"; fail "load"; }
+"$ROWKEY" create --db "$T/db" fresh -f d >/dev/null || fail "create fresh" # nothing written to it
 
 # usage errors
 "$ROWKEY" keyviz --db "$T/db" --http nonsense:x >/dev/null 2>"$T/err"; [ $? = 2 ] || fail "a bad --http is a usage error"
@@ -75,11 +77,19 @@ if b"http://" in get("/")[2] or b"https://" in get("/keyviz.js")[2]:
     fail("the page refers to something on the network")
 s, _, body = get("/api/tables")
 t = json.loads(body)
-if s != 200 or t["live"] != live or [x["name"] for x in t["tables"]] != ["ev"]:
+if s != 200 or t["live"] != live or sorted(x["name"] for x in t["tables"]) != ["ev", "fresh"]:
     fail(f"/api/tables: {s} {body[:300]}")
-ev = t["tables"][0]
+ev = next(x for x in t["tables"] if x["name"] == "ev")
 if not ev["key_buckets"] or ev["rows_written"] != 4000 or not ev["schema"].startswith("fields id:u64"):
     fail(f"/api/tables ev: {ev}")
+# a table with no load recorded yet: an empty map with its region, not a 404
+s, _, body = get("/api/heatmap?table=fresh")
+e = json.loads(body)
+if s != 200 or (e["rows"], e["cols"], e["row_keys"], e["writes"], e["hottest"]) != (0, 0, [], [], []) \
+        or len(e["regions"]) != 1 or e["table"] != "fresh":
+    fail(f"/api/heatmap of a table with no load yet: {s} {body[:300]}")
+if json.loads(get("/api/heatmap")[2])["table"] != "ev":
+    fail("/api/heatmap without a table is not the one that took the most rows")
 s, _, body = get("/api/heatmap?table=ev&rows=200&cols=50")
 h = json.loads(body)
 if s != 200:

@@ -379,7 +379,7 @@ static void test_hostile(void **state)
 	rm.row_key = (ProtobufCBinaryData){4, (uint8_t *)"keep"};
 	rm.n_rules = 1;
 	rm.rules = &incp;
-	EXPECT(GRPC_STATUS_INVALID_ARGUMENT, callm(NULL, DATA "ReadModifyWriteRow", &rm.base));
+	EXPECT(GRPC_STATUS_FAILED_PRECONDITION, callm(NULL, DATA "ReadModifyWriteRow", &rm.base));
 	assert_true(n >= 20);
 
 	/* nothing of the refused requests was applied */
@@ -444,6 +444,50 @@ static void test_concurrent_increments(void **state)
 	ST_OK(rk_table_get(&row, t, (const uint8_t *)"ctr", 3, NULL));
 	assert_int_equal(row->cells[0].value_len, 8);
 	assert_int_equal(row->cells[0].value[6] * 256 + row->cells[0].value[7], 400);
+	rk_row_free(row);
+	rk_table_close(t);
+	drop_table();
+}
+
+/* An increment of an existing value that is not 8 bytes, an empty one
+ * included (only a missing cell counts as 0), fails the whole call as
+ * Cloud Bigtable does, FAILED_PRECONDITION, with nothing of it applied: not
+ * even the append before it. */
+static void test_increment_of_non_64_bit_value(void **state)
+{
+	(void)state;
+	create_table();
+	assert_int_equal(put("r", "cf", "empty", ""), GRPC_STATUS_OK);
+	assert_int_equal(put("r", "cf", "four", "abcd"), GRPC_STATUS_OK);
+	Rkbt__ReadModifyWriteRule app = RKBT__READ_MODIFY_WRITE_RULE__INIT,
+	                          inc = RKBT__READ_MODIFY_WRITE_RULE__INIT;
+	app.family_name = inc.family_name = "cf";
+	app.column_qualifier = (ProtobufCBinaryData){3, (uint8_t *)"new"};
+	app.rule_case = RKBT__READ_MODIFY_WRITE_RULE__RULE_APPEND_VALUE;
+	app.append_value = (ProtobufCBinaryData){1, (uint8_t *)"x"};
+	inc.rule_case = RKBT__READ_MODIFY_WRITE_RULE__RULE_INCREMENT_AMOUNT;
+	inc.increment_amount = 1;
+	Rkbt__ReadModifyWriteRule *rules[] = {&app, &inc};
+	Rkbt__ReadModifyWriteRowRequest rm = RKBT__READ_MODIFY_WRITE_ROW_REQUEST__INIT;
+	rm.table_name = TBL;
+	rm.row_key = (ProtobufCBinaryData){1, (uint8_t *)"r"};
+	rm.n_rules = 2;
+	rm.rules = rules;
+	static const char *cols[] = {"empty", "four"};
+	for (int i = 0; i < 2; i++) {
+		inc.column_qualifier = (ProtobufCBinaryData){strlen(cols[i]), (uint8_t *)cols[i]};
+		assert_int_equal(callm(NULL, DATA "ReadModifyWriteRow", &rm.base),
+		                 GRPC_STATUS_FAILED_PRECONDITION);
+	}
+	rk_table *t;
+	ST_OK(rk_table_open(&t, store, "t"));
+	rk_row *row;
+	ST_OK(rk_table_get(&row, t, (const uint8_t *)"r", 1, NULL));
+	assert_int_equal(row->ncells, 2); /* empty, four: no "new" */
+	assert_memory_equal(row->cells[0].qualifier, "empty", 5);
+	assert_int_equal(row->cells[0].value_len, 0);
+	assert_memory_equal(row->cells[1].qualifier, "four", 4);
+	assert_int_equal(row->cells[1].value_len, 4);
 	rk_row_free(row);
 	rk_table_close(t);
 	drop_table();
@@ -636,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_concurrent_increments),
+		cmocka_unit_test(test_increment_of_non_64_bit_value),
 		cmocka_unit_test(test_admin_seen_under_load),
 		cmocka_unit_test(test_cancel_midstream),
 		cmocka_unit_test(test_damaged_block_is_data_loss),

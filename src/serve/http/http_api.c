@@ -113,6 +113,7 @@ typedef struct hreq {
 	uint8_t *lo, *hi;
 	size_t lo_len, hi_len;
 	size_t rows, cols;
+	int recorded; /* the table has key buckets: else the map is empty */
 } hreq;
 
 static int arg_i64(int64_t *out, const char *s, int64_t lo, int64_t hi)
@@ -152,7 +153,7 @@ static const char *parse(hreq *q, const rk_metrics *m, int live, rk_http_arg arg
 			return "the store has recorded no table yet";
 	}
 	int64_t f = 0, t = 0;
-	span_of(m, q->table, &f, &t);
+	q->recorded = span_of(m, q->table, &f, &t);
 	if (live) { /* a live store: up to the end of the current interval */
 		int64_t now = now_ms(), b = m->bucket_ms ? m->bucket_ms : 1000;
 		t = now - now % b + b > t ? now - now % b + b : t;
@@ -164,7 +165,9 @@ static const char *parse(hreq *q, const rk_metrics *m, int live, rk_http_arg arg
 		return "from: not Unix milliseconds";
 	if ((s = arg(req, "to")) && arg_i64(&q->to, s, 1, INT64_MAX / 4))
 		return "to: not Unix milliseconds";
-	if (q->to <= q->from)
+	/* a table with nothing recorded yet has no default window: its empty
+	 * map needs none */
+	if (q->to <= q->from && (q->recorded || arg(req, "from") || arg(req, "to")))
 		return "the time window is empty (to must be after from)";
 	if ((s = arg(req, "lo")) && *s && rk__unhex(&q->lo, &q->lo_len, s, strlen(s)))
 		return "lo: not hex";
@@ -360,14 +363,19 @@ int rk_http__heatmap(char **body, size_t *len, const rk_metrics *m, int live, rk
 	o.hi_len = q.hi_len;
 	o.max_rows = q.rows;
 	o.max_cols = q.cols;
-	int rc = rk_metrics_keymap(&k, m, q.table, &o);
+	/* a table the store knows but has no load of yet (a new one): an empty
+	 * map, rows 0 x cols 0, with its regions, not an error the page would
+	 * report on every refresh */
+	rk_keymap empty = {0};
+	empty.t0_ms = q.from;
+	int rc = q.recorded ? rk_metrics_keymap(&k, m, q.table, &o) : 0;
 	if (rc) {
 		status = rk_http__error(body, len, rc == RK_ENOTFOUND ? 404 : rc == RK_EINVALID ? 400 : 500,
 		                        rk_error_last());
 		goto out;
 	}
 	FILE *f = open_memstream(body, len);
-	if (!f || heatmap_json(f, m, &q, k, live)) {
+	if (!f || heatmap_json(f, m, &q, k ? k : &empty, live)) {
 		if (f)
 			fclose(f);
 		free(*body);

@@ -203,7 +203,8 @@ static int new_value(uint8_t **out, size_t *len, const rk_rmw_rule *r, size_t i,
 		*len = ol + r->append_len;
 		return 0;
 	}
-	if (ol != 0 && ol != 8)
+	/* an existing empty value is no number: only a missing cell counts as 0 */
+	if (cur && ol != 8)
 		return rk__err(RK_EINVALID, "rule %zu: the cell's value is %zu bytes, not a 64-bit "
 		               "big-endian integer", i, ol);
 	uint64_t v = 0;

@@ -1,8 +1,9 @@
 // The live Key Visualizer page of rowkey (served by `rowkey serve --http` and
 // `rowkey keyviz`): reads /api/tables and /api/heatmap (docs/serve.md) every
 // few seconds and draws the key buckets x time map on a canvas, the key axis
-// as a prefix hierarchy, the regions and their servers beside it, a tooltip
-// per cell, drag-to-zoom into a key range and a time window, and the hottest
+// as a prefix hierarchy (its labels are DOM text over the canvas, so the
+// browser's search, copying and screen readers find the keys), the regions
+// and their servers beside it, a tooltip per cell, drag-to-zoom into a key range and a time window, and the hottest
 // key ranges. No library, nothing fetched from elsewhere.
 'use strict';
 
@@ -12,7 +13,7 @@
   const HUE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
   const LW = 250, MT = 8, SW = 30, BOTTOM = 44;
   const $ = (id) => document.getElementById(id);
-  const cv = $('map'), g = cv.getContext('2d'), tip = $('tip');
+  const cv = $('map'), g = cv.getContext('2d'), tip = $('tip'), axis = $('keyaxis');
   const state = { data: null, table: null, zoom: null, busy: false, draws: 0, errors: [], tables: [], now: 0 };
   window.keyviz = state;
 
@@ -48,19 +49,27 @@
     g.fillText(s, x, y);
   }
 
-  function fit(s, w, font) {
-    g.font = font;
-    while (s.length > 4 && g.measureText(s).width > w) s = s.slice(0, -4) + '...';
-    return s;
+  // a key-axis label: text in the list over the canvas, its baseline at y
+  // (canvas pixels; the canvas has a 1 px border), cut to w with an ellipsis
+  // by CSS, the whole text in its title
+  function axisLabel(items, s, x, y, w, cls) {
+    const li = document.createElement('li');
+    li.textContent = s;
+    li.title = s;
+    li.className = cls;
+    li.style.left = x + 'px';
+    li.style.top = (y - 10) + 'px';
+    li.style.width = w + 'px';
+    items.push(li);
   }
 
   // the key axis: the first key part's groups in bold with a bracket, the
   // next part's beside them; when the first part alone tells most rows apart,
   // each row's key where there is room
   function keyAxis(d, G) {
-    const lv = d.levels || [[], [], []];
+    const lv = d.levels || [[], [], []], items = [];
     let drawn = 0;
-    const lane = [[8, 'bold 11px sans-serif', 110], [128, '11px sans-serif', LW - 136]];
+    const lane = [[8, 'top', 110], [128, 'sub', LW - 136]];
     const coarse = lv[0].length > 0 && lv[0].length * 2 <= d.rows;
     for (let L = 0; coarse && L < 2; L++) {
       let last = -100;
@@ -75,8 +84,7 @@
         }
         if (y0 - last < 13 || y0 > MT + G.MH - 6) continue;
         last = y0;
-        const s = fit(grp.label, lane[L][2], lane[L][1]);
-        text(s, lane[L][0], Math.min(y0 + 11, MT + G.MH), 'left', lane[L][1], L ? '#333' : '#111');
+        axisLabel(items, grp.label, lane[L][0], Math.min(y0 + 11, MT + G.MH), lane[L][2], lane[L][1]);
         drawn++;
       }
     }
@@ -86,9 +94,10 @@
         const y = MT + r * G.rh;
         if (y - last < 13) return;
         last = y;
-        text(fit(keyText(k), LW - 16, '11px sans-serif'), 8, y + 11);
+        axisLabel(items, keyText(k), 8, y + 11, LW - 16, 'sub');
       });
     }
+    axis.replaceChildren(...items);
   }
 
   function regionStrip(d, G) {
@@ -126,7 +135,13 @@
     g.setTransform(1, 0, 0, 1, 0, 0);
     g.fillStyle = '#fff';
     g.fillRect(0, 0, cv.width, cv.height);
+    if (!d || !d.rows || !d.cols) axis.replaceChildren();
     if (!d) return;
+    if (!d.rows || !d.cols) { // a table the store has no load of yet: an empty map
+      text('no load recorded yet', cv.width / 2, cv.height / 2, 'center', '14px sans-serif', '#666');
+      drawn(0);
+      return;
+    }
     const G = geo(d), v = values(d);
     let max = 0;
     for (const x of v) if (x > max) max = x;
@@ -148,6 +163,10 @@
     regionStrip(d, G);
     timeAxis(d, G);
     text('max ' + fmt(max) + ' per bucket and column', LW, cv.height - 4, 'left', '10px sans-serif', '#555');
+    drawn(nonzero);
+  }
+
+  function drawn(nonzero) {
     state.draws++;
     document.body.dataset.draws = String(state.draws);
     document.body.dataset.nonzero = String(nonzero);
@@ -171,7 +190,7 @@
 
   function cellAt(px, py) {
     const d = state.data;
-    if (!d) return null;
+    if (!d || !d.rows || !d.cols) return null;
     const G = geo(d);
     if (px < LW || px >= LW + G.MW || py < MT || py >= MT + G.MH) return null;
     return [Math.floor((px - LW) / G.cw), Math.floor((py - MT) / G.rh)];
@@ -287,7 +306,8 @@
       state.data = d;
       draw();
       hottest(d);
-      $('status').textContent = `updated ${utc(d.now_ms)} UTC \u00b7 ${d.rows} key buckets x ${d.cols} columns of ` +
+      $('status').textContent = !d.rows ? `updated ${utc(d.now_ms)} UTC \u00b7 no load recorded yet for ${d.table}`
+        : `updated ${utc(d.now_ms)} UTC \u00b7 ${d.rows} key buckets x ${d.cols} columns of ` +
         `${d.col_ms / 1000} s${d.decoded ? ' \u00b7 keys decoded through the table\'s schema' : ''}`;
       $('status').className = 'status';
     } catch (e) {
