@@ -140,6 +140,38 @@ const uint8_t *rk_analysis_row_key(size_t *len, const rk_analysis *a, size_t row
 	return a->row_key[row];
 }
 
+int rk__moments_tell(const rk_analysis *a)
+{
+	const rk_report *r = &a->rep;
+	size_t cols = a->cols ? a->cols : 1;
+	return (double)r->writes / (double)cols >= 10.0 * r->servers;
+}
+
+/* The peak load: operations per second of the busiest window of whole time
+ * buckets at least a second wide (the whole run when it is shorter: a rate
+ * over a few milliseconds measures the clock's ticks), and the busiest
+ * server's part of it, the share it takes of each moment's operations
+ * (when a moment holds enough of them to tell, else over the run). */
+static void peak_rates(rk_analysis *a)
+{
+	rk_report *r = &a->rep;
+	unsigned S = r->servers;
+	if (!(a->col_s > 0) || !a->cols)
+		return;
+	size_t m = (size_t)ceil(1.0 / a->col_s);
+	m = m < 1 ? 1 : m > a->cols ? a->cols : m;
+	double most = 0;
+	for (size_t b0 = 0; b0 < a->cols; b0 += m) {
+		uint64_t all = 0;
+		for (size_t b = b0; b < b0 + m && b < a->cols; b++)
+			for (unsigned s = 0; s < S; s++)
+				all += a->sw[b * S + s] + a->sr[b * S + s];
+		most = (double)all > most ? (double)all : most;
+	}
+	r->peak_rate = most / ((double)m * a->col_s);
+	r->peak_server_rate = r->peak_rate * (rk__moments_tell(a) ? a->hot_load : r->hottest_share);
+}
+
 int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__source *src,
                         const rk_analyze_options *o)
 {
@@ -163,31 +195,27 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__sourc
 	r->max_mean = r->hottest_share * S;
 	/* at a time: per time bucket (when the run kept buckets) */
 	if (a->sw) {
-		uint64_t peak = 0, ops = 0, load = 0, most = 0, most_one = 0;
+		uint64_t peak = 0, ops = 0, load = 0;
 		double eff = 0;
 		for (size_t b = 0; b < a->cols; b++) {
-			uint64_t mw = 0, ml = 0, bw = 0, bo = 0;
+			uint64_t mw = 0, ml = 0, bw = 0;
 			double sq = 0;
 			for (unsigned s = 0; s < S; s++) {
 				uint64_t w = a->sw[b * S + s], rd = a->sr[b * S + s];
 				mw = w > mw ? w : mw;
 				ml = w + rd > ml ? w + rd : ml;
 				bw += w;
-				bo += w + rd;
 				sq += (double)w * (double)w;
 			}
 			peak += mw;
 			load += ml;
-			most = bo > most ? bo : most;
-			most_one = ml > most_one ? ml : most_one;
 			eff += sq > 0 ? (double)bw * (double)bw / sq * (double)bw : 0;
 		}
 		r->effective_at_time = W ? eff / (double)W : 0;
 		ops = r->writes + r->reads;
 		r->peak_share = W ? (double)peak / (double)W : 0;
 		a->hot_load = ops ? (double)load / (double)ops : 0;
-		r->peak_rate = a->col_s > 0 ? (double)most / a->col_s : 0;
-		r->peak_server_rate = a->col_s > 0 ? (double)most_one / a->col_s : 0;
+		peak_rates(a);
 	} else {
 		r->peak_share = r->hottest_share;
 		r->effective_at_time = r->effective_servers;

@@ -186,6 +186,11 @@ int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t
                     size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
                     rk__binder *b, uint64_t seed);
 
+/* 1 when the run's time buckets hold enough writes to judge a moment's
+ * spread: 10 a server on average (with fewer, the busiest of 16 servers
+ * takes twice its share of a perfectly even key's writes by chance). */
+int rk__moments_tell(const rk_analysis *a);
+
 /* The initial split points of a design: the options' own (o->splits), or
  * bucket prefixes, or for a hash prefix (any design with presplit 2)
  * o->servers quantiles of the sampled keys. Points point into o->splits,

@@ -161,14 +161,9 @@ static void long_key(ctx *c)
 
 /* ---- where writes land ---- */
 
-/* Writes per time bucket that tell a moment's spread from chance: with
- * fewer than 10 per server, the busiest of 16 servers takes twice its share
- * of a perfectly even key's writes by sampling alone. */
 static int moments_tell(const ctx *c)
 {
-	const rk_report *r = &c->a->rep;
-	size_t cols = c->a->cols ? c->a->cols : 1;
-	return (double)r->writes / (double)cols >= 10.0 * r->servers;
+	return rk__moments_tell(c->a);
 }
 
 /* Writes concentrate: judged moment by moment (the Key Visualizer's view)

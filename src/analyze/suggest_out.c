@@ -94,8 +94,8 @@ static void load_note(rk__sb *b, const rk_suggestion *s, size_t n)
 		              pk, cap);
 	else
 		rk__sb_printf(b, "load: the peak is %s, more than one server's %s: designs whose busiest "
-		                 "server stays within it carry the writes, the others are ranked by how "
-		                 "evenly each moment's writes spread%s\n",
+		                 "server stays within it carry the writes, the others score the share of "
+		                 "their busiest server's peak it can take%s\n",
 		              pk, cap, least > r->capacity ? " (none stays within it)" : "");
 }
 
