@@ -316,6 +316,24 @@ static int make_set(rk_suggestion *set, const rk_suggestion *one, size_t n)
 	set->write_score = w / (double)k;
 	set->read_score = read_score(t, k, serves);
 	set->score = set->write_score * set->read_score;
+	/* the main table first: the one whose shapes weigh most */
+	double wt[3] = {0};
+	const rk_report *r = rk_analysis_report(t[0]);
+	for (size_t j = 0; j < k; j++)
+		for (size_t q = 0; q < r->nqueries; q++)
+			wt[j] += (serves[j] >> q & 1) ? (r->queries[q].weight > 0 ? r->queries[q].weight : 1) : 0;
+	for (size_t j = 1; j < k; j++)
+		for (size_t i = j; i > 0 && wt[i] > wt[i - 1]; i--) {
+			double x = wt[i];
+			wt[i] = wt[i - 1];
+			wt[i - 1] = x;
+			size_t p = pick[i];
+			pick[i] = pick[i - 1];
+			pick[i - 1] = p;
+			uint64_t sv = serves[i];
+			serves[i] = serves[i - 1];
+			serves[i - 1] = sv;
+		}
 	for (size_t j = 0; j < k; j++) {
 		set->table[j] = one[pick[j]].table[0];
 		set->table[j].serves = serves[j];

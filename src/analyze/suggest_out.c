@@ -266,14 +266,17 @@ int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n)
 		 * that serve them), every table under "tables" */
 		rk__sb b1 = {0};
 		table_json(&b1, &s[i].table[0], s[i].ntables > 1);
-		const char *qs = b1.p ? strstr(b1.p, ",\"queries\":[") : NULL;
+		/* from its schema on: the proposal's own design names it (a set's
+		 * "a | b"; a second "design" member would shadow it) */
+		const char *sc = b1.p ? strstr(b1.p, ",\"schema\":") : NULL;
+		const char *qs = sc ? strstr(sc, ",\"queries\":[") : NULL;
 		const char *cs = qs ? strstr(qs, "],\"causes\":[") : NULL;
 		if (b1.oom || !cs) {
 			free(b1.p);
 			b.oom = 1;
 			break;
 		}
-		rk__sb_put(&b, b1.p + 1, (size_t)(qs - b1.p - 1));
+		rk__sb_put(&b, sc + 1, (size_t)(qs - sc - 1));
 		RK__SB_LIT(&b, ",\"queries\":");
 		queries_json(&b, &s[i]);
 		rk__sb_put(&b, cs + 1, b1.len - (size_t)(cs + 1 - b1.p) - 1);

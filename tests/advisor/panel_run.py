@@ -10,9 +10,12 @@ accepts as equally good).
 panel_known.txt lists the cases the advisor does not yet judge as the expert
 does, each with what it proposes instead and why. A case not listed whose key
 differs fails; so does a listed case that now matches (take it off the list:
-the list only shrinks). Usage:
+the list only shrinks). With --seeds N, each case judged as the expert
+chose must also come out the same for suggest --seed 1..N (the queries are
+filled from other draws of the data): a ranking that moves with the draws is
+no judgement. Usage:
 
-    panel_run.py ROWKEY DIR [CASE ...]
+    panel_run.py ROWKEY DIR [--seeds N] [CASE ...]
 """
 import csv
 import datetime
@@ -27,7 +30,11 @@ sys.path.insert(0, HERE)
 import panel_cases  # noqa: E402
 
 ROWKEY, DIR = sys.argv[1], sys.argv[2]
-ONLY = set(sys.argv[3:])
+ARGS = sys.argv[3:]
+SEEDS = 1
+if ARGS[:1] == ["--seeds"]:
+    SEEDS, ARGS = int(ARGS[1]), ARGS[2:]
+ONLY = set(ARGS)
 
 
 def known_misses():
@@ -147,9 +154,9 @@ def write_data(case):
     return path
 
 
-def suggest(case, path):
+def suggest(case, path, seed=1):
     o = case.get("options", {})
-    args = [ROWKEY, "suggest", "--file", path, "--json", "-q", "-n", "40",
+    args = [ROWKEY, "suggest", "--file", path, "--json", "-q", "-n", "40", "--seed", str(seed),
             "--servers", str(o.get("servers", 16)), "--capacity", str(o.get("capacity", 10000))]
     if "rate" in o:
         args += ["--fixed-rate", "--rate", str(o["rate"])]
@@ -164,9 +171,15 @@ def suggest(case, path):
 
 def judge(case):
     """(matched, what the advisor proposed)"""
-    props, err = suggest(case, write_data(case))
+    path = write_data(case)
+    props, err = suggest(case, path)
     if err:
         return False, err
+    for seed in range(2, SEEDS + 1):
+        other, err = suggest(case, path, seed)
+        if err or other[0]["schema"] != props[0]["schema"] or other[0]["design"] != props[0]["design"]:
+            return False, "seed 1 proposes %s, seed %d %s" % (props[0]["design"], seed,
+                                                            err or other[0]["design"])
     top = props[0]
     tables = [norm(parts_of_schema(t["schema"])) for t in top["tables"]]
     types = field_types(top["schema"])
