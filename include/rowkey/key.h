@@ -224,16 +224,18 @@ int rk_key_decode_logical(rk_value *fields, uint8_t *out, size_t cap, size_t *ou
 
 /* ---- query planning ---- */
 
-/* A predicate over a schema's fields (docs/schema.md, "Queries"): conditions
+/* A predicate over a schema's fields (docs/queries.md): conditions
  * joined with AND, each `field OP value` with OP one of = < <= > >=, or
- * `field IN (v, ...)`, `field BETWEEN a AND b`, `field PREFIX 'text'`.
- * Strings are quoted with ' or ". */
+ * `field IN (v, ...)`, `field BETWEEN a AND b`, `field PREFIX 'text'`,
+ * then optionally `ORDER BY field [ASC|DESC]` and `LIMIT n` (n >= 1), in
+ * that order; either may stand alone. Strings are quoted with ' or ". */
 typedef struct rk_predicate rk_predicate;
 
 /* Parses predicate text against a schema. The caller owns *out and frees it
  * with rk_predicate_free. Errors (unknown field, a value that is not of the
- * field's type, a range that cannot match) are RK_EINVALID naming the column
- * and the token. An empty text is the predicate that matches everything. */
+ * field's type, a range that cannot match, LIMIT 0 or not a number, ORDER BY
+ * twice, text after the end) are RK_EINVALID naming the column and the
+ * token. An empty text is the predicate that matches everything. */
 int rk_predicate_parse(rk_predicate **out, const rk_schema *schema, const char *text, size_t len);
 void rk_predicate_free(rk_predicate *pred);
 
@@ -251,6 +253,14 @@ typedef struct rk_key_range {
 	size_t stop_len;
 	int bucket;
 } rk_key_range;
+
+/* How a plan gives the order a predicate's ORDER BY asks for. */
+typedef enum rk_plan_order {
+	RK_ORDER_NONE = 0,    /* no ORDER BY: rows come in logical order */
+	RK_ORDER_KEY = 1,     /* reading the plan forward (logical order) gives it */
+	RK_ORDER_REVERSE = 2, /* reading the plan backward gives it */
+	RK_ORDER_SORT = 3     /* every matching row is read and sorted by the field */
+} rk_plan_order;
 
 typedef enum rk_plan_kind {
 	RK_PLAN_GETS = 1,      /* every key is known: point gets */
@@ -284,6 +294,18 @@ typedef struct rk_plan {
 	unsigned *stream;   /* per range: its stream, 0..nstreams-1 (GETS: 0) */
 	unsigned nstreams;
 	int ordered;        /* 1: a range's rows, read in key order, are in logical order */
+	/* The predicate's ORDER BY and LIMIT. KEY: the ORDER BY field is the
+	   first value part of the logical order after the parts every range
+	   binds to one value by =, in an encoding that keeps its order in the
+	   direction asked (ascending for ASC; descending or rts() for DESC),
+	   and the plan is ordered; REVERSE: the same in the other direction;
+	   SORT: anything else (another field varies before it, IN values on an
+	   earlier field, a hash in front, a transform such as tbucket(), a
+	   field the key orders nothing by). */
+	int order_field;        /* the ORDER BY field (schema field index), or -1 */
+	int order_desc;         /* 1: DESC */
+	rk_plan_order order_by; /* how the plan gives that order */
+	uint64_t limit;         /* the predicate's LIMIT, 0: none */
 } rk_plan;
 
 /* Planner settings. max_ranges bounds the point gets or ranges IN lists may

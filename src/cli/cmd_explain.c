@@ -22,7 +22,7 @@ static const rk_cli_opt explain_opts[] = {
 	 "the table remembers)"},
 	{"where", 'w', 'w', "PREDICATE", RK_ARG_TEXT, NULL,
 	 "conditions joined by AND: field = v, field IN (v, ...), field < v (<=, >, >=), "
-	 "field BETWEEN a AND b, field PREFIX 's'"},
+	 "field BETWEEN a AND b, field PREFIX 's'; then ORDER BY field [ASC|DESC] and LIMIT n"},
 	RK_CLI_OPT_DB,
 	{"table", 0, 't', "TABLE", RK_ARG_TABLE, NULL,
 	 "with --db: count the regions of this table the plan touches"},

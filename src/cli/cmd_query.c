@@ -23,9 +23,10 @@ static const rk_cli_opt query_opts[] = {
 	RK_CLI_OPT_DB,
 	{"table", 't', 't', "TABLE", RK_ARG_TABLE, NULL, "the table"},
 	{"where", 'w', 'w', "PREDICATE", RK_ARG_TEXT, NULL,
-	 "conditions joined by AND (as in rowkey explain)"},
+	 "conditions joined by AND, then ORDER BY field [ASC|DESC] and LIMIT n (as in rowkey explain)"},
 	{"limit", 'n', 'n', "N", RK_ARG_NUMBER, NULL,
-	 "at most N rows (N >= 1; default every row), counted after the merge and the filter"},
+	 "at most N rows (N >= 1; default every row), counted after the merge and the filter (with "
+	 "LIMIT in the predicate: the smaller)"},
 	{"columns", 'c', 'c', "LIST", RK_ARG_TEXT, NULL,
 	 "only these columns: FAMILY or FAMILY:QUALIFIER, comma-separated"},
 	{"format", 'f', 'f', "FMT", RK_ARG_CHOICE, "tsv jsonl", "tsv (default, with a header) or jsonl"},
@@ -43,7 +44,8 @@ const rk_cli_spec rk_cli_spec_query = {
 	"rowkey explain shows, run with one scan per salt bucket in parallel and merged in logical "
 	"order (the key without its salt).",
 	query_opts, RK_CLI_NOPTS(query_opts), RK_ARG_NONE, NULL,
-	"  $ rowkey query --db /tmp/rk -t ev -w 'uid = 3' --limit 1\n",
+	"  $ rowkey query --db /tmp/rk -t ev -w 'uid = 3' --limit 1\n"
+	"  $ rowkey query --db /tmp/rk -t ev -w 'uid = 3 ORDER BY ts DESC LIMIT 20'\n",
 	"rowkey-explain(1), rowkey-load(1), rowkey-schema(5)",
 };
 
@@ -180,6 +182,9 @@ static int query_open(query_run *r, const query_args *a)
 	}
 	if (rk_plan_build_opts(&r->plan, r->s, r->pred, &a->po) < 0)
 		return rk_cli_fail("query", "plan");
+	if (r->plan->order_by != RK_ORDER_NONE && (a->qo.reverse || a->qo.unordered))
+		return rk_cli_usage_error("query", "%s does not combine with ORDER BY: the predicate's order decides",
+		                          a->qo.reverse ? "--reverse" : "--unordered");
 	if (r->plan->capped)
 		fprintf(stderr, "rowkey query: note: the plan is bounded (--max-ranges %zu): %s\n",
 		        a->po.max_ranges, r->plan->explain);

@@ -286,6 +286,7 @@ int rk_plan_build_opts(rk_plan **out, const rk_schema *s, const rk_predicate *pr
 	    (rc = rk_plan__order(&pl, &unordered_by)) < 0)
 		goto fail;
 	finish_plan(&pl, pred, unordered_by);
+	rk_plan__order_by(&pl, pred);
 	plan->explain = pl.words;
 	pl.words = NULL;
 	planner_fini(&pl);

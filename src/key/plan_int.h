@@ -111,6 +111,10 @@ int rk_plan__append_part(planner *pl, state *st, const rk_part *p);
 int rk_plan__make_gets(planner *pl);
 int rk_plan__make_ranges(planner *pl);
 
+/* 1 when part p's bytes keep its field's order, so a range (is_prefix 0)
+ * or a string prefix (1) on the field is one tight key range. */
+int rk_plan__range_capable(const rk_part *p, int is_prefix);
+
 /* Frees pairs[0..n). */
 void rk_plan__pairs_free(rk__rpair *pairs, size_t n);
 
@@ -123,5 +127,12 @@ size_t rk_plan__prefix_end(uint8_t *out, const uint8_t *p, size_t n);
  * pairs move into the plan. When the rows of a range do not, *unordered_by
  * gets the first part that places rows inside a range. */
 int rk_plan__order(planner *pl, const rk_part **unordered_by);
+
+/* ---- plan_orderby.c ---- */
+
+/* The predicate's ORDER BY and LIMIT into the plan: whether reading it
+ * forward, backward, or only a sort of every matching row gives that
+ * order (rk_plan.order_by), said in words. */
+void rk_plan__order_by(planner *pl, const rk_predicate *pred);
 
 #endif

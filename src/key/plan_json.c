@@ -1,6 +1,6 @@
 /*
- * A plan as one JSON object (rk_plan_json): its kind, flags, keys or
- * ranges in hex, and the explanation in words.
+ * A plan as one JSON object (rk_plan_json): its kind, flags, the ORDER BY
+ * and LIMIT it serves, keys or ranges in hex, and the explanation in words.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +53,11 @@ int rk_plan_json(char **out, const rk_plan *plan)
 	         kinds[plan->kind], plan->residual ? "true" : "false", plan->merge ? "true" : "false",
 	         plan->capped ? "true" : "false", plan->buckets, plan->prefix_len,
 	         plan->ordered ? "true" : "false", plan->nstreams);
+	jcat(&b, &l, &c, tmp);
+	static const char *orders[] = {"none", "key", "reverse", "sort"};
+	snprintf(tmp, sizeof tmp, "\"order_by\":\"%s\",\"order_field\":%d,\"order_desc\":%s,\"limit\":%llu,",
+	         orders[plan->order_by <= RK_ORDER_SORT ? plan->order_by : 0], plan->order_field,
+	         plan->order_desc ? "true" : "false", (unsigned long long)plan->limit);
 	jcat(&b, &l, &c, tmp);
 	jcat(&b, &l, &c, plan->kind == RK_PLAN_GETS ? "\"keys\":[" : "\"ranges\":[");
 	for (size_t i = 0; i < plan->nranges; i++) {

@@ -28,8 +28,7 @@ size_t rk_plan__prefix_end(uint8_t *out, const uint8_t *p, size_t n)
 	return n;
 }
 
-/* Can this part answer a range (or prefix) on its field with a tight range? */
-static int range_capable(const rk_part *p, int is_prefix)
+int rk_plan__range_capable(const rk_part *p, int is_prefix)
 {
 	if (p->kind != P_VAL)
 		return 0;
@@ -250,8 +249,8 @@ static int stop_info_get(planner *pl, stop_info *si)
 	const fcons *f = p && p->kind == P_VAL ? &pl->fc[p->field] : NULL;
 	si->p = p;
 	si->f = f;
-	si->has_range = f && (f->lo || f->hi) && range_capable(p, 0);
-	si->has_prefix = f && f->prefix && range_capable(p, 1);
+	si->has_range = f && (f->lo || f->hi) && rk_plan__range_capable(p, 0);
+	si->has_prefix = f && f->prefix && rk_plan__range_capable(p, 1);
 	/* a text string before a separator: the separator may sort above the
 	   string's own bytes, so only loose bounds exist (see text_bounds) */
 	si->loose = f && (f->lo || f->hi) && !si->has_range && !si->has_prefix && p->vop == V_FIELD &&

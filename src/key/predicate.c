@@ -1,7 +1,8 @@
 /*
  * Predicates over a schema's fields: the text form parsed (conditions
  * joined by AND, values checked against the fields' types, ranges that
- * cannot match refused), and decoded rows matched against them. The planner
+ * cannot match refused, then an optional ORDER BY and LIMIT), and decoded
+ * rows matched against them. The planner
  * (plan.c) reads the parsed conditions through predicate_int.h.
  */
 #include <stdarg.h>
@@ -286,6 +287,105 @@ static int parse_cond(rk_predicate *p, plex *l, cond *c)
 	return c->op == C_IN ? parse_in_list(p, l, c) : parse_values(p, l, c, want);
 }
 
+/* ---- ORDER BY and LIMIT ---- */
+
+/* 'o' when the lexer is at `ORDER BY`, 'l' at `LIMIT` used as a keyword,
+ * else 0. A field may be named order or limit: the word is a keyword only
+ * when what follows cannot continue a condition. */
+static int clause_at(const plex *l)
+{
+	int order = tok_is(l, "ORDER"), limit = tok_is(l, "LIMIT");
+	if (l->kind != 'i' || (!order && !limit))
+		return 0;
+	plex peek = *l;
+	if (plex_next(&peek) < 0)
+		return limit ? 'l' : 0; /* LIMIT then junk: the clause says why */
+	if (order)
+		return tok_is(&peek, "BY") ? 'o' : 0;
+	cond c;
+	size_t want;
+	if (peek.kind == 'p' || (peek.kind == 'i' && (tok_is(&peek, "IN") || tok_is(&peek, "BETWEEN") ||
+	                                            tok_is(&peek, "PREFIX"))))
+		return parse_op(&c, &want, &peek) == 0 ? 0 : 'l';
+	return 'l';
+}
+
+/* `ORDER BY field [ASC|DESC]`, the lexer at ORDER. */
+static int parse_order_by(rk_predicate *p, plex *l)
+{
+	const rk_schema *s = p->s;
+	int rc;
+	if (p->order_field >= 0)
+		return perr(l, "ORDER BY given twice");
+	if (p->limit)
+		return perr(l, "ORDER BY comes before LIMIT");
+	if ((rc = plex_next(l)) < 0 || (rc = plex_next(l)) < 0) /* ORDER, BY */
+		return rc;
+	if (l->kind != 'i')
+		return perr(l, "expected a field name after ORDER BY");
+	int f = rk_schema_field_index(s, l->tok, l->toklen);
+	if (f < 0) {
+		const char *best = rk__suggest_among(l->tok, l->toklen, s->fname, s->nfields);
+		return perr(l, "ORDER BY: unknown field '%.*s'%s%s%s", (int)l->toklen, l->tok,
+		            best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+	}
+	p->order_field = f;
+	if ((rc = plex_next(l)) < 0)
+		return rc;
+	if (l->kind == 'i' && (tok_is(l, "ASC") || tok_is(l, "DESC"))) {
+		p->order_desc = tok_is(l, "DESC");
+		return plex_next(l);
+	}
+	return 0;
+}
+
+/* `LIMIT n`, n a whole number of rows, at least 1; the lexer at LIMIT. */
+static int parse_limit(rk_predicate *p, plex *l)
+{
+	int rc;
+	if (p->limit)
+		return perr(l, "LIMIT given twice");
+	if ((rc = plex_next(l)) < 0)
+		return rc;
+	uint64_t n = 0;
+	int digits = l->kind == 'n' && l->toklen > 0;
+	for (size_t i = 0; digits && i < l->toklen; i++) {
+		unsigned d = (unsigned)(l->tok[i] - '0');
+		if (d > 9)
+			digits = 0;
+		else if (n > (UINT64_MAX - d) / 10)
+			return perr(l, "LIMIT is too large (at most %llu)", (unsigned long long)UINT64_MAX);
+		else
+			n = n * 10 + d;
+	}
+	if (!digits)
+		return perr(l, "LIMIT takes a whole number of rows, at least 1");
+	if (n == 0)
+		return perr(l, "LIMIT 0 returns nothing: LIMIT takes at least 1");
+	p->limit = n;
+	return plex_next(l);
+}
+
+/* What may follow the conditions: ORDER BY, then LIMIT, then the end. */
+static int parse_tail(rk_predicate *p, plex *l)
+{
+	int rc;
+	while (l->kind) {
+		int k = clause_at(l);
+		if (k == 'o')
+			rc = parse_order_by(p, l);
+		else if (k == 'l')
+			rc = parse_limit(p, l);
+		else if (p->limit)
+			return perr(l, "expected the end of the predicate after LIMIT");
+		else
+			return perr(l, "expected LIMIT or the end of the predicate after ORDER BY");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Ranges that cannot match: the tightest lower and upper bound per field
  * (one pass, so a long predicate stays linear). */
 static int check_ranges(const rk_predicate *p)
@@ -327,10 +427,11 @@ int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text,
 	if (!p)
 		return rk__err(RK_ENOMEM, "out of memory parsing a predicate");
 	p->s = s;
+	p->order_field = -1;
 	plex l = {.src = text, .cur = text, .end = text + len};
 	if ((rc = plex_next(&l)) < 0)
 		goto fail;
-	while (l.kind) {
+	while (l.kind && !clause_at(&l)) {
 		if (p->nconds) {
 			if (!tok_is(&l, "AND")) {
 				rc = perr(&l, "expected AND (conditions combine with AND only)");
@@ -347,6 +448,8 @@ int rk_predicate_parse(rk_predicate **out, const rk_schema *s, const char *text,
 		if ((rc = cond_push(p, &c)) < 0)
 			goto fail;
 	}
+	if ((rc = parse_tail(p, &l)) < 0)
+		goto fail;
 	/* string values: offsets -> pointers, now that the store is final */
 	for (size_t i = 0; i < p->nconds; i++) {
 		rk_type ft = s->ftype[p->conds[i].field];

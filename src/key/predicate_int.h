@@ -1,6 +1,7 @@
 /*
  * The parsed form of a predicate (predicate.c), shared with the planner:
- * its conditions, one per `field OP value`, and the value order they use.
+ * its conditions, one per `field OP value`, the value order they use, and
+ * the ORDER BY and LIMIT that may end it.
  */
 #ifndef RK_KEY_PREDICATE_INT_H
 #define RK_KEY_PREDICATE_INT_H
@@ -25,6 +26,9 @@ struct rk_predicate {
 	size_t nconds;
 	char *store; /* copied string literals */
 	size_t store_len, store_cap;
+	int order_field;  /* ORDER BY: its field, or -1 */
+	int order_desc;   /* 1: ORDER BY ... DESC */
+	uint64_t limit;   /* LIMIT n, 0: none */
 };
 
 /* The order of two values of type t (-1, 0, 1): numbers by value, f64 by

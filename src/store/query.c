@@ -20,6 +20,11 @@
  *   spills sorted runs to temporary files past SORT_BUDGET bytes;
  * - unordered, rows are taken from whichever stream has one.
  *
+ * A predicate's ORDER BY (rk_plan.order_by) picks the direction: the plan
+ * read forward (KEY) or backward (REVERSE, as `reverse`), or every row
+ * sorted by the field's value (SORT: the sorter keyed by the field, then
+ * the logical form; query_orderby.c). Its LIMIT joins the options' limit.
+ *
  * Keys are decoded, the residual predicate is applied, then the limit.
  */
 #include <rowkey/query.h>
@@ -64,6 +69,9 @@ typedef struct stream {
 	int rc;    /* producer's error */
 	char err[512];
 	rk__qrow *cur; /* the row at the head of the merge (owned) */
+	uint64_t rows; /* rows it read */
+	uint8_t *obuf; /* sorted by the ORDER BY field: its rows' sort keys */
+	size_t ocap;
 } stream;
 
 struct rk_query {
@@ -87,6 +95,8 @@ struct rk_query {
 	uint64_t per_stream_limit;
 	rk__qsort *sort;   /* Q_SORT */
 	int sorted;        /* Q_SORT: every stream drained into the sorter */
+	int by_field;      /* Q_SORT by the ORDER BY field (RK_ORDER_SORT) */
+	uint8_t *obuf;     /* by_field over gets: a row's sort key */
 };
 
 /* Hands the producer's batch to the ring (one lock per batch). Returns 0,
@@ -121,6 +131,16 @@ static int stream_copy(rk__qrow **out, stream *st, const rk_row *row)
 {
 	size_t ll = 0;
 	int rc = 0;
+	__atomic_fetch_add(&st->q->read, 1, __ATOMIC_RELAXED);
+	if (st->obuf) {
+		const rk_plan *plan = st->q->plan;
+		if ((rc = rk_qorder__key(st->obuf, st->ocap, &ll, st->fields, st->enc, st->q->schema, plan->order_field,
+		                         plan->order_desc, row->key, row->key_len)) < 0)
+			return rc;
+		if (!(*out = rk_qrow__new(row, st->obuf, ll, NULL, 0, 0)))
+			return rk__err(RK_ENOMEM, "out of memory copying a row");
+		return 0;
+	}
 	if (st->fields)
 		rc = rk_key_decode_logical(st->fields, st->lbuf, st->lcap, &ll, st->enc, row->key, row->key_len);
 	else if (st->enc)
@@ -145,7 +165,7 @@ static int stream_range(stream *st, const rk_key_range *r, rk__qrow **batch, siz
 	so.stop = r->stop;
 	so.stop_len = r->stop ? r->stop_len : 0;
 	so.reverse = q->opts.reverse;
-	so.limit = q->per_stream_limit;
+	so.limit = q->per_stream_limit ? q->per_stream_limit - st->rows : 0; /* its rows come in order */
 	so.read = q->opts.read;
 	rk_scan *sc = NULL;
 	const rk_row *row;
@@ -155,6 +175,7 @@ static int stream_range(stream *st, const rk_key_range *r, rk__qrow **batch, siz
 	while ((rc = rk_scan_next(&row, sc)) == 0) {
 		if ((rc = stream_copy(&batch[*nb], st, row)) < 0)
 			break;
+		st->rows++;
 		/* a full batch, or a consumer waiting for this stream: hand over now */
 		if (++*nb == BATCH || __atomic_load_n(&st->consumer_waiting, __ATOMIC_ACQUIRE)) {
 			if ((rc = stream_push(st, batch, nb)) < 0)
@@ -174,7 +195,7 @@ static void *stream_main(void *arg)
 	rk__qrow *batch[BATCH];
 	size_t nb = 0;
 	int rc = 0;
-	for (size_t i = 0; i < st->nranges && rc == 0; i++)
+	for (size_t i = 0; i < st->nranges && rc == 0 && !(q->per_stream_limit && st->rows >= q->per_stream_limit); i++)
 		rc = stream_range(st, st->ranges[q->opts.reverse ? st->nranges - 1 - i : i], batch, &nb);
 	if (rc == 0 && nb)
 		rc = stream_push(st, batch, &nb);
@@ -327,13 +348,34 @@ static int unordered_next(rk__qrow **out, rk_query *q)
 	}
 }
 
-/* Sorted: every row of every stream into the sorter first. */
+static int get_next(rk__qrow **out, rk_query *q);
+
+/* Sorted by the ORDER BY field, from gets: the row again, under its sort
+ * key (q->fields is scratch until rk_query_next decodes the row). */
+static int get_sort_next(rk__qrow **out, rk_query *q)
+{
+	rk__qrow *r = NULL;
+	size_t ol;
+	int rc = get_next(&r, q);
+	if (rc < 0 || !q->by_field) {
+		*out = r;
+		return rc;
+	}
+	rc = rk_qorder__key(q->obuf, rk_qorder__cap(q->schema), &ol, q->fields, q->enc, q->schema, q->plan->order_field,
+	                    q->plan->order_desc, r->row.key, r->row.key_len);
+	if (rc == 0 && !(*out = rk_qrow__new(&r->row, q->obuf, ol, NULL, 0, 0)))
+		rc = rk__err(RK_ENOMEM, "out of memory copying a row");
+	free(r);
+	return rc;
+}
+
+/* Sorted: every row of every stream (or every get) into the sorter first. */
 static int sorted_next(rk__qrow **out, rk_query *q)
 {
 	int rc;
 	if (!q->sorted) {
 		rk__qrow *r;
-		while ((rc = unordered_next(&r, q)) == 0)
+		while ((rc = q->plan->kind == RK_PLAN_GETS ? get_sort_next(&r, q) : unordered_next(&r, q)) == 0)
 			if ((rc = rk_qsort__add(q->sort, r)) < 0)
 				return rc;
 		if (rc != RK_EITEROVER || (rc = rk_qsort__finish(q->sort)) < 0)
@@ -357,6 +399,7 @@ static int get_next(rk__qrow **out, rk_query *q)
 			continue;
 		if (rc < 0)
 			return rc;
+		q->read++;
 		*out = rk_qrow__new(row, NULL, 0, NULL, 0, 0);
 		rk_row_free(row);
 		return *out ? 0 : rk__err(RK_ENOMEM, "out of memory copying a row");
@@ -370,6 +413,8 @@ static int get_next(rk__qrow **out, rk_query *q)
  * as it comes: read as unordered, it needs no logical forms. */
 static q_mode choose_mode(const rk_plan *plan, const rk_query_options *o)
 {
+	if (plan->order_by == RK_ORDER_SORT)
+		return Q_SORT;
 	if (plan->kind == RK_PLAN_GETS)
 		return Q_GETS;
 	if (o->unordered || (plan->ordered && plan->nstreams <= 1))
@@ -421,7 +466,10 @@ static int make_streams(rk_query *q)
 			rk_type t = rk_schema_field_type(q->schema, f);
 			st->strs |= (uint64_t)(t == RK_T_STR || t == RK_T_BYTES) << f;
 		}
-		if (q->mode == Q_MERGE && !(st->fields = calloc(st->nfields + 1, sizeof *st->fields)))
+		if ((q->mode == Q_MERGE || q->by_field) && !(st->fields = calloc(st->nfields + 1, sizeof *st->fields)))
+			return rk__err(RK_ENOMEM, "out of memory starting a query");
+		st->ocap = rk_qorder__cap(q->schema);
+		if (q->by_field && !(st->obuf = malloc(st->ocap)))
 			return rk__err(RK_ENOMEM, "out of memory starting a query");
 	}
 	return 0;
@@ -452,7 +500,21 @@ int rk_query_open(rk_query **out, rk_table *table, const rk_schema *schema, cons
 	q->plan = plan;
 	q->pred = pred;
 	q->opts = opts ? *opts : defaults;
+	if (plan->limit && (!q->opts.limit || plan->limit < q->opts.limit))
+		q->opts.limit = plan->limit;
+	if (plan->order_by != RK_ORDER_NONE) { /* the predicate's order decides */
+		q->opts.unordered = 0;
+		q->opts.reverse = plan->order_by == RK_ORDER_REVERSE;
+	}
+	q->by_field = plan->order_by == RK_ORDER_SORT;
 	q->mode = choose_mode(plan, &q->opts);
+	rk_schema_info info;
+	rk_schema_get_info(&info, schema);
+	if (q->by_field && !(info.decodable_mask >> plan->order_field & 1)) {
+		rc = rk__err(RK_EINVALID, "ORDER BY '%s': its value cannot be recovered from this design's keys, so rows "
+		             "cannot be sorted by it", rk_schema_field_name(schema, (size_t)plan->order_field));
+		goto fail;
+	}
 	q->fields = calloc(rk_schema_nfields(schema) + 1, sizeof *q->fields);
 	if (!q->fields) {
 		rc = rk__err(RK_ENOMEM, "out of memory starting a query");
@@ -469,6 +531,14 @@ int rk_query_open(rk_query **out, rk_table *table, const rk_schema *schema, cons
 	q->per_stream_limit = plan->residual || q->mode == Q_SORT ? 0 : q->opts.limit;
 	if (q->mode == Q_SORT && (rc = rk_qsort__new(&q->sort, SORT_BUDGET, q->opts.reverse)) < 0)
 		goto fail;
+	if (plan->kind == RK_PLAN_GETS) { /* sorted gets: read by the consumer */
+		if (!(q->obuf = malloc(rk_qorder__cap(schema)))) {
+			rc = rk__err(RK_ENOMEM, "out of memory starting a query");
+			goto fail;
+		}
+		*out = q;
+		return 0;
+	}
 	if ((rc = make_streams(q)) < 0 || (rc = start_streams(q)) < 0)
 		goto fail;
 	*out = q;
@@ -495,7 +565,6 @@ int rk_query_next(rk_query_row *out, rk_query *q)
 		}
 		if (rc < 0)
 			return rc;
-		q->read++;
 		if (row->fields) /* decoded by its stream */
 			memcpy(q->fields, row->fields, rk_schema_nfields(q->schema) * sizeof *q->fields);
 		else if ((rc = rk_key_decode(q->fields, q->enc, row->row.key, row->row.key_len)) < 0) {
@@ -519,7 +588,7 @@ int rk_query_next(rk_query_row *out, rk_query *q)
 
 uint64_t rk_query_rows_read(const rk_query *q)
 {
-	return q->read;
+	return __atomic_load_n(&q->read, __ATOMIC_RELAXED);
 }
 
 void rk_query_close(rk_query *q)
@@ -553,8 +622,10 @@ void rk_query_close(rk_query *q)
 		rk_encoder_free(st->enc);
 		free(st->lbuf);
 		free(st->fields);
+		free(st->obuf);
 	}
 	rk_qsort__free(q->sort);
+	free(q->obuf);
 	free(q->streams);
 	free(q->heap);
 	free(q->last);

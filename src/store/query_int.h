@@ -60,4 +60,17 @@ size_t rk_qsort__runs(const rk__qsort *s);
 
 void rk_qsort__free(rk__qsort *s);
 
+/* ---- ORDER BY a field the key does not order by (query_orderby.c) ---- */
+
+/* Bytes a sort key of schema s's rows may take. */
+size_t rk_qorder__cap(const rk_schema *s);
+
+/* A row's sort key: decodes key (fields[0..nfields) get its fields, as
+ * rk_key_decode), then writes the field's value in an order-preserving
+ * encoding (inverted for desc) followed by the key's logical form into
+ * out[0..*len). cap is rk_qorder__cap. RK_ECORRUPT naming the key when it
+ * does not decode. */
+int rk_qorder__key(uint8_t *out, size_t cap, size_t *len, rk_value *fields, rk_encoder *enc,
+                   const rk_schema *s, int field, int desc, const uint8_t *key, size_t klen);
+
 #endif

@@ -86,6 +86,30 @@ expect_eq escaped_column "$got" 'd:q\x01=v\x5cw'
 got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid = 3' --columns 'd:\xZZ' 2>&1 >/dev/null; echo "rc=$?")
 expect_grep bad_column "rc=2" "$got"
 
+# ORDER BY and LIMIT in the predicate: newest first from the key, oldest
+# first read backwards, another order sorted; the smaller limit wins
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid = 2 ORDER BY ts DESC LIMIT 3' | tail -n +2 | cut -f2 | paste -sd, -)
+expect_eq order_desc "$got" "60,50,40"
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid = 2 ORDER BY ts ASC LIMIT 3' | tail -n +2 | cut -f2 | paste -sd, -)
+expect_eq order_asc "$got" "10,20,30"
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'uid = 2 ORDER BY ts LIMIT 3' --limit 2 | tail -n +2 | cut -f2 | paste -sd, -)
+expect_eq order_smaller_limit "$got" "10,20"
+got=$("$R" query -s "$S" --db "$D" -t ev -w 'ts >= 50 ORDER BY ts DESC LIMIT 4' | tail -n +2 | cut -f1,2 | paste -sd' ' -)
+expect_eq order_sorted "$got" $'1\t60 2\t60 3\t60 4\t60'
+got=$("$R" explain -s "$S" -w 'uid = 2 ORDER BY ts DESC LIMIT 20')
+expect_grep explain_order_key "rows come newest first from the key: LIMIT 20 reads 20 rows" "$got"
+got=$("$R" explain -s "$S" -w 'uid = 2 ORDER BY ts ASC')
+expect_grep explain_order_reverse "read backwards" "$got"
+got=$("$R" explain -s "$S" -w 'ORDER BY ts DESC LIMIT 5' --json)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["order_by"]=="sort" and d["order_field"]==1 and d["order_desc"] and d["limit"]==5' "$got" \
+  && ok || bad "explain order json: $got"
+"$R" query -s "$S" --db "$D" -t ev -w 'uid = 2 ORDER BY ts' --reverse > /dev/null 2> "$T/err"; rc=$?
+expect_eq order_reverse_rc $rc 2
+expect_grep order_reverse "does not combine with ORDER BY" "$(cat "$T/err")"
+"$R" query -s "$S" --db "$D" -t ev -w 'uid = 2 LIMIT 0' > /dev/null 2> "$T/err"; rc=$?
+expect_eq limit0_rc $rc 2
+expect_grep limit0 "column 15: LIMIT 0 returns nothing" "$(cat "$T/err")"
+
 # bad predicates name the token; exit 2
 "$R" query -s "$S" --db "$D" -t ev -w 'nope = 1' > /dev/null 2> "$T/err"; rc=$?
 expect_eq bad_field_rc $rc 2

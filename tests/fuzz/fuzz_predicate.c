@@ -2,8 +2,8 @@
  * Fuzz target: the predicate parser and the planner. Any text must parse or
  * fail with RK_EINVALID; a predicate that parses must plan (or fail with a
  * code: an impossible range, a plan over the expansion limit), and its plan
- * must be well formed: ranges with start < stop, gets with whole keys, and
- * no more of them than the bound (max_ranges, taken from the first byte, or
+ * must be well formed: ranges with start < stop, gets with whole keys, an
+ * ORDER BY it says how it serves, and no more of them than the bound (max_ranges, taken from the first byte, or
  * the design's buckets). A blow-up shows as a timeout: run libFuzzer with
  * -timeout (scripts/fuzz.sh does); the replay driver has its own limit.
  */
@@ -58,6 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (plan->kind != RK_PLAN_GETS && r->stop && key_cmp(r->start, r->start_len, r->stop, r->stop_len) >= 0)
 				abort(); /* an empty or inverted range */
 		}
+		if (plan->order_by > RK_ORDER_SORT || (plan->order_field < 0) != (plan->order_by == RK_ORDER_NONE) ||
+		    plan->order_field >= (int)info.nfields)
+			abort(); /* an ORDER BY the plan does not account for */
 		char *js = NULL;
 		if (rk_plan_json(&js, plan) == 0)
 			free(js);

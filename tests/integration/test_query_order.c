@@ -7,7 +7,9 @@
  * in the model's order: the schema's value parts compared in template order
  * (each as its encoding orders it: descending parts and reverse timestamps
  * backwards, reversed strings by their reversal), ties by the whole key;
- * forward, reverse and with a limit. The model never looks at the key's
+ * forward, reverse and with a limit; and with ORDER BY a random field and
+ * LIMIT, by that field's value first (ties in the model's order, backwards
+ * when the plan reads backwards). The model never looks at the key's
  * bytes except for ties. RK_TEST_LABEL_CONCURRENCY: streams run in threads.
  */
 #include <setjmp.h>
@@ -206,6 +208,22 @@ static int model_cmp(const void *x, const void *y)
 	return g_reverse ? -c : c;
 }
 
+/* ORDER BY g_ofield (-1: none) first, DESC when g_odesc; then the model. */
+static int g_ofield, g_odesc;
+static int order_cmp(const void *x, const void *y)
+{
+	const row *a = x, *b = y;
+	int f = g_ofield, c = 0;
+	if (f >= 0) {
+		switch (g_design->type[f]) {
+		case T_U: c = (a->u[f] > b->u[f]) - (a->u[f] < b->u[f]); break;
+		case T_I: c = (a->i[f] > b->i[f]) - (a->i[f] < b->i[f]); break;
+		default: c = cmp_bytes(a->s[f], strlen(a->s[f]), b->s[f], strlen(b->s[f])); break;
+		}
+	}
+	return c ? (g_odesc ? -c : c) : model_cmp(x, y);
+}
+
 /* ---- random predicates, and the model's filter ---- */
 
 typedef enum { O_EQ = 1, O_IN, O_LT, O_LE, O_GT, O_GE, O_BETWEEN, O_PREFIX } op;
@@ -301,7 +319,7 @@ static int random_pred(const design *d, cond *cs, char *w, size_t cap)
 
 static rk_store *store;
 static char *dir;
-static uint64_t cases, skipped, sorted_cases, merged_cases;
+static uint64_t cases, skipped, sorted_cases, merged_cases, order_cases[4];
 
 /* Loads the rows of one design into table tN; returns how many distinct keys. */
 static size_t load(rk_table *t, rk_schema *s, const design *d, row *rows)
@@ -339,15 +357,32 @@ static size_t load(rk_table *t, rk_schema *s, const design *d, row *rows)
 }
 
 /* Runs one query and compares it with the model; returns 0, or 1 when the
- * predicate was refused (an impossible mix of conditions). */
-static int check(rk_table *t, rk_schema *s, const design *d, row *rows, size_t n, const char *w,
-                 const cond *cs, int nc, int reverse, uint64_t limit)
+ * predicate was refused (an impossible mix of conditions). ofield >= 0:
+ * with ORDER BY that field (DESC when odesc) and, when plimit, LIMIT plimit. */
+static int check(rk_table *t, rk_schema *s, const design *d, row *rows, size_t n, const char *where,
+                 const cond *cs, int nc, int reverse, uint64_t limit, int ofield, int odesc, uint64_t plimit)
 {
 	rk_predicate *p;
 	rk_plan *plan;
+	char w[640];
+	snprintf(w, sizeof w, "%s", where);
+	if (ofield >= 0)
+		cat(w, sizeof w, " ORDER BY f%d %s", ofield, odesc ? "DESC" : "ASC");
+	if (plimit)
+		cat(w, sizeof w, " LIMIT %llu", (unsigned long long)plimit);
 	if (rk_predicate_parse(&p, s, w, strlen(w)) < 0)
 		return 1;
 	if (rk_plan_build(&plan, s, p) < 0) {
+		rk_predicate_free(p);
+		return 1;
+	}
+	rk_schema_info info;
+	rk_schema_get_info(&info, s);
+	if (ofield >= 0 && !(info.decodable_mask >> ofield & 1)) { /* nothing to sort by: refused at open */
+		rk_query *q = NULL;
+		assert_int_equal(rk_query_open(&q, t, s, plan, p, NULL), plan->order_by == RK_ORDER_SORT ? RK_EINVALID : 0);
+		rk_query_close(q);
+		rk_plan_free(plan);
 		rk_predicate_free(p);
 		return 1;
 	}
@@ -357,8 +392,12 @@ static int check(rk_table *t, rk_schema *s, const design *d, row *rows, size_t n
 		if (matches(d, &rows[k], cs, nc))
 			want[nw++] = rows[k];
 	g_design = d;
-	g_reverse = reverse;
-	qsort(want, nw, sizeof *want, model_cmp);
+	g_reverse = ofield >= 0 ? plan->order_by == RK_ORDER_REVERSE : reverse;
+	g_ofield = ofield;
+	g_odesc = odesc;
+	qsort(want, nw, sizeof *want, order_cmp);
+	if (plimit && (!limit || plimit < limit))
+		limit = plimit;
 	if (limit && nw > limit)
 		nw = limit;
 	rk_query *q;
@@ -382,6 +421,7 @@ static int check(rk_table *t, rk_schema *s, const design *d, row *rows, size_t n
 		fail_msg("design: %s\nwhere: %s (reverse %d, limit %llu)\nplan: %s\n%zu rows, the model has %zu",
 		         d->text, w, reverse, (unsigned long long)limit, plan->explain, got, nw);
 	cases++;
+	order_cases[plan->order_by]++;
 	sorted_cases += plan->kind != RK_PLAN_GETS && !plan->ordered;
 	merged_cases += plan->merge;
 	rk_query_close(q);
@@ -420,9 +460,11 @@ static void test_query_order(void **state)
 			char w[512];
 			cond cs[MAXF];
 			int nc = random_pred(&d, cs, w, sizeof w);
-			skipped += check(t, s, &d, rows, n, w, cs, nc, 0, 0);
-			check(t, s, &d, rows, n, w, cs, nc, 1, 0);
-			check(t, s, &d, rows, n, w, cs, nc, (int)(rnd() & 1), 1 + rnd() % 8);
+			skipped += check(t, s, &d, rows, n, w, cs, nc, 0, 0, -1, 0, 0);
+			check(t, s, &d, rows, n, w, cs, nc, 1, 0, -1, 0, 0);
+			check(t, s, &d, rows, n, w, cs, nc, (int)(rnd() & 1), 1 + rnd() % 8, -1, 0, 0);
+			check(t, s, &d, rows, n, w, cs, nc, (int)(rnd() & 1), rnd() % 3 ? 0 : 1 + rnd() % 8, pick(d.nf),
+			      (int)(rnd() & 1), rnd() % 3 ? 1 + rnd() % 8 : 0);
 		}
 		rk_table_close(t);
 		rk_schema_free(s);
@@ -433,6 +475,10 @@ static void test_query_order(void **state)
 	        (unsigned long long)merged_cases, (unsigned long long)skipped);
 	assert_true(cases >= 3000);
 	assert_true(sorted_cases > 100 && merged_cases > 100);
+	fprintf(stderr, "ORDER BY: %llu from the key, %llu read backwards, %llu sorted\n",
+	        (unsigned long long)order_cases[RK_ORDER_KEY], (unsigned long long)order_cases[RK_ORDER_REVERSE],
+	        (unsigned long long)order_cases[RK_ORDER_SORT]);
+	assert_true(order_cases[RK_ORDER_KEY] > 20 && order_cases[RK_ORDER_REVERSE] > 20 && order_cases[RK_ORDER_SORT] > 20);
 }
 
 static int setup(void **state)
