@@ -6,6 +6,7 @@
 #include "analyze/fstats.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,76 @@ static int classify(rk__fstats *s, const char *p, size_t n, double *d, int64_t *
 	return 0;
 }
 
+/* ---- dates in named formats ---- */
+
+/* Each date layout alone, then with a time to the minute and to the second;
+ * US month-first before day-first, so an all-ambiguous column (every first
+ * number <= 12) is read as US dates, and the profile says so. */
+static const char *const date_layouts[RK__DATEFMTS / 3] = {
+	"%b %d %Y", "%b %d, %Y", "%d %b %Y", "%B %d %Y", "%B %d, %Y",
+	"%d %B %Y", "%Y/%m/%d", "%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y",
+};
+
+const char *rk__fstats_datefmt(int k)
+{
+	static char fmts[RK__DATEFMTS][RK__DATEFMT_MAX + 1];
+	static const char *const times[3] = {"", " %H:%M", " %H:%M:%S"};
+	if (k < 0 || k >= RK__DATEFMTS)
+		return NULL;
+	if (!fmts[k][0]) /* racing threads write the same bytes */
+		snprintf(fmts[k], sizeof fmts[k], "%s%s", date_layouts[k / 3], times[k % 3]);
+	return fmts[k];
+}
+
+int rk__fstats_date_format(const rk__fstats *s, int *also)
+{
+	uint64_t vals = s->cells - s->empties;
+	int first = -1;
+	*also = -1;
+	if (!vals || s->shape.dates != vals || !s->shape.dfmts)
+		return -1;
+	for (int k = 0; k < RK__DATEFMTS; k++)
+		if (s->shape.dfmts >> k & 1) {
+			if (first < 0)
+				first = k;
+			else if (*also < 0)
+				*also = k;
+		}
+	return first;
+}
+
+/* A value that no other class took: a date in the formats every date so far
+ * read in? Only tried while the field can still be all dates, so a text
+ * field costs one failed parse per format, once. */
+static int date_seen(rk__fstats *s, const char *p, size_t n)
+{
+	uint32_t fits = 0, try = s->shape.dates ? s->shape.dfmts : (1u << RK__DATEFMTS) - 1;
+	int64_t ms[RK__DATEFMTS];
+	const char *why;
+	if (s->shape.texts || s->shape.ints || s->shape.decs || s->shape.isos || n < 6 || n > 40)
+		return 0;
+	for (int k = 0; k < RK__DATEFMTS; k++)
+		if ((try >> k & 1) && rk__datefmt_parse(&ms[k], rk__fstats_datefmt(k), p, n, &why) == 0)
+			fits |= 1u << k;
+	if (!fits)
+		return 0;
+	for (int k = 0; k < RK__DATEFMTS; k++) {
+		if (!(fits >> k & 1))
+			continue;
+		if (!s->shape.dates || ms[k] < s->dmin[k])
+			s->dmin[k] = ms[k];
+		if (!s->shape.dates || ms[k] > s->dmax[k])
+			s->dmax[k] = ms[k];
+		if (s->shape.dates)
+			s->dge[k] += ms[k] >= s->dprev[k];
+		s->dprev[k] = ms[k];
+	}
+	s->dpairs += s->shape.dates > 0;
+	s->shape.dfmts = fits;
+	s->shape.dates++;
+	return 1;
+}
+
 void rk__fstats_text(rk__fstats *s, const char *p, size_t n, int absent)
 {
 	s->cells++;
@@ -145,6 +216,8 @@ void rk__fstats_text(rk__fstats *s, const char *p, size_t n, int absent)
 	} else if (k == 2) {
 		s->shape.decs++;
 		number_seen(s, d);
+	} else if (k == 0 && date_seen(s, p, n)) {
+		/* counted in shape.dates */
 	} else if (k == 3) {
 		if (!s->shape.isos || iso < s->iso_min)
 			s->iso_min = iso;
