@@ -6,7 +6,6 @@
 #include "analyze/fstats.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,20 +131,22 @@ static int classify(rk__fstats *s, const char *p, size_t n, double *d, int64_t *
 /* Each date layout alone, then with a time to the minute and to the second;
  * US month-first before day-first, so an all-ambiguous column (every first
  * number <= 12) is read as US dates, and the profile says so. */
-static const char *const date_layouts[RK__DATEFMTS / 3] = {
-	"%b %d %Y", "%b %d, %Y", "%d %b %Y", "%B %d %Y", "%B %d, %Y",
-	"%d %B %Y", "%Y/%m/%d", "%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y",
+static const char *const date_formats[RK__DATEFMTS] = {
+	"%b %d %Y", "%b %d %Y %H:%M", "%b %d %Y %H:%M:%S",
+	"%b %d, %Y", "%b %d, %Y %H:%M", "%b %d, %Y %H:%M:%S",
+	"%d %b %Y", "%d %b %Y %H:%M", "%d %b %Y %H:%M:%S",
+	"%B %d %Y", "%B %d %Y %H:%M", "%B %d %Y %H:%M:%S",
+	"%B %d, %Y", "%B %d, %Y %H:%M", "%B %d, %Y %H:%M:%S",
+	"%d %B %Y", "%d %B %Y %H:%M", "%d %B %Y %H:%M:%S",
+	"%Y/%m/%d", "%Y/%m/%d %H:%M", "%Y/%m/%d %H:%M:%S",
+	"%m/%d/%Y", "%m/%d/%Y %H:%M", "%m/%d/%Y %H:%M:%S",
+	"%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S",
+	"%d.%m.%Y", "%d.%m.%Y %H:%M", "%d.%m.%Y %H:%M:%S",
 };
 
 const char *rk__fstats_datefmt(int k)
 {
-	static char fmts[RK__DATEFMTS][RK__DATEFMT_MAX + 1];
-	static const char *const times[3] = {"", " %H:%M", " %H:%M:%S"};
-	if (k < 0 || k >= RK__DATEFMTS)
-		return NULL;
-	if (!fmts[k][0]) /* racing threads write the same bytes */
-		snprintf(fmts[k], sizeof fmts[k], "%s%s", date_layouts[k / 3], times[k % 3]);
-	return fmts[k];
+	return k >= 0 && k < RK__DATEFMTS ? date_formats[k] : NULL;
 }
 
 int rk__fstats_date_format(const rk__fstats *s, int *also)
