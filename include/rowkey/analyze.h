@@ -341,8 +341,8 @@ typedef struct rk_value_count {
 
 typedef struct rk_field_profile {
 	const char *name;
-	const char *type;      /* u64, i64, f64, ts or str: what a schema should declare */
-	const char *time_unit; /* ts: "s", "ms", "us", "ns" or "ISO-8601"; else NULL */
+	const char *type;      /* u64, i64, f64, ts, ts("FORMAT") or str: what a schema should declare */
+	const char *time_unit; /* ts: "s", "ms", "us", "ns", "ISO-8601" or the date format; else NULL */
 	uint64_t values;       /* records with a value */
 	uint64_t empties;      /* records with an empty or no value */
 	uint64_t distinct;

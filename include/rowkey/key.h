@@ -116,10 +116,21 @@ rk_type rk_schema_field_type(const rk_schema *schema, size_t i);
 int rk_schema_field_is_time(const rk_schema *schema, size_t i);
 /* Parses text as a value of field i: rk_value_parse for the field's type,
  * and for a `ts` field also an ISO-8601 date-time (YYYY-MM-DD[THH:MM[:SS
- * [.fff]]][Z|+HH:MM]; no zone is UTC), given as Unix milliseconds. Messages
- * name the type and the text, not the field (the caller knows it). */
+ * [.fff]]][Z|+HH:MM]; no zone is UTC), given as Unix milliseconds; a `ts`
+ * field with a format takes that format only. Messages name the type (or
+ * format) and the text, not the field (the caller knows it). */
 int rk_schema_value_parse(rk_value *out, const rk_schema *schema, size_t i, const char *text,
                           size_t len);
+/* The text format a `ts` field names (`ts("%m/%d/%Y")`, docs/schema.md),
+ * borrowed for the schema's life, or NULL when it names none. A field with
+ * a format takes only text in that format from rk_schema_value_parse (the
+ * message says the value, the format and what did not match). */
+const char *rk_schema_field_time_format(const rk_schema *schema, size_t i);
+/* Writes field i's value as text like rk_value_format, but a `ts` field with
+ * a format in that format (or ISO-8601 when the format cannot say the value
+ * exactly, or the integer past years 0001..9999). */
+size_t rk_schema_value_format(char *buf, size_t cap, const rk_schema *schema, size_t i,
+                              const rk_value *v);
 /* Returns the field's index, or RK_ENOTFOUND. */
 int rk_schema_field_index(const rk_schema *schema, const char *name, size_t len);
 

@@ -105,7 +105,7 @@ static void put_field(char *k, size_t cap, const rk__dataset *d, size_t f)
 	size_t o = strlen(k);
 	if (!strcmp(t, "u64"))
 		snprintf(k + o, cap - o, "%su64(%s)", o ? " " : "", name);
-	else if (!strcmp(t, "i64") || !strcmp(t, "ts"))
+	else if (!strcmp(t, "i64") || !strncmp(t, "ts", 2)) /* ts, ts("FORMAT") */
 		snprintf(k + o, cap - o, "%si64(%s)", o ? " " : "", name);
 	else if (!strcmp(t, "f64"))
 		snprintf(k + o, cap - o, "%sf64(%s)", o ? " " : "", name);

@@ -20,13 +20,15 @@
 
 const char *rk__tunit_name(rk__tunit tu)
 {
-	static const char *const n[] = {NULL, "s", "ms", "us", "ns", "ISO-8601"};
-	return tu <= RK__TU_ISO ? n[tu] : NULL;
+	static const char *const n[] = {NULL, "s", "ms", "us", "ns", "ISO-8601", "format"};
+	return tu <= RK__TU_FMT ? n[tu] : NULL;
 }
 
 const char *rk__dataset_type(const rk__dataset *d, size_t f)
 {
 	const rk__column *c = &d->col[f];
+	if (c->tu == RK__TU_FMT)
+		return c->type_text;
 	if (c->tu)
 		return "ts";
 	switch (c->kind) {
@@ -216,8 +218,16 @@ static void infer(rk__column *c)
 {
 	const rk__shape_counts *s = &c->st.shape;
 	uint64_t vals = c->st.cells - c->st.empties;
+	int also, k = rk__fstats_date_format(&c->st, &also);
 	c->tu = RK__TU_NONE;
-	if (vals == 0 || s->texts) {
+	if (k >= 0) {
+		c->kind = RK__W_I64;
+		c->tu = RK__TU_FMT;
+		c->dfmt = rk__fstats_datefmt(k);
+		c->dfmt_k = k;
+		c->dfmt_also = also >= 0 ? rk__fstats_datefmt(also) : NULL;
+		snprintf(c->type_text, sizeof c->type_text, "ts(\"%s\")", c->dfmt);
+	} else if (vals == 0 || s->texts || s->dates) {
 		c->kind = RK__W_STR;
 	} else if (s->isos == vals) {
 		c->kind = RK__W_I64;
@@ -244,6 +254,11 @@ uint64_t rk__column_parse(const rk__column *c, const char *t, size_t n)
 		rk__iso8601_ms(&ms, t, n);
 		return (uint64_t)ms;
 	}
+	if (c->tu == RK__TU_FMT) {
+		const char *why;
+		rk__datefmt_parse(&ms, c->dfmt, t, n, &why); /* every value read in it (fstats) */
+		return (uint64_t)ms;
+	}
 	if (c->kind == RK__W_U64)
 		return strtoull(t, NULL, 10);
 	if (c->kind == RK__W_I64)
@@ -267,6 +282,13 @@ static int convert(rk__dataset *d, rk__column *c)
 			c->v[i] = rk__column_parse(c, d->arena + c->off[i], c->len[i]);
 	}
 	return 0;
+}
+
+double rk__column_monotonic(const rk__column *c)
+{
+	if (c->tu == RK__TU_FMT)
+		return c->st.dpairs ? (double)c->st.dge[c->dfmt_k] / (double)c->st.dpairs : 0;
+	return rk__fstats_monotonic(&c->st, c->kind != RK__W_STR && c->tu != RK__TU_ISO);
 }
 
 int64_t rk__tunit_ms(rk__tunit tu, int64_t v)
@@ -312,7 +334,7 @@ static int pick_clock(rk__dataset *d)
 	d->time_field = -1;
 	d->clock_falls = 0;
 	for (size_t f = 0; f < d->nf; f++) {
-		double m = rk__fstats_monotonic(&d->col[f].st, d->col[f].tu != RK__TU_ISO);
+		double m = rk__column_monotonic(&d->col[f]);
 		if (d->col[f].tu && m >= best) {
 			best = m;
 			d->time_field = (int)f;

@@ -9,6 +9,9 @@
  *               zero -> str (an identifier: "007" is not 7);
  *   decimals (and integers mixed with them) -> f64;
  *   ISO-8601 date-times -> a time, held as Unix milliseconds (i64);
+ *   dates in one of the formats fstats.c names (Jan 1 2000, 01/31/2000,
+ *   31.01.2000, ...) -> a time in that format, ts("%m/%d/%Y"), held as
+ *   Unix milliseconds; month-first when every value reads both ways;
  *   integers in a field named like a time (ts, time, timestamp, date,
  *   created, *_at, *_ts, *_time) whose values are plausible Unix times ->
  *   a time in seconds, milliseconds, microseconds or nanoseconds;
@@ -32,7 +35,8 @@ typedef enum {
 	RK__TU_MS = 2,
 	RK__TU_US = 3,
 	RK__TU_NS = 4,
-	RK__TU_ISO = 5 /* ISO-8601 text, held as ms */
+	RK__TU_ISO = 5, /* ISO-8601 text, held as ms */
+	RK__TU_FMT = 6  /* dates in a named format (rk__column.dfmt), held as ms */
 } rk__tunit;
 
 #define RK__ABSENT UINT32_MAX
@@ -46,6 +50,10 @@ typedef struct rk__column {
 	uint64_t *off;      /* per record: its text in the arena */
 	uint32_t *len;      /* per record: the text's length, or RK__ABSENT */
 	int seq;            /* a uniquifier the advisor added: record number from 1, no text */
+	const char *dfmt;   /* RK__TU_FMT: the format, rk__fstats_datefmt(dfmt_k) */
+	int dfmt_k;
+	const char *dfmt_also; /* another format every value reads in too, or NULL */
+	char type_text[64]; /* RK__TU_FMT: the type a schema declares, ts("...") */
 } rk__column;
 
 typedef struct rk__dataset {
@@ -106,14 +114,19 @@ void rk__dataset_record(const rk__dataset *d, uint64_t i, rk__wval *out);
 /* A field's value of record i as text (borrowed), or NULL when absent. */
 const char *rk__dataset_text(const rk__dataset *d, size_t f, uint64_t i, size_t *len);
 
-/* The type name a field gets in a schema: u64, i64, f64, ts or str. */
+/* The type a field gets in a schema: u64, i64, f64, ts, ts("FORMAT") or str. */
 const char *rk__dataset_type(const rk__dataset *d, size_t f);
 
-/* The field's time unit as a word ("s", "ms", "us", "ns", "ISO-8601") or NULL. */
+/* The field's time unit as a word ("s", "ms", "us", "ns", "ISO-8601") or NULL
+ * (RK__TU_FMT: "format"; the column's dfmt says which). */
 const char *rk__tunit_name(rk__tunit tu);
 
 /* A cell's text (non-empty) as the column's number (f64 as its bits). */
 uint64_t rk__column_parse(const rk__column *c, const char *t, size_t n);
+/* The column's monotonic share (rk__fstats_monotonic) compared the way its
+ * type orders: numbers as numbers, ISO-8601 as bytes, dates in a format as
+ * the times they say. */
+double rk__column_monotonic(const rk__column *c);
 /* A time in the unit as milliseconds. */
 int64_t rk__tunit_ms(rk__tunit tu, int64_t v);
 /* The field named name[0..n), or -1. */

@@ -126,6 +126,78 @@ static int classify(rk__fstats *s, const char *p, size_t n, double *d, int64_t *
 	return 0;
 }
 
+/* ---- dates in named formats ---- */
+
+/* Each date layout alone, then with a time to the minute and to the second;
+ * US month-first before day-first, so an all-ambiguous column (every first
+ * number <= 12) is read as US dates, and the profile says so. */
+static const char *const date_formats[RK__DATEFMTS] = {
+	"%b %d %Y", "%b %d %Y %H:%M", "%b %d %Y %H:%M:%S",
+	"%b %d, %Y", "%b %d, %Y %H:%M", "%b %d, %Y %H:%M:%S",
+	"%d %b %Y", "%d %b %Y %H:%M", "%d %b %Y %H:%M:%S",
+	"%B %d %Y", "%B %d %Y %H:%M", "%B %d %Y %H:%M:%S",
+	"%B %d, %Y", "%B %d, %Y %H:%M", "%B %d, %Y %H:%M:%S",
+	"%d %B %Y", "%d %B %Y %H:%M", "%d %B %Y %H:%M:%S",
+	"%Y/%m/%d", "%Y/%m/%d %H:%M", "%Y/%m/%d %H:%M:%S",
+	"%m/%d/%Y", "%m/%d/%Y %H:%M", "%m/%d/%Y %H:%M:%S",
+	"%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S",
+	"%d.%m.%Y", "%d.%m.%Y %H:%M", "%d.%m.%Y %H:%M:%S",
+};
+
+const char *rk__fstats_datefmt(int k)
+{
+	return k >= 0 && k < RK__DATEFMTS ? date_formats[k] : NULL;
+}
+
+int rk__fstats_date_format(const rk__fstats *s, int *also)
+{
+	uint64_t vals = s->cells - s->empties;
+	int first = -1;
+	*also = -1;
+	if (!vals || s->shape.dates != vals || !s->shape.dfmts)
+		return -1;
+	for (int k = 0; k < RK__DATEFMTS; k++)
+		if (s->shape.dfmts >> k & 1) {
+			if (first < 0)
+				first = k;
+			else if (*also < 0)
+				*also = k;
+		}
+	return first;
+}
+
+/* A value that no other class took: a date in the formats every date so far
+ * read in? Only tried while the field can still be all dates, so a text
+ * field costs one failed parse per format, once. */
+static int date_seen(rk__fstats *s, const char *p, size_t n)
+{
+	uint32_t fits = 0, try = s->shape.dates ? s->shape.dfmts : (1u << RK__DATEFMTS) - 1;
+	int64_t ms[RK__DATEFMTS];
+	const char *why;
+	if (s->shape.texts || s->shape.ints || s->shape.decs || s->shape.isos || n < 6 || n > 40)
+		return 0;
+	for (int k = 0; k < RK__DATEFMTS; k++)
+		if ((try >> k & 1) && rk__datefmt_parse(&ms[k], rk__fstats_datefmt(k), p, n, &why) == 0)
+			fits |= 1u << k;
+	if (!fits)
+		return 0;
+	for (int k = 0; k < RK__DATEFMTS; k++) {
+		if (!(fits >> k & 1))
+			continue;
+		if (!s->shape.dates || ms[k] < s->dmin[k])
+			s->dmin[k] = ms[k];
+		if (!s->shape.dates || ms[k] > s->dmax[k])
+			s->dmax[k] = ms[k];
+		if (s->shape.dates)
+			s->dge[k] += ms[k] >= s->dprev[k];
+		s->dprev[k] = ms[k];
+	}
+	s->dpairs += s->shape.dates > 0;
+	s->shape.dfmts = fits;
+	s->shape.dates++;
+	return 1;
+}
+
 void rk__fstats_text(rk__fstats *s, const char *p, size_t n, int absent)
 {
 	s->cells++;
@@ -145,6 +217,8 @@ void rk__fstats_text(rk__fstats *s, const char *p, size_t n, int absent)
 	} else if (k == 2) {
 		s->shape.decs++;
 		number_seen(s, d);
+	} else if (k == 0 && date_seen(s, p, n)) {
+		/* counted in shape.dates */
 	} else if (k == 3) {
 		if (!s->shape.isos || iso < s->iso_min)
 			s->iso_min = iso;

@@ -1,7 +1,7 @@
 /*
  * Streaming statistics of one field of a record stream, in constant memory
  * per field: what the values look like (integers, decimals, ISO-8601 times,
- * text: the type a profile infers), empties, lengths, the distinct count
+ * dates in a named format, text: the type a profile infers), empties, lengths, the distinct count
  * (HyperLogLog, 4096 registers: about 1.6% standard error), and how often
  * a value is at least the one before it (the monotonic share).
  *
@@ -17,6 +17,7 @@
 
 #define RK__HLL_BITS 12
 #define RK__TOP_TEXT 48 /* bytes of a frequent value kept for display */
+#define RK__DATEFMTS 30 /* date formats a profile recognises (fstats.c) */
 
 /* What the text of the values says about their type. */
 typedef struct rk__shape_counts {
@@ -24,6 +25,8 @@ typedef struct rk__shape_counts {
 	uint64_t lead0;     /* integers written with a leading zero ("007"): identifiers */
 	uint64_t decs;      /* other numbers: decimals, exponents */
 	uint64_t isos;      /* ISO-8601 date-times */
+	uint64_t dates;     /* dates in one of the named formats (rk__fstats_datefmt) */
+	uint32_t dfmts;     /* bit k: every one of those dates reads in format k */
 	uint64_t texts;     /* anything else */
 	int neg;            /* some integer is negative */
 	int big;            /* some integer is over INT64_MAX */
@@ -36,6 +39,11 @@ typedef struct rk__fstats {
 	double min, max;    /* numbers (integers and decimals) */
 	int have_num;
 	int64_t iso_min, iso_max; /* ISO-8601 values as Unix ms */
+	/* per named date format k: the least and greatest value as Unix ms, and
+	 * the consecutive pairs in order (the order depends on the format:
+	 * 01/02 and 02/01 swap under %d/%m) */
+	int64_t dmin[RK__DATEFMTS], dmax[RK__DATEFMTS], dprev[RK__DATEFMTS];
+	uint64_t dpairs, dge[RK__DATEFMTS];
 	size_t len_min, len_max;
 	uint64_t len_sum;
 	/* monotonic: pairs of consecutive non-empty values, and those where the
@@ -57,6 +65,14 @@ void rk__fstats_text(rk__fstats *s, const char *p, size_t n, int absent);
 /* One typed value of a generated workload (no inference needed). */
 void rk__fstats_u64(rk__fstats *s, uint64_t v);
 void rk__fstats_i64(rk__fstats *s, int64_t v);
+
+/* Date formats (timefmt.h) a profile recognises, in order of preference
+ * (%m/%d/%Y before %d/%m/%Y): the k-th, or NULL past the last. */
+const char *rk__fstats_datefmt(int k);
+
+/* The format every non-empty value is a date in (the first such), or -1;
+ * *also gets another format that fits every value as well, or -1. */
+int rk__fstats_date_format(const rk__fstats *s, int *also);
 
 /* The HyperLogLog estimate of distinct values. */
 double rk__fstats_distinct(const rk__fstats *s);

@@ -334,16 +334,16 @@ static void streaming_figures(rk_profile *p, size_t f)
 	rk_field_profile *x = &p->f[f];
 	x->name = c->name;
 	x->type = rk__dataset_type(p->d, f);
-	x->time_unit = rk__tunit_name(c->tu);
+	x->time_unit = c->tu == RK__TU_FMT ? c->dfmt : rk__tunit_name(c->tu);
 	x->empties = st->empties;
 	x->values = st->cells - st->empties;
 	x->distinct = (uint64_t)llround(rk__fstats_distinct(st));
 	if (x->distinct > x->values)
 		x->distinct = x->values;
-	x->monotonic = rk__fstats_monotonic(st, c->kind != RK__W_STR && c->tu != RK__TU_ISO);
-	x->min = c->tu == RK__TU_ISO ? (double)st->iso_min : st->min;
-	x->max = c->tu == RK__TU_ISO ? (double)st->iso_max : st->max;
-	if (c->tu && c->tu != RK__TU_ISO) {
+	x->monotonic = rk__column_monotonic(c);
+	x->min = c->tu == RK__TU_ISO ? (double)st->iso_min : c->tu == RK__TU_FMT ? (double)st->dmin[c->dfmt_k] : st->min;
+	x->max = c->tu == RK__TU_ISO ? (double)st->iso_max : c->tu == RK__TU_FMT ? (double)st->dmax[c->dfmt_k] : st->max;
+	if (c->tu && c->tu != RK__TU_ISO && c->tu != RK__TU_FMT) {
 		x->min = (double)rk__tunit_ms(c->tu, (int64_t)st->min);
 		x->max = (double)rk__tunit_ms(c->tu, (int64_t)st->max);
 	}

@@ -18,12 +18,14 @@ static void iso(char *b, size_t cap, double ms)
 	strftime(b, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-static void field_row(rk__sb *b, const rk_profile *p, size_t f, int w)
+static void field_row(rk__sb *b, const rk_profile *p, size_t f, int w, int tw)
 {
 	const rk_field_profile *x = &p->f[f];
-	char type[24], vals[32], emp[32], dist[40], len[40], top[200];
-	snprintf(type, sizeof type, x->time_unit ? "ts (%s)" : "%s",
-	         x->time_unit ? x->time_unit : x->type);
+	char type[80], vals[32], emp[32], dist[40], len[40], top[200];
+	if (!strncmp(x->type, "ts(", 3)) /* a date format: the declaration itself */
+		snprintf(type, sizeof type, "%s", x->type);
+	else
+		snprintf(type, sizeof type, x->time_unit ? "ts (%s)" : "%s", x->time_unit ? x->time_unit : x->type);
 	rk__count_text(vals, sizeof vals, x->values);
 	rk__count_text(emp, sizeof emp, x->empties);
 	rk__count_text(dist, sizeof dist, x->distinct);
@@ -38,7 +40,7 @@ static void field_row(rk__sb *b, const rk_profile *p, size_t f, int w)
 	for (size_t k = 0; k < x->ntop && k < 3 && o < sizeof top; k++)
 		o += (size_t)snprintf(top + o, sizeof top - o, "%s%s %s", k ? ", " : "", x->top[k].value,
 		                      rk__share_text(x->top[k].share));
-	rk__sb_printf(b, "%-*s %-14s %11s %9s %11s %7.1f%%  %-9s %s\n", w, x->name, type, vals, emp,
+	rk__sb_printf(b, "%-*s %-*s %11s %9s %11s %7.1f%%  %-9s %s\n", w, x->name, tw, type, vals, emp,
 	              dist, x->monotonic * 100, len, x->ntop ? top : "-");
 }
 
@@ -73,10 +75,13 @@ int rk_profile_text(char **out, const rk_profile *p)
 	const rk__dataset *d = p->d;
 	rk__sb b = {0};
 	char n[32], held[32], rej[32];
-	int w = 5;
-	for (size_t f = 0; f < d->nf; f++)
+	int w = 5, tw = 14; /* ts("...") may pass the type column's usual width */
+	for (size_t f = 0; f < d->nf; f++) {
 		if ((int)strlen(p->f[f].name) > w)
 			w = (int)strlen(p->f[f].name);
+		if ((int)strlen(p->f[f].type) > tw)
+			tw = (int)strlen(p->f[f].type);
+	}
 	rk__count_text(n, sizeof n, d->records);
 	rk__count_text(held, sizeof held, d->held);
 	rk__sb_printf(&b, "profile     %s: %s record%s, %zu field%s", d->source, n,
@@ -92,12 +97,18 @@ int rk_profile_text(char **out, const rk_profile *p)
 		rk__sb_printf(&b, "rejected    %s record%s the reader refused (the first: %s)\n", rej,
 		              d->rejected == 1 ? "" : "s", d->first_error);
 	}
-	rk__sb_printf(&b, "\n%-*s %-14s %11s %9s %11s %8s  %-9s %s\n", w, "field", "type", "values",
+	rk__sb_printf(&b, "\n%-*s %-*s %11s %9s %11s %8s  %-9s %s\n", w, "field", tw, "type", "values",
 	              "empty", "distinct", "rises", "length", "most frequent");
 	for (size_t f = 0; f < d->nf; f++)
-		field_row(&b, p, f, w);
+		field_row(&b, p, f, w, tw);
 	RK__SB_LIT(&b, "\n");
 	unique_lines(&b, p);
+	for (size_t f = 0; f < d->nf; f++)
+		if (d->col[f].tu == RK__TU_FMT && d->col[f].dfmt_also)
+			rk__sb_printf(&b, "dates       %s: every value reads as both %s and %s; taken as %s "
+			                  "(month first, as in the US): declare ts(\"%s\") if the day comes first\n",
+			              d->col[f].name, d->col[f].dfmt, d->col[f].dfmt_also, d->col[f].dfmt,
+			              d->col[f].dfmt_also);
 	if (d->time_field >= 0) {
 		const rk_field_profile *x = &p->f[d->time_field];
 		char a[40], z[40];
@@ -131,9 +142,11 @@ int rk_profile_json(char **out, const rk_profile *p)
 		const rk_field_profile *x = &p->f[f];
 		rk__sb_printf(&b, "%s{\"name\":", f ? "," : "");
 		rk__sb_json_str(&b, (const uint8_t *)x->name, strlen(x->name));
-		rk__sb_printf(&b, ",\"type\":\"%s\",\"time_unit\":", x->type);
+		RK__SB_LIT(&b, ",\"type\":");
+		rk__sb_json_str(&b, (const uint8_t *)x->type, strlen(x->type));
+		RK__SB_LIT(&b, ",\"time_unit\":");
 		if (x->time_unit)
-			rk__sb_printf(&b, "\"%s\"", x->time_unit);
+			rk__sb_json_str(&b, (const uint8_t *)x->time_unit, strlen(x->time_unit));
 		else
 			RK__SB_LIT(&b, "null");
 		rk__sb_printf(&b, ",\"values\":%llu,\"empties\":%llu,\"distinct\":%llu,\"distinct_exact\":%s",

@@ -86,7 +86,8 @@ static int expect_fail(const lex *l, const char *what)
 }
 
 /* 1 when a literal is a value of the column: a number of its kind, a time
- * (an integer or an ISO-8601 date-time), or any text for text. */
+ * (an integer or an ISO-8601 date-time; a date in its format), or any text
+ * for text. */
 static int literal_fits(const rk__column *col, const char *t, size_t n)
 {
 	char buf[64], *end;
@@ -99,6 +100,8 @@ static int literal_fits(const rk__column *col, const char *t, size_t n)
 	buf[n] = 0;
 	if (col->tu && rk__iso8601_ms(&ms, buf, n) == 0)
 		return 1;
+	if (col->tu == RK__TU_FMT) /* a date in the field's own format */
+		return rk__datefmt_parse(&ms, col->dfmt, buf, n, &(const char *){0}) == 0;
 	if (col->kind == RK__W_F64) {
 		double x = strtod(buf, &end);
 		return *end == 0 && !isnan(x);

@@ -148,7 +148,7 @@ static void print_fields(const rk_schema *s, const rk_value *vals, int json)
 		} else if (i) {
 			putchar('\t');
 		}
-		rk_write_value(stdout, rk_schema_field_type(s, i), &vals[i], json);
+		rk_write_field(stdout, s, i, &vals[i], json);
 	}
 	puts(json ? "}" : "");
 }

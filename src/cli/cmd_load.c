@@ -216,15 +216,15 @@ static int add_cells(loader *L, size_t klen, long line)
 	for (size_t i = 0; i < L->nf; i++) {
 		if (!L->values[i].present)
 			continue;
-		rk_type ty = rk_schema_field_type(L->schema, i);
-		size_t need = rk_value_format(L->text, L->text_cap, ty, &L->values[i]) + 1;
+		/* a cell holds the value's text form: a ts field with a format in it */
+		size_t need = rk_schema_value_format(L->text, L->text_cap, L->schema, i, &L->values[i]) + 1;
 		if (need > L->text_cap) {
 			char *q = realloc(L->text, need);
 			if (!q)
 				return -1;
 			L->text = q;
 			L->text_cap = need;
-			rk_value_format(L->text, L->text_cap, ty, &L->values[i]);
+			rk_schema_value_format(L->text, L->text_cap, L->schema, i, &L->values[i]);
 		}
 		long voff = rk_load__arena_put(&L->ar, L->text, need - 1);
 		const char *qual = rk_schema_field_name(L->schema, i);

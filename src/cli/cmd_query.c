@@ -221,7 +221,7 @@ static void print_row(const rk_schema *s, const rk_query_row *r, int json)
 	for (size_t i = 0; i < nf; i++) {
 		if (json)
 			printf("%s\"%s\":", i ? "," : "", rk_schema_field_name(s, i));
-		rk_write_value(stdout, rk_schema_field_type(s, i), &r->fields[i], json);
+		rk_write_field(stdout, s, i, &r->fields[i], json);
 		if (!json)
 			putchar('\t');
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "key/schema_int.h"
 #include "key/units.h"
 
 int rk_cli__say_served(const char *cmd, const char *dir)
@@ -200,7 +201,7 @@ int rk_cli__table_schema(rk_store *s, const char *cmd, const char *table, const 
 	} else if (rc) {
 		fprintf(stderr, "rowkey %s: table %s: reading its schema: %s\n", cmd, table, rk_error_last());
 		goto out;
-	} else if (hl != strlen(want) || memcmp(have, want, hl)) {
+	} else if (rk_schema__matches_text(schema, have, hl) != 1) {
 		fprintf(stderr,
 		        "rowkey %s: %s: table %s was written with another schema than the one given%s\n"
 		        "  table's: %.*s\n  given:   %s\n",

@@ -87,3 +87,20 @@ void rk_write_value(FILE *out, rk_type t, const rk_value *v, int json)
 	else
 		fputs(buf, out);
 }
+
+void rk_write_field(FILE *out, const rk_schema *s, size_t i, const rk_value *v, int json)
+{
+	char buf[256];
+	if (!v->present || !rk_schema_field_time_format(s, i)) {
+		rk_write_value(out, rk_schema_field_type(s, i), v, json);
+		return;
+	}
+	size_t n = rk_schema_value_format(buf, sizeof buf, s, i, v);
+	/* a date is a JSON string; the integer a value past years 0001..9999
+	   falls back to stays a number */
+	int integer = strspn(buf + (buf[0] == '-'), "0123456789") == strlen(buf + (buf[0] == '-'));
+	if (json && !integer)
+		rk__json_str(out, (const uint8_t *)buf, n < sizeof buf ? n : sizeof buf - 1);
+	else
+		fputs(buf, out);
+}

@@ -25,5 +25,9 @@ int rk_parse_hex(uint8_t *out, size_t *outlen, const char *p, size_t n);
 /* Writes a field value: escaped text (TSV) or a JSON value; a missing value
  * is empty in TSV and null in JSON; inf and NaN are JSON strings. */
 void rk_write_value(FILE *out, rk_type t, const rk_value *v, int json);
+/* Field i of a schema's value: a `ts` field with a format as a date in it
+ * (docs/schema.md: the format, or ISO-8601 when it cannot say the value),
+ * a JSON string when json; anything else as rk_write_value. */
+void rk_write_field(FILE *out, const rk_schema *s, size_t i, const rk_value *v, int json);
 
 #endif

@@ -101,7 +101,7 @@ static int decode(rk__keytext *k, const uint8_t *key, size_t len)
 /* one field's value as text, unprintable bytes as '?' */
 static void value_text(char *out, size_t cap, const rk__keytext *k, int f)
 {
-	rk_value_format(out, cap, rk_schema_field_type(k->s, (size_t)f), &k->v[f]);
+	rk_schema_value_format(out, cap, k->s, (size_t)f, &k->v[f]);
 	for (char *c = out; *c; c++)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
 			*c = '?';

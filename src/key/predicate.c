@@ -14,6 +14,7 @@
 #include "key/error.h"
 #include "key/predicate_int.h"
 #include "key/suggest.h"
+#include "key/timefmt.h"
 
 void rk_predicate_free(rk_predicate *p)
 {
@@ -135,6 +136,31 @@ static int store_add(rk_predicate *p, size_t *off, const char *s, size_t n)
 	return 0;
 }
 
+/* A literal of a `ts` field: what the field's records take (an integer or
+ * ISO-8601, or the field's own format), and for a field with a format
+ * ISO-8601 and integer milliseconds too, so a range can be written the same
+ * way over any time field (the analyzer writes its bounds as integers). */
+static int time_literal(rk_predicate *p, plex *l, rk_value *out, int field, const char *txt, size_t n)
+{
+	const char *fname = p->s->fname[field], *fmt = p->s->tfmt[field];
+	if (rk_schema_value_parse(out, p->s, (size_t)field, txt, n) == 0)
+		return plex_next(l);
+	int64_t ms;
+	if (fmt && rk__iso8601_ms(&ms, txt, n) == 0) {
+		memset(out, 0, sizeof *out);
+		out->present = 1;
+		out->v.i = ms;
+		return plex_next(l);
+	}
+	if (fmt && rk_value_parse(out, RK_T_I64, txt, n) == 0)
+		return plex_next(l);
+	if (fmt)
+		return perr(l, "type mismatch: '%s' is ts(\"%s\") and '%.*s' is not a date in that format, "
+		            "an ISO-8601 date-time nor integer milliseconds", fname, fmt, (int)n, txt);
+	return perr(l, "type mismatch: '%s' is ts and '%.*s' is neither an integer nor an ISO-8601 date-time",
+	            fname, (int)n, txt);
+}
+
 /* Reads one literal of the field's type. String offsets are fixed up later
  * (the store may move): s.ptr holds the offset until then. */
 static int parse_literal(rk_predicate *p, plex *l, rk_value *out, int field)
@@ -158,6 +184,8 @@ static int parse_literal(rk_predicate *p, plex *l, rk_value *out, int field)
 	}
 	const char *txt = l->kind == 's' ? l->sval : l->tok;
 	size_t n = l->kind == 's' ? l->slen : l->toklen;
+	if (p->s->time_mask >> field & 1)
+		return time_literal(p, l, out, field, txt, n);
 	if (rk_value_parse(out, t, txt, n) < 0)
 		return perr(l, "type mismatch: '%s' is %s and '%.*s' is not", fname, rk_type__name(t), (int)n, txt);
 	return plex_next(l);

@@ -16,8 +16,28 @@
 #include <unistd.h>
 
 #include "key/schema_parse.h"
+#include "key/timefmt.h"
 
 /* ---- top level ---- */
+
+/* `ts("FORMAT")`: the text format of field f's values (timefmt.h), at '('. */
+static int parse_time_format(parser *ps, size_t f)
+{
+	token *t = &ps->tok;
+	const char *why;
+	int rc;
+	if ((rc = rk_schema__lex(ps)) < 0)
+		return rc;
+	if (t->kind != T_STR)
+		return rk_schema__perr(ps, t, "expected a quoted time format, as in ts(\"%%m/%%d/%%Y\")");
+	if (rk__datefmt_check((const char *)t->sval, t->slen, &why))
+		return rk_schema__perr(ps, t, "time format of '%s': %s", ps->s->fname[f], why);
+	if (!(ps->s->tfmt[f] = strndup((const char *)t->sval, t->slen)))
+		return rk__err(RK_ENOMEM, "out of memory parsing a schema");
+	if ((rc = rk_schema__lex(ps)) < 0)
+		return rc;
+	return rk_schema__expect_punct(ps, ')');
+}
 
 static int parse_fields(parser *ps)
 {
@@ -47,10 +67,13 @@ static int parse_fields(parser *ps)
 		s->fname[s->nfields] = strndup(name.p, name.n);
 		if (!s->fname[s->nfields])
 			return rk__err(RK_ENOMEM, "out of memory parsing a schema");
-		if (is_ident(t, "ts"))
+		int is_ts = is_ident(t, "ts");
+		if (is_ts)
 			s->time_mask |= 1ull << s->nfields;
 		s->ftype[s->nfields++] = ty;
 		if ((rc = rk_schema__lex(ps)) < 0)
+			return rc;
+		if (is_ts && is_punct(t, '(') && (rc = parse_time_format(ps, s->nfields - 1)) < 0)
 			return rc;
 	}
 	return 0;
@@ -258,8 +281,10 @@ void rk_schema_free(rk_schema *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nfields; i++)
+	for (size_t i = 0; i < s->nfields; i++) {
 		free(s->fname[i]);
+		free(s->tfmt[i]);
+	}
 	rk_schema__parts_free(s->parts, s->nparts);
 	free(s->name);
 	free(s->text);

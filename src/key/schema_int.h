@@ -102,6 +102,7 @@ struct rk_schema {
 	char *fname[RK_MAX_FIELDS];
 	rk_type ftype[RK_MAX_FIELDS];
 	uint64_t time_mask; /* fields declared `ts`: integers that also take ISO-8601 text */
+	char *tfmt[RK_MAX_FIELDS]; /* a `ts` field's own text format (timefmt.h), or NULL */
 	rk_part *parts;
 	size_t nparts;
 	size_t max_key_len;
@@ -125,6 +126,11 @@ static inline int rk_part__places(const rk_part *p)
 /* Appends the canonical text of a template to buf (for describe and plans). */
 void rk_schema__render(char **buf, size_t *len, size_t *cap, const rk_schema *s, const rk_part *parts,
                        size_t n);
+
+/* 1 when text (n bytes) is s's canonical text (rk_schema_text), or the text
+ * a table written before `ts` fields were printed as `ts` holds for s (each
+ * `ts` as i64: the same key bytes); 0 when not, -1 out of memory. */
+int rk_schema__matches_text(const rk_schema *s, const void *text, size_t n);
 
 /* Type helpers. */
 static inline int rk_type__is_int(rk_type t)

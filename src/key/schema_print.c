@@ -163,18 +163,45 @@ static void field_list(char **b, size_t *l, size_t *c, const rk_schema *s, uint6
 		cat(b, l, c, "(none)");
 }
 
-int rk_schema_text(char **out, const rk_schema *s)
+/* The canonical text; legacy: as rowkey wrote it before `ts` fields kept
+ * their type in it (every `ts` as the i64 it is stored as). */
+static int schema_text(char **out, const rk_schema *s, int legacy)
 {
 	char *b = NULL;
 	size_t l = 0, c = 0;
 	cat(&b, &l, &c, "fields ");
-	for (size_t i = 0; i < s->nfields; i++)
-		cat(&b, &l, &c, "%s%s:%s", i ? ", " : "", s->fname[i], rk_type__name(s->ftype[i]));
+	for (size_t i = 0; i < s->nfields; i++) {
+		int ts = !legacy && (s->time_mask >> i & 1);
+		cat(&b, &l, &c, "%s%s:%s", i ? ", " : "", s->fname[i], ts ? "ts" : rk_type__name(s->ftype[i]));
+		if (ts && s->tfmt[i]) {
+			cat(&b, &l, &c, "(");
+			render_string(&b, &l, &c, (const uint8_t *)s->tfmt[i], strlen(s->tfmt[i]));
+			cat(&b, &l, &c, ")");
+		}
+	}
 	cat(&b, &l, &c, "; key %s; option max_key_len=%zu", s->text, s->max_key_len);
 	if (!b)
 		return rk__err(RK_ENOMEM, "out of memory writing a schema");
 	*out = b;
 	return 0;
+}
+
+int rk_schema_text(char **out, const rk_schema *s)
+{
+	return schema_text(out, s, 0);
+}
+
+int rk_schema__matches_text(const rk_schema *s, const void *text, size_t n)
+{
+	int same = 0;
+	for (int legacy = 0; legacy < 2 && !same; legacy++) {
+		char *t = NULL;
+		if (schema_text(&t, s, legacy))
+			return -1;
+		same = strlen(t) == n && !memcmp(t, text, n);
+		free(t);
+	}
+	return same;
 }
 
 int rk_schema_describe(char **out, const rk_schema *s)

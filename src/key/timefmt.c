@@ -1,8 +1,11 @@
 /*
- * ISO-8601 date-times (see timefmt.h). Days from the civil date by Howard
- * Hinnant's days_from_civil, exact for the proleptic Gregorian calendar.
+ * ISO-8601 date-times and the calendar (see timefmt.h). Days from the civil
+ * date and back by Howard Hinnant's days_from_civil / civil_from_days, exact
+ * for the proleptic Gregorian calendar.
  */
 #include "key/timefmt.h"
+
+#include <stdio.h>
 
 static int digits(const char *s, size_t n, size_t at, int count, int *out)
 {
@@ -19,7 +22,7 @@ static int digits(const char *s, size_t n, size_t at, int count, int *out)
 	return 0;
 }
 
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+int64_t rk__days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	y -= m <= 2;
 	int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -29,7 +32,20 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-static int month_days(int y, int m)
+void rk__civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+	days += 719468;
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	unsigned doe = (unsigned)(days - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+int rk__month_days(int64_t y, int m)
 {
 	static const int md[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -72,7 +88,7 @@ int rk__iso8601_ms(int64_t *out, const char *s, size_t n)
 	if (digits(s, n, 0, 4, &y) || n < 10 || s[4] != '-' || digits(s, n, 5, 2, &mo) ||
 	    s[7] != '-' || digits(s, n, 8, 2, &d))
 		return -1;
-	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo))
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > rk__month_days(y, mo))
 		return -1;
 	size_t i = 10;
 	if (i < n && (s[i] == 'T' || s[i] == ' ')) {
@@ -104,7 +120,23 @@ int rk__iso8601_ms(int64_t *out, const char *s, size_t n)
 	}
 	if (zone(s, n, i, &tz))
 		return -1;
-	int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+	int64_t days = rk__days_from_civil(y, (unsigned)mo, (unsigned)d);
 	*out = ((days * 86400 + h * 3600 + mi * 60 + sec) - (int64_t)tz * 60) * 1000 + ms;
 	return 0;
+}
+
+size_t rk__iso8601_format(char *buf, size_t cap, int64_t ms)
+{
+	/* floor division: a time before 1970 still has a non-negative time of day */
+	int64_t days = ms / 86400000 - (ms % 86400000 < 0), rem = ms - days * 86400000;
+	int64_t y;
+	unsigned m, d;
+	if (ms < -62135596800000 || ms > 253402300799999) /* 0001-01-01 .. 9999-12-31 */
+		return 0;
+	rk__civil_from_days(days, &y, &m, &d);
+	int h = (int)(rem / 3600000), mi = (int)(rem / 60000 % 60), s = (int)(rem / 1000 % 60);
+	int f = (int)(rem % 1000);
+	int n = f ? snprintf(buf, cap, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", (int)y, m, d, h, mi, s, f)
+	          : snprintf(buf, cap, "%04d-%02u-%02uT%02d:%02d:%02dZ", (int)y, m, d, h, mi, s);
+	return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
 }

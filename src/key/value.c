@@ -72,8 +72,18 @@ int rk_schema_value_parse(rk_value *out, const rk_schema *s, size_t i, const cha
 {
 	if (i >= s->nfields)
 		return rk__err(RK_EINVALID, "no field %zu in the schema", i);
-	int rc = rk_value_parse(out, s->ftype[i], text, len);
 	int64_t ms;
+	if (s->tfmt[i]) { /* a named format is the only text the field takes */
+		const char *why;
+		if (rk__datefmt_parse(&ms, s->tfmt[i], text, len, &why) != 0)
+			return rk__err(RK_EINVALID, "'%.*s' does not match the time format \"%s\": %s",
+			               (int)(len > 40 ? 40 : len), text, s->tfmt[i], why);
+		memset(out, 0, sizeof *out);
+		out->present = 1;
+		out->v.i = ms;
+		return 0;
+	}
+	int rc = rk_value_parse(out, s->ftype[i], text, len);
 	if (rc == RK_EINVALID && (s->time_mask >> i & 1) && len >= 10 && text[4] == '-') {
 		if (rk__iso8601_ms(&ms, text, len) != 0)
 			return rk__err(RK_EINVALID, "'%.*s' is neither an integer time nor an ISO-8601 date-time",
@@ -84,6 +94,30 @@ int rk_schema_value_parse(rk_value *out, const rk_schema *s, size_t i, const cha
 		return 0;
 	}
 	return rc;
+}
+
+const char *rk_schema_field_time_format(const rk_schema *s, size_t i)
+{
+	return i < s->nfields ? s->tfmt[i] : NULL;
+}
+
+size_t rk_schema_value_format(char *buf, size_t cap, const rk_schema *s, size_t i, const rk_value *v)
+{
+	char t[RK__DATEFMT_MAX * 5 + 1];
+	size_t n = 0;
+	if (i < s->nfields && s->tfmt[i] && v->present) {
+		/* the field's format when it says the value exactly, else ISO-8601 */
+		if (!(n = rk__datefmt_format(t, sizeof t, s->tfmt[i], v->v.i)))
+			n = rk__iso8601_format(t, sizeof t, v->v.i);
+	}
+	if (!n)
+		return rk_value_format(buf, cap, i < s->nfields ? s->ftype[i] : RK_T_I64, v);
+	if (cap) {
+		size_t c = n < cap - 1 ? n : cap - 1;
+		memcpy(buf, t, c);
+		buf[c] = 0;
+	}
+	return n;
 }
 
 size_t rk_value_format(char *buf, size_t cap, rk_type type, const rk_value *v)

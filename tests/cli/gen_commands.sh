@@ -24,7 +24,7 @@ expect_eq gen_java_files "$out" "$T/java/Events.java"$'\n'"$T/java/RowKeyRuntime
 expect_grep java_package "^package com.example.keys;" "$T/java/Events.java"
 expect_grep java_runtime_package "^package com.example.keys;" "$T/java/RowKeyRuntime.java"
 expect_grep java_do_not_edit "DO NOT EDIT" "$T/java/Events.java"
-expect_grep java_schema 'SCHEMA = "fields user:u32, ts:i64, kind:str; key bucket(16, xxh3(user)) u32(user) u64(rts(ts)) esc(kind); option max_key_len=32767"' "$T/java/Events.java"
+expect_grep java_schema 'SCHEMA = "fields user:u32, ts:ts, kind:str; key bucket(16, xxh3(user)) u32(user) u64(rts(ts)) esc(kind); option max_key_len=32767"' "$T/java/Events.java"
 expect_grep java_format "FORMAT_VERSION = 1;" "$T/java/Events.java"
 expect_eq java_no_temp "$(ls "$T/java" | wc -l)" 2
 

@@ -19,6 +19,7 @@ static const char *schemas[] = {
 	"fields uid:str, phone:str, name:str; key uid \":\" phone \":\" name",
 	"fields k:str, n:i32; key phoenix_salt(4) phoenix(k) phoenix(n)",
 	"fields id:u64, d:str; key HEX(md5(id)) \":\" d",
+	"fields d:ts(\"%b %d %Y\"), e:ts(\"%m/%d/%Y %H:%M\"), id:u64; key i64(d) i64(e):desc u64(id)",
 };
 #define NS (sizeof schemas / sizeof schemas[0])
 static rk_schema *parsed[NS];

@@ -20,6 +20,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(d);
 	if (rk_schema_describe_json(&d, s) == 0)
 		free(d);
+	/* a ts field's format: its canonical text reads back as the same
+	   format, and dates parse or are refused, never crash */
+	for (size_t i = 0; i < rk_schema_nfields(s); i++) {
+		const char *fmt = rk_schema_field_time_format(s, i);
+		if (!fmt)
+			continue;
+		static const char *const texts[] = {"Jan 1 2000", "01/31/2000", "2000/02/29 23:59:59", "31.12.9999", ""};
+		rk_value v;
+		char buf[128];
+		for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+			if (rk_schema_value_parse(&v, s, i, texts[k], strlen(texts[k])) == 0) {
+				size_t n = rk_schema_value_format(buf, sizeof buf, s, i, &v);
+				rk_value back;
+				/* what the format prints, it reads */
+				if (n >= sizeof buf || rk_schema_value_parse(&back, s, i, buf, n) != 0 || back.v.i != v.v.i)
+					abort();
+			}
+		char *text = NULL;
+		rk_schema *again = NULL;
+		if (rk_schema_text(&text, s) == 0 && rk_schema_parse(&again, text, strlen(text), "again") == 0) {
+			const char *f2 = rk_schema_field_time_format(again, i);
+			if (!f2 || strcmp(f2, fmt))
+				abort();
+		}
+		rk_schema_free(again);
+		free(text);
+	}
 	rk_encoder *e = NULL;
 	if (rk_encoder_new(&e, s, 1) == 0) {
 		size_t n = rk_schema_nfields(s);
