@@ -110,6 +110,8 @@ typedef struct rk_query_cost {
 	int ordered;               /* 1: rows come back in logical order from one range or gets
 	                              (0: a merge of ranges, or a sort after reading, is needed) */
 	size_t samples;            /* filled queries priced */
+	int read_backwards;        /* 1: the ORDER BY is served by reading the key backwards
+	                              (a reversed scan: slower per row than a forward one) */
 } rk_query_cost;
 
 /* Why writes or reads land where they do: one cause with its number and the

@@ -16,6 +16,7 @@ typedef struct gen {
 	const rk__dataset *d;
 	const rk_profile *p;
 	unsigned servers;
+	int desc;            /* the field the shape at hand reads descending, or -1 */
 } gen;
 
 /* ---- the identifying fields ---- */
@@ -99,6 +100,20 @@ static int pick_identity(gen *g, int uniquifier)
 
 /* ---- key text ---- */
 
+/* A field in descending order: a time as a reverse timestamp (MAX - ts,
+ * the seeds' newest first), other fixed-width values inverted (:desc). */
+static void put_field_desc(char *k, size_t cap, const rk__dataset *d, size_t f)
+{
+	const char *t = rk__dataset_type(d, f), *name = d->col[f].name;
+	size_t o = strlen(k);
+	if (!strncmp(t, "ts", 2))
+		snprintf(k + o, cap - o, "%su64(rts(%s))", o ? " " : "", name);
+	else if (!strcmp(t, "u64") || !strcmp(t, "i64") || !strcmp(t, "f64"))
+		snprintf(k + o, cap - o, "%s%s(%s):desc", o ? " " : "", t, name);
+	else
+		snprintf(k + o, cap - o, "%sesc(%s):desc", o ? " " : "", name);
+}
+
 static void put_field(char *k, size_t cap, const rk__dataset *d, size_t f)
 {
 	const char *t = rk__dataset_type(d, f), *name = d->col[f].name;
@@ -113,13 +128,22 @@ static void put_field(char *k, size_t cap, const rk__dataset *d, size_t f)
 		snprintf(k + o, cap - o, "%sesc(%s)", o ? " " : "", name);
 }
 
+/* The fields' names joined by sep; the descending one (desc: a dataset
+ * index, or -1) as the key has it: rts(ts) for a time, else "name desc". */
 static void names(char *out, size_t cap, const rk__dataset *d, const size_t *fs, size_t n,
-                  const char *sep)
+                  const char *sep, int desc)
 {
 	size_t o = 0;
 	out[0] = 0;
-	for (size_t j = 0; j < n && o < cap; j++)
-		o += (size_t)snprintf(out + o, cap - o, "%s%s", j ? sep : "", d->col[fs[j]].name);
+	for (size_t j = 0; j < n && o < cap; j++) {
+		const char *nm = d->col[fs[j]].name;
+		if ((int)fs[j] != desc)
+			o += (size_t)snprintf(out + o, cap - o, "%s%s", j ? sep : "", nm);
+		else if (!strncmp(rk__dataset_type(d, fs[j]), "ts", 2))
+			o += (size_t)snprintf(out + o, cap - o, "%srts(%s)", j ? sep : "", nm);
+		else
+			o += (size_t)snprintf(out + o, cap - o, "%s%s desc", j ? sep : "", nm);
+	}
 }
 
 static void add(gen *g, const char *label, const char *key, int shape, const char *variant)
@@ -163,6 +187,11 @@ static size_t base_of(const gen *g, const rk__qshape *q, size_t *fs, size_t *neq
 			n++;
 		}
 	*neq = n;
+	/* the field the rows are read in order of, right after the equalities
+	 * (descending: a reverse timestamp; "the last 20" are then the first
+	 * 20 rows of one prefix) */
+	if (q && q->order_field >= 0 && !has(fs, n, (size_t)q->order_field))
+		fs[n++] = (size_t)q->order_field;
 	for (size_t f = 0; q && f < d->nf; f++)
 		if ((q->range_mask >> f & 1) && !has(fs, n, f))
 			fs[n++] = f;
@@ -179,12 +208,15 @@ static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, 
 	char key[1024] = "", key2[1200], label[400], all[128], lead[128], ids[128];
 	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
 	for (size_t j = 0; j < n; j++)
-		put_field(key, sizeof key, g->d, fs[j]);
-	names(all, sizeof all, g->d, fs, n, " + ");
+		if ((int)fs[j] == g->desc)
+			put_field_desc(key, sizeof key, g->d, fs[j]);
+		else
+			put_field(key, sizeof key, g->d, fs[j]);
+	names(all, sizeof all, g->d, fs, n, " + ", g->desc);
 	snprintf(label, sizeof label, "%s%s", all, why);
 	add(g, label, key, shape, "plain");
 	if (neq) {
-		names(lead, sizeof lead, g->d, fs, neq, ", ");
+		names(lead, sizeof lead, g->d, fs, neq, ", ", -1);
 		snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, lead, key);
 		snprintf(label, sizeof label, "hash(%s) %u buckets + %s%s", lead, S, all, why);
 		add(g, label, key2, shape, "hashed");
@@ -198,7 +230,7 @@ static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, 
 		snprintf(label, sizeof label, "hash(%s) %u buckets + %s%s", f, S, all, why);
 		add(g, label, key2, shape, "hashed");
 	}
-	names(ids, sizeof ids, g->d, g->out->ident, g->out->nident, ", ");
+	names(ids, sizeof ids, g->d, g->out->ident, g->out->nident, ", ", -1);
 	snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, ids, key);
 	snprintf(label, sizeof label, "salt(%s) %u buckets + %s%s", ids, S, all, why);
 	add(g, label, key2, shape, "salted");
@@ -264,9 +296,15 @@ static int valid_names(const gen *g)
 	return 0;
 }
 
+/* The field a shape reads newest (largest) first, or -1. */
+static int desc_of(const rk__qshape *q)
+{
+	return q->order_field >= 0 && q->order_desc ? q->order_field : -1;
+}
+
 int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers, int uniquifier)
 {
-	gen g = {out, src, src->d, src->profile, servers};
+	gen g = {out, src, src->d, src->profile, servers, -1};
 	size_t fs[64], n, neq;
 	int rc;
 	memset(out, 0, sizeof *out);
@@ -285,7 +323,7 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 		for (size_t j = 0; j < nid; j++)
 			w += (size_t)snprintf(where + w, sizeof where - w, "%s%s = ?", j ? " AND " : "",
 			                      g.d->col[out->ident[j]].name);
-		names(ids, sizeof ids, g.d, out->ident, nid, " + ");
+		names(ids, sizeof ids, g.d, out->ident, nid, " + ", -1);
 		snprintf(nm, sizeof nm, "a record by %s (no query given)", ids);
 		if ((rc = rk__qset_add(&src->q, where, nm, g.d, src->o.seed)) != 0)
 			return rc;
@@ -293,6 +331,7 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 	}
 	for (size_t s = 0; s < src->q.n; s++) {
 		n = base_of(&g, &src->q.q[s], fs, &neq);
+		g.desc = desc_of(&src->q.q[s]);
 		variants(&g, fs, n, neq, (int)s, "");
 		/* a rising lead that no equality binds: a spread field promoted in front */
 		if (!neq && n && g.p->f[fs[0]].monotonic >= 0.9) {
@@ -306,6 +345,7 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 	}
 	for (size_t s = 0; s < src->q.n; s++) {
 		n = base_of(&g, &src->q.q[s], fs, &neq);
+		g.desc = desc_of(&src->q.q[s]);
 		other_orders(&g, fs, n, neq, (int)s);
 	}
 	return 0;

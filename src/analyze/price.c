@@ -11,6 +11,10 @@
  *   scan      a full scan reads every record; ranges that read half the
  *             table or more (whole salt buckets, say) are costed as the scan
  *             they are
+ *   LIMIT     a plan that reads rows in the order asked for (ORDER BY served
+ *             by the key, forward or backward, or the key's own order) and
+ *             drops none with a residual filter stops each stream after LIMIT
+ *             rows; one that must sort reads every match first
  * Rows read per row returned is the read amplification the ranking weighs.
  */
 #include <math.h>
@@ -53,9 +57,21 @@ static size_t regions_of(const rk__tmeta *t, const rk_key_range *r, int get)
 
 typedef struct tally {
 	double ranges, regions, read, returned;
-	int gets, scans, full, merges, estimated, unplanned, unordered;
+	int gets, scans, full, merges, estimated, unplanned, unordered, backwards;
 	unsigned ways;
 } tally;
+
+/* What a LIMIT saves: when the plan reads its rows in the order asked for
+ * (the key's, forward or backward) and no residual filter drops any, each
+ * stream stops after LIMIT rows; a plan that must sort reads every match. */
+static double limited(const rk_plan *plan, double read)
+{
+	if (!plan->limit || plan->residual || plan->order_by == RK_ORDER_SORT ||
+	    (plan->order_by == RK_ORDER_NONE && !plan->ordered))
+		return read;
+	double most = (double)plan->limit * (plan->nstreams > 1 ? plan->nstreams : 1);
+	return read < most ? read : most;
+}
 
 static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
 {
@@ -75,12 +91,14 @@ static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
 		rk_predicate_free(pred);
 		return;
 	}
+	t->backwards += plan->order_by == RK_ORDER_REVERSE;
 	if (plan->kind == RK_PLAN_FULL_SCAN) {
-		t->scans++;
-		t->full++;
+		double read = limited(plan, N);
+		t->scans += read >= 0.5 * N;
+		t->full += read >= 0.5 * N;
 		t->ranges += 1;
 		t->regions += (double)in->map->nregions;
-		t->read += N;
+		t->read += read;
 	} else {
 		int get = plan->kind == RK_PLAN_GETS;
 		double inside = 0;
@@ -96,12 +114,13 @@ static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
 				inside += b > a ? (double)(b - a) : 0;
 			}
 		}
-		double read = get ? (double)plan->nranges : (double)q->rows;
+		double read = get ? (double)plan->nranges : (double)q->matched;
 		if (plan->residual && !get) {
 			double est = inside * N / (double)in->nkeys;
 			read = est > read ? est : read;
 			t->estimated = 1;
 		}
+		read = limited(plan, read);
 		t->read += read;
 		if (!get && read >= 0.5 * N && N > 1)
 			t->scans++;
@@ -144,6 +163,7 @@ int rk__price_queries(rk_analysis *a, const rk__price_in *in)
 		c->rows_returned = t.returned / n;
 		c->rows_read_per_row = t.read / (t.returned > n ? t.returned : n);
 		c->rows_read_estimated = t.estimated;
+		c->read_backwards = 2 * t.backwards > (int)q->ns;
 		c->merge_ways = 2 * t.merges > (int)q->ns ? t.ways : 0;
 		c->kind = 2 * t.scans > (int)q->ns ? "scan" : 2 * t.gets > (int)q->ns ? "gets" : "ranges";
 		c->plan = !strcmp(c->kind, "scan")

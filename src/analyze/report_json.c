@@ -24,9 +24,10 @@ static void query_json(rk__sb *b, const rk_query_cost *q)
 	rk__sb_jnum(b, q->rows_returned);
 	RK__SB_LIT(b, ",\"rows_read_per_row\":");
 	rk__sb_jnum(b, q->rows_read_per_row);
-	rk__sb_printf(b, ",\"rows_read_estimated\":%s,\"merge_ways\":%u,\"ordered\":%s",
+	rk__sb_printf(b, ",\"rows_read_estimated\":%s,\"merge_ways\":%u,\"ordered\":%s,"
+	                 "\"read_backwards\":%s",
 	              q->rows_read_estimated ? "true" : "false", q->merge_ways,
-	              q->ordered ? "true" : "false");
+	              q->ordered ? "true" : "false", q->read_backwards ? "true" : "false");
 }
 
 void rk__cause_json(rk__sb *b, const rk_cause *c, int first)

@@ -180,6 +180,12 @@ static int render(rk__sb *b, const rk__dataset *d, const rk__qshape *q, const bo
 			return 0;
 		}
 	}
+	if (q->order_field >= 0)
+		rk__sb_printf(b, "%sORDER BY %s %s", q->n ? " " : "", d->col[q->order_field].name,
+		              q->order_desc ? "DESC" : "ASC");
+	if (q->limit)
+		rk__sb_printf(b, "%sLIMIT %llu", q->n || q->order_field >= 0 ? " " : "",
+		              (unsigned long long)q->limit);
 	return 1;
 }
 
@@ -364,7 +370,8 @@ static int fill_one(const rk__dataset *d, rk__qshape *q, uint64_t *grp, rk__rng 
 		return rk__err(RK_ENOMEM, "out of memory filling queries");
 	}
 	q->s[q->ns].where = b.p;
-	q->s[q->ns].rows = rows;
+	q->s[q->ns].matched = rows;
+	q->s[q->ns].rows = q->limit && rows > q->limit ? q->limit : rows;
 	q->ns++;
 	return 0;
 }

@@ -1,7 +1,9 @@
 /*
  * Query shapes: the queries a key must keep cheap, as predicates of
  * `rowkey query` with ? where the data fills in values ("store = ? AND
- * ts >= ? AND ts < ?"), optionally weighted ("5: order_id = ?").
+ * ts >= ? AND ts < ?"), optionally weighted ("5: order_id = ?"), and
+ * optionally ordered and limited as the predicate language allows ("uid = ?
+ * ORDER BY ts DESC LIMIT 20": a user's twenty newest).
  *
  * A shape is filled from a dataset several times: each ? of an equality,
  * IN or PREFIX takes the value of a record drawn from the data; the ? of a
@@ -37,7 +39,8 @@ typedef struct rk__qcond {
 
 typedef struct rk__qsample {
 	char *where;         /* the filled predicate */
-	uint64_t rows;       /* held records that match it */
+	uint64_t rows;       /* rows it returns: the held records that match it, at most LIMIT */
+	uint64_t matched;    /* held records that match its conditions */
 } rk__qsample;
 
 typedef struct rk__qshape {
@@ -47,6 +50,9 @@ typedef struct rk__qshape {
 	size_t n;
 	uint64_t eq_mask;    /* fields bound by =, IN or PREFIX */
 	uint64_t range_mask; /* fields bound by <, <=, >, >= */
+	int order_field;     /* ORDER BY this field (dataset index), or -1 */
+	int order_desc;      /* 1: ORDER BY ... DESC (the newest first, for a time) */
+	uint64_t limit;      /* LIMIT n, or 0 */
 	rk__qsample s[RK__SHAPE_SAMPLES];
 	size_t ns;
 	char lits[1024];     /* the template's literals, unescaped (lit points here) */

