@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analyze/analyze_int.h"
+#include "analyze/source.h"
 #include "key/error.h"
 
 /* ---- the analysis object ---- */
@@ -151,8 +152,10 @@ int rk__moments_tell(const rk_analysis *a)
  * buckets at least a second wide (the whole run when it is shorter: a rate
  * over a few milliseconds measures the clock's ticks), and the busiest
  * server's part of it, the share it takes of each moment's operations
- * (when a moment holds enough of them to tell, else over the run). */
-static void peak_rates(rk_analysis *a)
+ * (when a moment holds enough of them to tell, else over the run). A file
+ * replayed at its own pace has its clock's busiest second instead, when
+ * that is higher. */
+static void peak_rates(rk_analysis *a, const rk__source *src)
 {
 	rk_report *r = &a->rep;
 	unsigned S = r->servers;
@@ -169,6 +172,10 @@ static void peak_rates(rk_analysis *a)
 		most = (double)all > most ? (double)all : most;
 	}
 	r->peak_rate = most / ((double)m * a->col_s);
+	/* a file at its own pace: its clock's busiest second, which time buckets
+	 * of days would average away */
+	if (src && src->d && r->own_time && src->d->peak_per_s > r->peak_rate)
+		r->peak_rate = src->d->peak_per_s;
 	r->peak_server_rate = r->peak_rate * (rk__moments_tell(a) ? a->hot_load : r->hottest_share);
 }
 
@@ -215,7 +222,7 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__sourc
 		ops = r->writes + r->reads;
 		r->peak_share = W ? (double)peak / (double)W : 0;
 		a->hot_load = ops ? (double)load / (double)ops : 0;
-		peak_rates(a);
+		peak_rates(a, src);
 	} else {
 		r->peak_share = r->hottest_share;
 		r->effective_at_time = r->effective_servers;

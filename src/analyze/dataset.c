@@ -301,6 +301,22 @@ int64_t rk__tunit_ms(rk__tunit tu, int64_t v)
 	}
 }
 
+/* The clock's busiest second (d->peak_per_s): a window of 1,000 ms slid
+ * over the records in replay order, where the times never fall. A log that
+ * sleeps for days between bursts of hundreds of records a second has the
+ * bursts' rate here, not its average. */
+static void busiest_second(rk__dataset *d)
+{
+	uint64_t most = 0, lo = 0;
+	for (uint64_t k = 0; k < d->held; k++) {
+		int64_t t = d->t_ms[d->clock_falls > 0 ? d->held - 1 - k : k];
+		while (t - d->t_ms[d->clock_falls > 0 ? d->held - 1 - lo : lo] >= 1000)
+			lo++;
+		most = k - lo + 1 > most ? k - lo + 1 : most;
+	}
+	d->peak_per_s = (double)most;
+}
+
 /* The share of consecutive records (both with a value) in which time field
  * f falls or repeats, over the records held. */
 static double falls(const rk__dataset *d, size_t f)
@@ -365,6 +381,7 @@ static int pick_clock(rk__dataset *d)
 			break;
 		d->t_ms[i] = 0;
 	}
+	busiest_second(d);
 	return 0;
 }
 

@@ -70,6 +70,8 @@ typedef struct rk__dataset {
 	char *arena;
 	size_t alen, acap, memory;
 	int time_field;     /* the field that is the data's clock, or -1 */
+	double peak_per_s;  /* the clock's busiest second: the most held records whose
+	                       times lie within 1,000 ms of each other (0: no clock) */
 	double clock_falls; /* > 0: the clock falls in this share of consecutive
 	                       records (the file is newest first): a replay reads
 	                       the records last to first, forward in time; 0: it rises */

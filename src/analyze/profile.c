@@ -163,6 +163,10 @@ static void exact_field(rk_profile *p, size_t f, uint64_t *const *fp, cmap *m)
 	for (size_t i = 0; i <= m->mask; i++) {
 		if (!m->key[i] || m->count[i] < 2 || (double)m->count[i] < 0.001 * (double)d->held)
 			continue; /* a value seen once, or under 0.1% of the records, is not frequent */
+		size_t n0;
+		if (d->col[f].kind == RK__W_STR && !d->col[f].seq &&
+		    (rk__dataset_text(d, f, m->first[i], &n0), n0 == 0))
+			continue; /* an empty cell is counted as empty, not as a hot value */
 		size_t at = nt < 5 ? nt : 5;
 		while (at > 0 && m->count[top[at - 1]] < m->count[i])
 			at--;

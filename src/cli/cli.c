@@ -67,6 +67,20 @@ int rk_cli_out_failed(void)
 	return ferror(stdout) != 0;
 }
 
+static int out_errno;
+
+void rk_cli_out_text(const char *text)
+{
+	errno = 0;
+	if (fputs(text, stdout) == EOF && !out_errno)
+		out_errno = errno;
+}
+
+int rk_cli_out_errno(void)
+{
+	return out_errno;
+}
+
 int rk_cli__parse_on_error(int *skip, const char *cmd, const char *mode)
 {
 	*skip = !strcmp(mode, "skip");

@@ -61,4 +61,13 @@ int rk_cli_fail(const char *cmd, const char *what);
  * 1 with a message (none for a closed pipe, as other Unix tools). */
 int rk_cli_out_failed(void);
 
+/* Writes a whole text to standard output, remembering why a failed write
+ * failed: stdio keeps only the error flag, and a text larger than its
+ * buffer is written at once and lost, so the final flush would have no
+ * reason to give (a full disk: ENOSPC). */
+void rk_cli_out_text(const char *text);
+
+/* The errno of the first failed rk_cli_out_text, or 0. */
+int rk_cli_out_errno(void);
+
 #endif

@@ -117,7 +117,7 @@ static int describe(const analyze_args *a)
 	char *d;
 	if (rk_workload_describe(&d, &a->W.wo) < 0)
 		return rk_cli_fail("analyze", "workload");
-	fputs(d, stdout);
+	rk_cli_out_text(d);
 	free(d);
 	return RK_EXIT_OK;
 }
@@ -156,7 +156,7 @@ static int write_reports(rk_analysis *const *runs, size_t n, const analyze_args 
 		r = n == 1 ? rk_analysis_text(&text, runs[0]) : rk_analysis_compare_text(&text, all, n);
 	if (r < 0)
 		return rk_cli_fail("analyze", "report");
-	fputs(text, stdout);
+	rk_cli_out_text(text);
 	if (a->json)
 		putchar('\n');
 	free(text);

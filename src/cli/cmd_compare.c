@@ -204,7 +204,7 @@ static int write_reports(const compare_run *x, const compare_args *a)
 	if ((a->json ? rk_analysis_compare_json(&out, all, x->n)
 	             : rk_analysis_compare_text(&out, all, x->n)) < 0)
 		return rk_cli_fail("compare", "report");
-	fputs(out, stdout);
+	rk_cli_out_text(out);
 	if (a->json)
 		putchar('\n');
 	free(out);

@@ -82,7 +82,7 @@ int rk_cli_describe(int argc, char **argv)
 	rk_schema_free(s);
 	if (rc < 0)
 		return rk_cli_fail("describe", "describe");
-	fputs(text, stdout);
+	rk_cli_out_text(text);
 	if (json)
 		putchar('\n');
 	free(text);

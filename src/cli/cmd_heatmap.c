@@ -66,7 +66,7 @@ int rk_cli_heatmap(int argc, char **argv)
 		rc = rk_cli_fail(CMD, "report");
 		goto out;
 	}
-	fputs(text, stdout);
+	rk_cli_out_text(text);
 	if (json)
 		putchar('\n');
 	free(text);

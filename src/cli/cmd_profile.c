@@ -90,7 +90,7 @@ int rk_cli_profile(int argc, char **argv)
 	rk_profile_free(p);
 	if (rc < 0)
 		return rk_cli_fail(CMD, "report");
-	fputs(out, stdout);
+	rk_cli_out_text(out);
 	if (json)
 		fputc('\n', stdout);
 	free(out);

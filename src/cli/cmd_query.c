@@ -33,13 +33,16 @@ static const rk_cli_opt query_opts[] = {
 	{"unordered", 0, 'U', NULL, RK_ARG_NONE, NULL,
 	 "stream rows as they arrive from the buckets (no merge)"},
 	{"reverse", 0, 'R', NULL, RK_ARG_NONE, NULL, "descending logical order"},
+	{"stats", 0, 'S', NULL, RK_ARG_NONE, NULL,
+	 "at the end, on standard error: rows returned and rows read from the store (what rowkey "
+	 "suggest and analyze price a query at)"},
 	RK_CLI_OPT_MAX_RANGES,
 };
 
 const rk_cli_spec rk_cli_spec_query = {
 	"query",
 	"[-s SCHEMA] [--db DIR] --table TABLE [--where PREDICATE] [--limit N]\n"
-	"[--columns FAMILY[:QUALIFIER],...] [--format tsv|jsonl] [--unordered] [--reverse]",
+	"[--columns FAMILY[:QUALIFIER],...] [--format tsv|jsonl] [--unordered] [--reverse] [--stats]",
 	"Reads the rows of a table that match a predicate, decoded through the schema: the plan "
 	"rowkey explain shows, run with one scan per salt bucket in parallel and merged in logical "
 	"order (the key without its salt).",
@@ -55,7 +58,7 @@ typedef struct query_args {
 	const char *schema_arg, *db, *table, *where, *cols;
 	rk_query_options qo;
 	rk_plan_options po;
-	int force, json;
+	int force, json, stats;
 } query_args;
 
 /* Returns -1 to go on, else the exit status (help given, or a usage error
@@ -80,6 +83,7 @@ static int parse_args(query_args *a, int argc, char **argv)
 		case 'U': a->qo.unordered = 1; break;
 		case 'R': a->qo.reverse = 1; break;
 		case 'X': a->force = 1; break;
+		case 'S': a->stats = 1; break;
 		case 'M':
 			if (rk_cli__parse_max_ranges(&a->po, "query", optarg))
 				return RK_EXIT_USAGE;
@@ -253,12 +257,18 @@ static int print_rows(query_run *r, const query_args *a)
 		printf("cells\n");
 	}
 	rk_query_row row;
-	while (!rk_cli_out_failed() && (rc = rk_query_next(&row, r->q)) == 0)
+	uint64_t returned = 0;
+	while (!rk_cli_out_failed() && (rc = rk_query_next(&row, r->q)) == 0) {
 		print_row(r->s, &row, a->json);
+		returned++;
+	}
 	if (rk_cli_out_failed())
 		return RK_EXIT_FAIL; /* main() says why */
 	if (rc != RK_EITEROVER)
 		return rk_cli_fail("query", a->table);
+	if (a->stats)
+		fprintf(stderr, "rows: %llu returned, %llu read from the store\n",
+		        (unsigned long long)returned, (unsigned long long)rk_query_rows_read(r->q));
 	return 0;
 }
 

@@ -97,7 +97,7 @@ int rk_cli_suggest(int argc, char **argv)
 		rc = rk_cli_fail(CMD, "report");
 		goto done;
 	}
-	fputs(out, stdout);
+	rk_cli_out_text(out);
 	if (json)
 		fputc('\n', stdout);
 	free(out);

@@ -52,6 +52,8 @@ static int finish_output(const char *cmd, int status)
 	}
 	if (!bad)
 		return status;
+	if (!err)
+		err = rk_cli_out_errno();
 	if (err != EPIPE) /* the reader went away: end quietly */
 		fprintf(stderr, "rowkey %s: writing the output failed: %s\n", cmd,
 		        err ? strerror(err) : "a write to standard output failed");
@@ -76,6 +78,13 @@ static void hold_closed_std_fds(void)
 int main(int argc, char **argv)
 {
 	hold_closed_std_fds();
+	/* Into a file or a pipe, what a command prints (a report, --help) goes
+	 * out whole at the final flush, where a failure keeps its errno; a
+	 * 4 KiB buffer wrote it in pieces from inside printf, and a full disk
+	 * then ended as "a write to standard output failed", its cause lost. */
+	static char outbuf[1 << 16];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 #ifdef RK_WITH_BIGTABLE
 	rk_bigtable_register(); /* --db bigtable://PROJECT/INSTANCE */
 #endif
