@@ -73,6 +73,11 @@ void rk_rekey__map_free(rk_rekey_map *m);
  * row and the field when it cannot be done. */
 int rk_rekey__map_row(rk_rekey_map *m, size_t *len, const rk_row *r);
 
+/* The fields old key `key` decodes to, as "id=1 ts=5" for messages (empty
+ * when it does not decode). Uses the map's old encoder. Returns buf. */
+const char *rk_rekey__fields_text(rk_rekey_map *m, char *buf, size_t cap, const uint8_t *key,
+                                  size_t len);
+
 /* ---- the copy and the verify ---- */
 
 typedef struct rk_rekey_opts {

@@ -187,17 +187,23 @@ static int by_new_key(const void *x, const void *y)
 	return c ? c : (a->nl > b->nl) - (a->nl < b->nl);
 }
 
-static void say_collision(const uint8_t *o1, size_t l1, const uint8_t *o2, size_t l2,
-                          const uint8_t *nk, size_t nl, uint64_t copied)
+static void say_collision(copier *cp, const uint8_t *o1, size_t l1, const uint8_t *o2,
+                          size_t l2, const uint8_t *nk, size_t nl)
 {
 	char a[RK_REKEY_KEYTEXT], b[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
+	char fa[RK_REKEY_KEYTEXT], fb[RK_REKEY_KEYTEXT];
+	uint64_t copied = cp->c->rows;
 	fprintf(stderr,
-	        "rowkey rekey: old rows %s and %s both map to new key %s: the new design does not "
-	        "tell them apart, and writing both would lose one. Nothing of this batch is "
-	        "written (%llu rows copied before it); choose a design whose key keeps the fields "
-	        "that identify a row, and drop this copy with --abort\n",
-	        rk_rekey__key_text(a, sizeof a, o1, l1), rk_rekey__key_text(b, sizeof b, o2, l2),
-	        rk_rekey__key_text(n, sizeof n, nk, nl), (unsigned long long)copied);
+	        "rowkey rekey: old rows %s (%s) and %s (%s) both map to new key %s: the new design "
+	        "does not tell them apart, and writing both would lose one. Nothing of this batch "
+	        "is written (%llu row%s copied before it); choose a design whose key keeps the "
+	        "fields that identify a row, and drop this copy with --abort\n",
+	        rk_rekey__key_text(a, sizeof a, o1, l1),
+	        rk_rekey__fields_text(&cp->map, fa, sizeof fa, o1, l1),
+	        rk_rekey__key_text(b, sizeof b, o2, l2),
+	        rk_rekey__fields_text(&cp->map, fb, sizeof fb, o2, l2),
+	        rk_rekey__key_text(n, sizeof n, nk, nl), (unsigned long long)copied,
+	        copied == 1 ? "" : "s");
 }
 
 /* Two rows of the batch with one new key: said, 1; else 0 (-1: memory). */
@@ -214,8 +220,8 @@ static int batch_duplicates(copier *cp)
 	for (size_t i = 1; i < b->nrows; i++)
 		if (!by_new_key(&ix[i - 1], &ix[i])) {
 			const brow *x = &b->rows[ix[i - 1]], *y = &b->rows[ix[i]];
-			say_collision(b->a.p + x->ok, x->ol, b->a.p + y->ok, y->ol, b->a.p + x->nk,
-			              x->nl, cp->c->rows);
+			say_collision(cp, b->a.p + x->ok, x->ol, b->a.p + y->ok, y->ol, b->a.p + x->nk,
+			              x->nl);
 			free(ix);
 			return 1;
 		}
@@ -239,7 +245,7 @@ static void name_other(copier *cp, const uint8_t *old, size_t ol, const uint8_t 
 			    rk_rekey__map_row(&cp->map, &klen, r) || klen != nl ||
 			    memcmp(cp->map.key, nk, nl))
 				continue;
-			say_collision(r->key, r->key_len, old, ol, nk, nl, cp->c->rows);
+			say_collision(cp, r->key, r->key_len, old, ol, nk, nl);
 			rk_scan_close(sc);
 			return;
 		}
@@ -382,8 +388,9 @@ static int copy_rows(copier *cp)
 	}
 	while ((e = rk_scan_next(&r, sc)) == 0) {
 		if (rk_rekey__map_row(&cp->map, &klen, r)) {
-			fprintf(stderr, "rowkey rekey: %s; nothing of it is written (%llu rows copied "
-			                "before it)\n", rk_error_last(), (unsigned long long)cp->c->rows);
+			fprintf(stderr, "rowkey rekey: %s; nothing of it is written (%llu row%s copied "
+			                "before it)\n", rk_error_last(), (unsigned long long)cp->c->rows,
+			        cp->c->rows == 1 ? "" : "s");
 			rc = RK_EXIT_FAIL;
 			break;
 		}

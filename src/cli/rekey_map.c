@@ -148,3 +148,24 @@ int rk_rekey__map_row(rk_rekey_map *m, size_t *len, const rk_row *r)
 		                    rk_rekey__key_text(kt, sizeof kt, r->key, r->key_len));
 	return 0;
 }
+
+const char *rk_rekey__fields_text(rk_rekey_map *m, char *buf, size_t cap, const uint8_t *key,
+                                  size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	if (rk_key_decode(m->ov, m->olde, key, len))
+		return buf;
+	for (size_t i = 0; i < m->nold && o + 2 < cap; i++) {
+		if (!m->ov[i].present)
+			continue;
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s=", o ? " " : "",
+		                      rk_schema_field_name(m->olds, i));
+		if (o >= cap)
+			break;
+		o += rk_value_format(buf + o, cap - o, rk_schema_field_type(m->olds, i), &m->ov[i]);
+	}
+	if (o >= cap)
+		snprintf(buf + cap - 4, 4, "...");
+	return buf;
+}

@@ -115,7 +115,8 @@ has "old rows .* and .* both map to new key" err
 # the collisions met across batches too (the second old row of a key in a later batch)
 ok rekey --abort --db "$C" ev
 code 1 rekey --db "$C" ev -s 'fields id:u64, ts:ts, v:str; key bucket(8, xxh3(id)) u64(id)' -q --batch 1
-has "old rows .* and .* both map to new key" err
+has "old rows .* (id=0 ts=1700000000000) and .* (id=0 ts=1700000000100) both map to new key" err
+has "(1 row copied before it)" err
 # nothing overwritten: every row written holds one old row's cells
 ok scan --db "$C" ev__rekey
 n=$(cut -f1 "$T/out" | sort -u | wc -l)
