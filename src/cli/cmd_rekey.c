@@ -223,9 +223,10 @@ static int start_ckpt(rk_rekey_ckpt *c, rk_schema **ns, rk_store *s, const rekey
 	c->target = strdup(a->target);
 	snprintf(c->state, sizeof c->state, "copying");
 	snprintf(c->verify, sizeof c->verify, "-");
-	if (!c->source || !c->target)
-		return fprintf(stderr, "rowkey rekey: out of memory\n"), RK_EXIT_FAIL;
-	return 0;
+	if (c->source && c->target)
+		return 0;
+	fprintf(stderr, "rowkey rekey: out of memory\n");
+	return RK_EXIT_FAIL;
 }
 
 /* A checkpoint found on the target: the same rekey (resumed), or refused. */

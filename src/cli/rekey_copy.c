@@ -45,6 +45,13 @@ int rk_rekey__same_cells(const rk_row *a, const rk_row *b)
 	return 1;
 }
 
+/* Says the copy ran out of memory; RK_EXIT_FAIL. */
+static int no_memory(void)
+{
+	fprintf(stderr, "rowkey rekey: out of memory\n");
+	return RK_EXIT_FAIL;
+}
+
 /* ---- a batch ---- */
 
 /* One old row of a batch: offsets into the arena (its old key, its new
@@ -271,16 +278,20 @@ static int held_keys(copier *cp)
 		int rc = rk_table_get(&got, cp->nt, b->a.p + br->nk, br->nl, &ro);
 		if (rc == RK_ENOTFOUND)
 			continue;
-		if (rc)
-			return rk_cli_fail(RK_REKEY_CMD, "reading the new table"), -1;
+		if (rc) {
+			rk_cli_fail(RK_REKEY_CMD, "reading the new table");
+			return -1;
+		}
 		rk_row want = {b->a.p + br->nk, br->nl, b->cells + br->m0, br->nm};
 		int same = i < cp->window && rk_rekey__same_cells(got, &want);
 		rk_row_free(got);
 		if (same) /* written by the killed run: rewritten alike */
 			continue;
 		uint8_t *o = malloc(br->ol + br->nl + 1);
-		if (!o)
+		if (!o) {
+			no_memory();
 			return -1;
+		}
 		memcpy(o, b->a.p + br->ok, br->ol);
 		memcpy(o + br->ol, b->a.p + br->nk, br->nl);
 		name_other(cp, o, br->ol, o + br->ol, br->nl);
@@ -311,8 +322,7 @@ static int flush_batch(copier *cp)
 	fix_up(b);
 	int rc = batch_duplicates(cp);
 	if (rc)
-		return rc < 0 ? (fprintf(stderr, "rowkey rekey: out of memory\n"), RK_EXIT_FAIL)
-		              : RK_EXIT_FAIL;
+		return rc < 0 ? no_memory() : RK_EXIT_FAIL;
 	c->pending = b->nrows > cp->window ? b->nrows : cp->window;
 	if ((rc = save(cp)) != 0)
 		return rc;
@@ -323,7 +333,7 @@ static int flush_batch(copier *cp)
 	const brow *last = &b->rows[b->nrows - 1];
 	uint8_t *d = malloc(last->ol ? last->ol : 1);
 	if (!d)
-		return fprintf(stderr, "rowkey rekey: out of memory\n"), RK_EXIT_FAIL;
+		return no_memory();
 	memcpy(d, b->a.p + last->ok, last->ol);
 	free(c->done);
 	c->done = d;
@@ -395,9 +405,7 @@ static int copy_rows(copier *cp)
 			break;
 		}
 		if ((e = add_row(cp, r, klen)) != 0) {
-			if (e == -1)
-				fprintf(stderr, "rowkey rekey: out of memory\n");
-			rc = RK_EXIT_FAIL;
+			rc = e == -1 ? no_memory() : RK_EXIT_FAIL;
 			break;
 		}
 		if ((cp->b.nrows >= cp->o->batch || cp->b.a.len > (16u << 20)) &&
