@@ -80,6 +80,7 @@ typedef struct copier {
 	uint64_t window; /* rows of the next batches a killed run may have written */
 	rk_cli_progress pr;
 	uint64_t total, copied;
+	size_t max_old_key; /* the longest old key the checkpoint can hold */
 } copier;
 
 static void batch_free(batch *b)
@@ -138,6 +139,13 @@ static int add_row(copier *cp, const rk_row *r, size_t klen)
 {
 	batch *b = &cp->b;
 	char kt[RK_REKEY_KEYTEXT];
+	if (r->key_len > cp->max_old_key) {
+		fprintf(stderr, "rowkey rekey: old row %s: its key of %zu bytes would not fit the "
+		                "checkpoint (at most %zu bytes here; docs/formats.md B.6)\n",
+		        rk_rekey__key_text(kt, sizeof kt, r->key, r->key_len), r->key_len,
+		        cp->max_old_key);
+		return -2;
+	}
 	if (grow(b, r->ncells))
 		return -1;
 	long ok = put(b, r->key, r->key_len), nk = put(b, cp->map.key, klen);
@@ -428,6 +436,10 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	rk_cli_progress_init(&cp.pr, RK_REKEY_CMD, o->quiet);
 	if (rk_rekey__map_init(&cp.map, c->old_schema, c->new_schema))
 		goto out;
+	/* the checkpoint's text without `done`, and 64 bytes for its counts */
+	size_t fixed = 300 + strlen(c->source) + strlen(c->target) + strlen(c->old_schema) +
+	               strlen(c->new_schema);
+	cp.max_old_key = fixed < 65536 ? (65536 - fixed) / 2 : 0;
 	if (rk_table_open(&cp.old, s, c->source) || rk_table_open(&cp.nt, s, c->target)) {
 		rk_cli_fail(RK_REKEY_CMD, "opening the tables");
 		goto out;

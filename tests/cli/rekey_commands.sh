@@ -130,6 +130,14 @@ has "the new design cannot encode it: field 'w'" err
 ok rekey --abort --db "$C" ev
 code 1 rekey --db "$C" ev -s 'fields id:u64, ts:ts; key random(4) u64(id) u64(ts)' -q
 has "not deterministic" err
+# an old key too long for the checkpoint (docs/formats.md B.6): refused before it is written
+python3 -c 'print("n,name"); print("1,short"); print("2," + "x" * 32700)' >"$T/long.csv"
+ok create --db "$C" long -f d
+ok load --db "$C" long -s 'fields n:u64, name:str; key u64(n) name' -q "$T/long.csv"
+code 1 rekey --db "$C" long -s 'fields n:u64, name:str; key name u64(n)' -q
+has "old row .*: its key of 32708 bytes would not fit the checkpoint" err
+ok scan --db "$C" long__rekey
+[ ! -s "$T/out" ] || fail "rows were written before the long key was refused"
 ok create --db "$C" bare -f d
 ok put --db "$C" bare r1 d:x 1
 code 1 rekey --db "$C" bare -s 'fields id:u64; key u64(id)'
