@@ -204,6 +204,22 @@ int rk_table_family_set(rk_store *store, const char *table, const rk_family_def 
  * with some of its cells gone; repeat the call. */
 int rk_table_family_drop(rk_store *store, const char *table, const char *family);
 
+/* One rename of rk_store_tables_rename. */
+typedef struct rk_table_rename {
+	const char *from; /* an existing table */
+	const char *to;   /* its new name (1..64 bytes of [A-Za-z0-9_.-]) */
+} rk_table_rename;
+
+/* Renames tables renames[0..n) (1..16) in one catalogue change: after a
+ * crash every table has its old name or every one its new name
+ * (docs/formats.md B.7). A `to` may be a name another rename of the call
+ * frees, so two tables can swap names. Cells, regions and settings stay
+ * with the table. RK_ENOTFOUND (a `from`), RK_EEXISTS (a `to` held by a
+ * table not renamed away), RK_EINVALID (a name twice, a bad name, or a
+ * backend without renames: Bigtable has none), RK_EBUSY while a handle on
+ * one of them is open. Nothing is renamed on error. */
+int rk_store_tables_rename(rk_store *store, const rk_table_rename *renames, size_t n);
+
 typedef struct rk_table_info {
 	char *name;
 	rk_family_def *families; /* names and rules owned by this info; gc is

@@ -49,6 +49,24 @@ void rk_cli_progress_cb(const char *what, uint64_t done, uint64_t bytes, void *p
 	fflush(stderr);
 }
 
+void rk_cli_progress_rows(rk_cli_progress *p, const char *what, uint64_t done, uint64_t total)
+{
+	double t = now();
+	if (p->quiet || t - p->start < 1 || t - p->last < (p->tty ? 0.5 : 10))
+		return;
+	p->last = t;
+	p->shown = 1;
+	char n[RK_NUM_STR], m[RK_NUM_STR], r[RK_NUM_STR], eta[48] = "";
+	double rate = (double)done / (t - p->start);
+	if (total >= done && rate > 0)
+		snprintf(eta, sizeof eta, " of %s, ETA %.0f s", rk__count_text(m, sizeof m, total),
+		         (double)(total - done) / rate);
+	fprintf(stderr, "%srowkey %s: %s: %s rows%s, %s%s", p->tty ? "\r" : "", p->cmd, what,
+	        rk__count_text(n, sizeof n, done), eta, rk__rate_str(r, rate, "rows"),
+	        p->tty ? "   " : "\n");
+	fflush(stderr);
+}
+
 void rk_cli_progress_done(rk_cli_progress *p)
 {
 	if (p->shown && p->tty)

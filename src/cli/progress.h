@@ -20,6 +20,10 @@ void rk_cli_progress_init(rk_cli_progress *p, const char *cmd, int quiet);
 /* A progress callback (payload: an rk_cli_progress): "what" so far. */
 void rk_cli_progress_cb(const char *what, uint64_t done, uint64_t bytes, void *payload);
 
+/* Rows done of total (0: unknown) so far, with the rate since the start
+ * and, when total is known, the time left at that rate. */
+void rk_cli_progress_rows(rk_cli_progress *p, const char *what, uint64_t done, uint64_t total);
+
 /* Ends the progress line (a terminal's line is cleared). */
 void rk_cli_progress_done(rk_cli_progress *p);
 

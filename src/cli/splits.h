@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rowkey/key.h>
 #include <rowkey/store.h>
 
 /* Takes p (malloc'd) into the list, or frees it when out of memory (-1). */
@@ -21,6 +22,15 @@ int rk_cli__split_add_copy(rk_bytes **sp, size_t *n, const void *src, size_t len
 /* Reads FILE into the list (blank lines skipped). -1 after saying on
  * stderr, as `rowkey CMD: --splits FILE: ...`, which line is wrong and why. */
 int rk_cli__splits_read(rk_bytes **sp, size_t *n, const char *path, const char *cmd);
+
+/* The split points of key design sc (src/cli/schema_splits.c), appended to
+ * the list: one region per bucket of a salted design (*bpl then the
+ * bucket prefix's bytes, which splits must keep to), or `nregions` regions
+ * at quantiles of a hash prefix (0 or 1: none); nothing for a design
+ * without a salt or hash prefix. 0, or RK_EXIT_FAIL after saying why as
+ * `rowkey CMD: ...`. */
+int rk_cli__schema_splits(rk_bytes **sp, size_t *n, unsigned *bpl, const rk_schema *sc,
+                          uint64_t nregions, const char *cmd);
 
 /* Frees the list and its points. */
 void rk_cli__splits_free(rk_bytes *sp, size_t n);

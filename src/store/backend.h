@@ -110,6 +110,9 @@ struct rk_backend_ops {
 	                      size_t len);
 	int (*table_prop_get)(void **out, size_t *out_len, rk_store *s, const char *table,
 	                      const char *key);
+	/* optional (NULL: refused): names checked by store.c (valid, no name
+	 * twice among the froms or the tos) */
+	int (*tables_rename)(rk_store *s, const rk_table_rename *v, size_t n);
 	/* optional (NULL: refused): arguments checked by store.c */
 	int (*family_set)(rk_store *s, const char *table, const rk_family_def *fam);
 	int (*family_drop)(rk_store *s, const char *table, const char *family);

@@ -225,6 +225,27 @@ int rk_table_drop(rk_store *store, const char *name)
 	return table_missing(store, name, store->ops->table_drop(store, name));
 }
 
+int rk_store_tables_rename(rk_store *store, const rk_table_rename *v, size_t n)
+{
+	if (!v || n < 1 || n > 16)
+		return rk__err(RK_EINVALID, "rename: %zu renames (1..16 in one call)", n);
+	for (size_t i = 0; i < n; i++) {
+		const char *f = v[i].from, *t = v[i].to;
+		if (!rk_store__valid_name(f, RK_MAX_TABLE_NAME_LEN) ||
+		    !rk_store__valid_name(t, RK_MAX_TABLE_NAME_LEN))
+			return rk__err(RK_EINVALID, "rename %s -> %s: not a valid table name",
+			               f ? f : "(null)", t ? t : "(null)");
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(v[k].from, f) || !strcmp(v[k].to, t))
+				return rk__err(RK_EINVALID, "rename: table %s named twice in one call",
+				               !strcmp(v[k].from, f) ? f : t);
+	}
+	if (!store->ops->tables_rename)
+		return rk__err(RK_EINVALID, "rename %s -> %s: the %s backend has no table rename",
+		               v[0].from, v[0].to, store->ops->name);
+	return store->ops->tables_rename(store, v, n);
+}
+
 int rk_table_family_set(rk_store *store, const char *table, const rk_family_def *fam)
 {
 	if (!rk_store__valid_name(table, RK_MAX_TABLE_NAME_LEN))

@@ -160,6 +160,7 @@ static const struct rk_backend_ops bt_ops = {
 	NULL, /* flush: nothing is ever queued */
 	rk_bt__prop_set_op, /* in the instance's _rowkey_meta table (bt_settings.c) */
 	rk_bt__prop_get_op,
+	NULL, /* tables_rename: Bigtable has no rename (docs/rekey.md) */
 	NULL, /* family_set */
 	NULL, /* family_drop */
 	NULL, /* split_due: Bigtable splits tablets itself */

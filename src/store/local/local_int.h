@@ -174,6 +174,7 @@ int rk_local__table_create(rk_store *st, const rk_table_def *def, const rk_table
                            size_t nprops);
 int rk_local__table_drop(rk_store *st, const char *name);
 int rk_local__table_list(rk_table_info **out, size_t *count, rk_store *st);
+int rk_local__tables_rename(rk_store *st, const rk_table_rename *v, size_t n);
 int rk_local__table_open(rk_table **out, rk_store *st, const char *name);
 void rk_local__table_close(rk_table *tb);
 int rk_local__table_prop_set(rk_store *st, const char *table, const char *key,

@@ -451,6 +451,7 @@ static const struct rk_backend_ops local_ops = {
 	.flush = rk_local__flush,
 	.table_prop_set = rk_local__table_prop_set,
 	.table_prop_get = rk_local__table_prop_get,
+	.tables_rename = rk_local__tables_rename,
 	.family_set = rk_local__family_set,
 	.family_drop = rk_local__family_drop,
 	.split_due = rk_local__split_due,

@@ -1,0 +1,112 @@
+/*
+ * rowkey rekey's parts (cmd_rekey.c the command; rekey_ckpt.c the
+ * checkpoint, docs/formats.md B.6; rekey_map.c an old row's new key;
+ * rekey_copy.c the copy; rekey_verify.c the verify). The procedure and
+ * what it guarantees: docs/rekey.md.
+ */
+#ifndef RK_CLI_REKEY_H
+#define RK_CLI_REKEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rowkey/key.h>
+#include <rowkey/store.h>
+
+#define RK_REKEY_CMD "rekey"
+#define RK_REKEY_SETTING "rekey" /* the target table's setting (B.6) */
+
+/* The checkpoint (docs/formats.md B.6). Strings are malloc'd. */
+typedef struct rk_rekey_ckpt {
+	char *source, *target, *old_schema, *new_schema;
+	char state[16];     /* copying | copied | verified | cutover */
+	uint8_t *done;      /* the last old row key copied; NULL: none */
+	size_t done_len;
+	uint64_t pending, rows, cells;
+	char verify[80];    /* "-", "clean N M HEX16", "failed N" */
+} rk_rekey_ckpt;
+
+void rk_rekey__ckpt_free(rk_rekey_ckpt *c);
+
+/* Reads the target table's checkpoint. 0; RK_ENOTFOUND when the table has
+ * none (no message); RK_ECORRUPT naming the table and line; another code
+ * with rk_error_last(). */
+int rk_rekey__ckpt_load(rk_rekey_ckpt *c, rk_store *s, const char *table);
+
+/* The checkpoint's text (B.6) into *out (malloc'd, NUL-terminated). */
+int rk_rekey__ckpt_text(char **out, size_t *len, const rk_rekey_ckpt *c);
+
+/* Writes the checkpoint as table `table`'s setting, atomically. */
+int rk_rekey__ckpt_save(rk_store *s, const char *table, const rk_rekey_ckpt *c);
+
+/* 1 when table `name` exists, 0 when not, -1 when that cannot be told. */
+int rk_rekey__table_exists(rk_store *s, const char *name);
+
+/* Escaped text of a row key for messages: printable ASCII as is, other
+ * bytes as \xNN, cut with "..." past about 200 bytes. Returns buf. */
+const char *rk_rekey__key_text(char *buf, size_t cap, const uint8_t *k, size_t n);
+#define RK_REKEY_KEYTEXT 256
+
+/* ---- an old row's new key ---- */
+
+typedef struct rk_rekey_map {
+	rk_schema *olds, *news;
+	rk_encoder *olde, *newe;
+	size_t nold, nnew;
+	long *from_old;   /* per new field: the old field of that name, or -1 */
+	rk_value *ov, *nv;
+	char **text;      /* per new field: its value's text, when converted */
+	size_t *text_cap;
+	uint8_t *key;     /* the new key, maxkey bytes */
+	size_t maxkey;
+} rk_rekey_map;
+
+/* Prepares the mapping from schema texts. 0, or -1 after printing why. */
+int rk_rekey__map_init(rk_rekey_map *m, const char *old_text, const char *new_text);
+void rk_rekey__map_free(rk_rekey_map *m);
+
+/* The new key of old row r into m->key[0..*len): its fields decoded with
+ * the old schema, matched to the new schema's by name (a value of another
+ * type converted through its text); a field the old key does not carry is
+ * taken from the row's cell of that qualifier (what `rowkey load` writes),
+ * the newest version. RK_EINVALID / RK_ECORRUPT with a message naming the
+ * row and the field when it cannot be done. */
+int rk_rekey__map_row(rk_rekey_map *m, size_t *len, const rk_row *r);
+
+/* The fields old key `key` decodes to, as "id=1 ts=5" for messages (empty
+ * when it does not decode). Uses the map's old encoder. Returns buf. */
+const char *rk_rekey__fields_text(rk_rekey_map *m, char *buf, size_t cap, const uint8_t *key,
+                                  size_t len);
+
+/* ---- the copy and the verify ---- */
+
+typedef struct rk_rekey_opts {
+	const char *db, *table, *into, *schema_arg, *splits;
+	uint64_t batch;
+	int quiet;
+} rk_rekey_opts;
+
+/* The copy into the checkpoint's target (created by the caller), resumed
+ * from its checkpoint. Returns the exit status (said). */
+int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o);
+
+/* The verify: exit status, and the result recorded in the checkpoint. */
+int rk_rekey__verify(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o);
+
+/* The steps after the copy (rekey_admin.c): the names they work on. Each
+ * returns the exit status (said). */
+typedef struct rk_rekey_names {
+	const char *db, *table, *target, *oldname;
+} rk_rekey_names;
+int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n);
+int rk_rekey__abort(rk_store *s, const rk_rekey_names *n);
+int rk_rekey__drop_old(rk_store *s, const rk_rekey_names *n);
+
+/* Reads that see every version a family keeps. */
+void rk_rekey__all_versions(rk_read_options *ro);
+
+/* 1 when rows a and b hold the same cells (family, qualifier, timestamp,
+ * value, in order). */
+int rk_rekey__same_cells(const rk_row *a, const rk_row *b);
+
+#endif

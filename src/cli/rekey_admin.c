@@ -1,0 +1,185 @@
+/*
+ * rowkey rekey's steps after the copy: --cutover (the names swapped in one
+ * catalogue change, refused without a clean verify on record), --abort
+ * (the new table and its checkpoint dropped) and --drop-old (the old table
+ * dropped once the new one has its name). Bigtable has no rename, so there
+ * the cutover is refused with what to do instead: point the clients at the
+ * new table (docs/rekey.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/rekey.h"
+
+#define CMD RK_REKEY_CMD
+
+static int on_bigtable(const rk_rekey_names *n)
+{
+	return !strncmp(n->db, "bigtable://", 11);
+}
+
+/* Prints text single-quoted for a shell. */
+static void shell_quoted(const char *t)
+{
+	putchar('\'');
+	for (; *t; t++)
+		if (*t == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*t);
+	putchar('\'');
+}
+
+/* What clients must change: the design, and the encoders to write again. */
+static void say_new_design(const rk_rekey_ckpt *c, const char *table)
+{
+	static const char *const langs[] = {"java", "python", "go", "ts"};
+	printf("new design of %s: %s\n", table, c->new_schema);
+	printf("clients must encode keys with it; write their encoders again:\n");
+	for (size_t i = 0; i < sizeof langs / sizeof *langs; i++) {
+		printf("  rowkey gen --lang %s -s ", langs[i]);
+		shell_quoted(c->new_schema);
+		printf(" -o DIR\n");
+	}
+}
+
+/* The checkpoint of n->target for table n->table, or the exit status after
+ * saying why there is none. */
+static int target_ckpt(rk_rekey_ckpt *c, rk_store *s, const rk_rekey_names *n)
+{
+	int rc = rk_rekey__ckpt_load(c, s, n->target);
+	if (rc == RK_ENOTFOUND) {
+		fprintf(stderr, "rowkey rekey: no rekey of %s into %s: that table %s\n", n->table,
+		        n->target,
+		        rk_rekey__table_exists(s, n->target) == 1 ? "holds no rekey checkpoint"
+		                                                  : "does not exist");
+		return RK_EXIT_FAIL;
+	}
+	if (rc)
+		return rk_cli_fail(CMD, "reading the checkpoint");
+	if (strcmp(c->source, n->table)) {
+		fprintf(stderr, "rowkey rekey: %s holds a rekey of %s, not of %s\n", n->target,
+		        c->source, n->table);
+		rk_rekey__ckpt_free(c);
+		return RK_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The checkpoint the table itself carries once cut over, or ENOTFOUND. */
+static int cut_over(rk_rekey_ckpt *c, rk_store *s, const rk_rekey_names *n)
+{
+	if (rk_rekey__ckpt_load(c, s, n->table))
+		return RK_ENOTFOUND;
+	if (!strcmp(c->state, "cutover") && !strcmp(c->source, n->table))
+		return 0;
+	rk_rekey__ckpt_free(c);
+	return RK_ENOTFOUND;
+}
+
+int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n)
+{
+	rk_rekey_ckpt c;
+	if (cut_over(&c, s, n) == 0) {
+		printf("%s is already cut over; the old table is %s until rowkey rekey --drop-old\n",
+		       n->table, n->oldname);
+		rk_rekey__ckpt_free(&c);
+		return RK_EXIT_OK;
+	}
+	int rc = target_ckpt(&c, s, n);
+	if (rc)
+		return rc;
+	if (strcmp(c.state, "verified")) {
+		fprintf(stderr, "rowkey rekey: no clean verify of %s into %s on record (state %s, "
+		                "verify %s): run rowkey rekey --verify --db %s %s first\n",
+		        n->table, n->target, c.state, c.verify, n->db, n->table);
+		rc = RK_EXIT_FAIL;
+	} else if (on_bigtable(n)) {
+		fprintf(stderr, "rowkey rekey: Bigtable has no table rename, so a cutover there is "
+		                "yours to make: %s holds the new design, verified clean (%s); point "
+		                "the clients at table %s, then delete %s when none reads it\n",
+		        n->target, c.verify, n->target, n->table);
+		say_new_design(&c, n->target);
+		rc = RK_EXIT_FAIL;
+	} else if (rk_rekey__table_exists(s, n->oldname) != 0) {
+		fprintf(stderr, "rowkey rekey: table %s already exists: the old table is kept under "
+		                "that name; drop or rename it first\n", n->oldname);
+		rc = RK_EXIT_FAIL;
+	} else {
+		rk_table_rename v[2] = {{n->table, n->oldname}, {n->target, n->table}};
+		if (rk_store_tables_rename(s, v, 2)) {
+			rc = rk_cli_fail(CMD, "renaming the tables");
+		} else {
+			snprintf(c.state, sizeof c.state, "cutover");
+			if (rk_rekey__ckpt_save(s, n->table, &c))
+				rc = rk_cli_fail(CMD, "recording the cutover (the names are swapped)");
+			printf("cut over: %s now holds the new design (%llu rows); the old table is %s "
+			       "until rowkey rekey --drop-old --db %s %s\n",
+			       n->table, (unsigned long long)c.rows, n->oldname, n->db, n->table);
+			say_new_design(&c, n->table);
+		}
+	}
+	rk_rekey__ckpt_free(&c);
+	return rc;
+}
+
+int rk_rekey__abort(rk_store *s, const rk_rekey_names *n)
+{
+	rk_rekey_ckpt c;
+	if (cut_over(&c, s, n) == 0) {
+		rk_rekey__ckpt_free(&c);
+		fprintf(stderr, "rowkey rekey: %s is already cut over (the old table is %s): nothing "
+		                "to abort\n", n->table, n->oldname);
+		return RK_EXIT_FAIL;
+	}
+	int rc = rk_rekey__ckpt_load(&c, s, n->target);
+	if (rc == RK_ENOTFOUND && rk_rekey__table_exists(s, n->target) == 1) {
+		/* a Bigtable create killed before its checkpoint: dropped only empty */
+		rk_table *t;
+		rk_scan *sc;
+		const rk_row *r;
+		rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+		so.limit = 1;
+		int empty = 0;
+		if (!rk_table_open(&t, s, n->target)) {
+			if (!rk_scan_open(&sc, t, &so)) {
+				empty = rk_scan_next(&r, sc) == RK_EITEROVER;
+				rk_scan_close(sc);
+			}
+			rk_table_close(t);
+		}
+		if (!empty) {
+			fprintf(stderr, "rowkey rekey: %s holds rows and no rekey checkpoint: not "
+			                "dropped\n", n->target);
+			return RK_EXIT_FAIL;
+		}
+	} else if ((rc = target_ckpt(&c, s, n)) != 0) {
+		return rc;
+	} else {
+		rk_rekey__ckpt_free(&c);
+	}
+	if (rk_table_drop(s, n->target))
+		return rk_cli_fail(CMD, "dropping the new table");
+	printf("aborted: dropped %s and its checkpoint; %s is as it was\n", n->target, n->table);
+	return RK_EXIT_OK;
+}
+
+int rk_rekey__drop_old(rk_store *s, const rk_rekey_names *n)
+{
+	rk_rekey_ckpt c;
+	if (cut_over(&c, s, n)) {
+		fprintf(stderr, "rowkey rekey: %s is not cut over by rowkey rekey: %s is not dropped\n",
+		        n->table, n->oldname);
+		return RK_EXIT_FAIL;
+	}
+	rk_rekey__ckpt_free(&c);
+	int rc = rk_rekey__table_exists(s, n->oldname) == 1 ? rk_table_drop(s, n->oldname) : 0;
+	if (rc)
+		return rk_cli_fail(CMD, "dropping the old table");
+	if (rk_store_table_prop_set(s, n->table, RK_REKEY_SETTING, NULL, 0))
+		return rk_cli_fail(CMD, "removing the checkpoint");
+	printf("dropped %s; the rekey of %s is finished\n", n->oldname, n->table);
+	return RK_EXIT_OK;
+}

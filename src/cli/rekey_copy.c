@@ -1,0 +1,477 @@
+/*
+ * rowkey rekey's copy: every row of the old table, in old-key order, its
+ * new key from rekey_map.c, every cell (family, qualifier, each version,
+ * timestamp) written to the new table in batches, resumable from the
+ * checkpoint (docs/formats.md B.6).
+ *
+ * Nothing is ever overwritten: before a batch is applied its new keys are
+ * checked against each other (sorted) and against the new table (a point
+ * read each). A key already held is a collision of two old rows, and the
+ * copy stops naming both, except where a killed run may already have
+ * written that very row (the checkpoint's `pending` rows after `done`) and
+ * the row holds exactly its cells: rewriting those is idempotent.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/load_batch.h"
+#include "cli/progress.h"
+#include "cli/rekey.h"
+#include "key/units.h"
+
+void rk_rekey__all_versions(rk_read_options *ro)
+{
+	*ro = (rk_read_options)RK_READ_OPTIONS_INIT;
+	ro->max_versions = UINT_MAX;
+}
+
+int rk_rekey__same_cells(const rk_row *a, const rk_row *b)
+{
+	if (a->ncells != b->ncells)
+		return 0;
+	for (size_t i = 0; i < a->ncells; i++) {
+		const rk_cell *x = &a->cells[i], *y = &b->cells[i];
+		if (strcmp(x->family, y->family) || x->ts != y->ts ||
+		    x->qualifier_len != y->qualifier_len || x->value_len != y->value_len ||
+		    memcmp(x->qualifier, y->qualifier, x->qualifier_len) ||
+		    memcmp(x->value, y->value, x->value_len))
+			return 0;
+	}
+	return 1;
+}
+
+/* Says the copy ran out of memory; RK_EXIT_FAIL. */
+static int no_memory(void)
+{
+	fprintf(stderr, "rowkey rekey: out of memory\n");
+	return RK_EXIT_FAIL;
+}
+
+/* ---- a batch ---- */
+
+/* One old row of a batch: offsets into the arena (its old key, its new
+ * key) and its mutations. */
+typedef struct brow {
+	size_t ok, ol, nk, nl, m0, nm;
+} brow;
+
+typedef struct batch {
+	brow *rows;
+	size_t nrows, rcap;
+	rk_mutation *m;
+	size_t *foff, *qoff, *voff; /* per mutation: family, qualifier, value offsets */
+	rk_cell *cells;             /* a row's cells as a read gives them, to compare */
+	size_t nm, mcap;
+	arena a;
+} batch;
+
+typedef struct copier {
+	rk_store *s;
+	rk_rekey_ckpt *c;
+	const rk_rekey_opts *o;
+	rk_rekey_map map;
+	rk_table *old, *nt;
+	batch b;
+	uint64_t window; /* rows of the next batches a killed run may have written */
+	rk_cli_progress pr;
+	uint64_t total, copied;
+	size_t max_old_key; /* the longest old key the checkpoint can hold */
+} copier;
+
+static void batch_free(batch *b)
+{
+	free(b->rows);
+	free(b->m);
+	free(b->foff);
+	free(b->qoff);
+	free(b->voff);
+	free(b->cells);
+	free(b->a.p);
+}
+
+static int grow(batch *b, size_t more)
+{
+	if (b->nm + more > b->mcap) {
+		size_t c = b->mcap ? b->mcap : 1024;
+		while (c < b->nm + more)
+			c *= 2;
+		rk_mutation *m = realloc(b->m, c * sizeof *m);
+		size_t *f = m ? realloc(b->foff, c * sizeof *f) : NULL;
+		if (m)
+			b->m = m;
+		if (f)
+			b->foff = f;
+		size_t *q = f ? realloc(b->qoff, c * sizeof *q) : NULL;
+		if (q)
+			b->qoff = q;
+		size_t *v = q ? realloc(b->voff, c * sizeof *v) : NULL;
+		if (v)
+			b->voff = v;
+		rk_cell *cl = v ? realloc(b->cells, c * sizeof *cl) : NULL;
+		if (!cl)
+			return -1;
+		b->cells = cl;
+		b->mcap = c;
+	}
+	if (b->nrows == b->rcap) {
+		size_t c = b->rcap ? b->rcap * 2 : 256;
+		brow *r = realloc(b->rows, c * sizeof *r);
+		if (!r)
+			return -1;
+		b->rows = r;
+		b->rcap = c;
+	}
+	return 0;
+}
+
+static long put(batch *b, const void *p, size_t n)
+{
+	return rk_load__arena_put(&b->a, p, n);
+}
+
+/* Old row r with new key m->key[0..klen) into the batch. */
+static int add_row(copier *cp, const rk_row *r, size_t klen)
+{
+	batch *b = &cp->b;
+	char kt[RK_REKEY_KEYTEXT];
+	if (r->key_len > cp->max_old_key) {
+		fprintf(stderr, "rowkey rekey: old row %s: its key of %zu bytes would not fit the "
+		                "checkpoint (at most %zu bytes here; docs/formats.md B.6)\n",
+		        rk_rekey__key_text(kt, sizeof kt, r->key, r->key_len), r->key_len,
+		        cp->max_old_key);
+		return -2;
+	}
+	if (grow(b, r->ncells))
+		return -1;
+	long ok = put(b, r->key, r->key_len), nk = put(b, cp->map.key, klen);
+	if (ok < 0 || nk < 0)
+		return -1;
+	brow *br = &b->rows[b->nrows++];
+	*br = (brow){(size_t)ok, r->key_len, (size_t)nk, klen, b->nm, r->ncells};
+	for (size_t i = 0; i < r->ncells; i++) {
+		const rk_cell *c = &r->cells[i];
+		if (c->ts == 0) { /* the store would assign a new one: not a copy */
+			fprintf(stderr, "rowkey rekey: old row %s: a cell with timestamp 0 cannot be "
+			                "written with its timestamp kept\n",
+			        rk_rekey__key_text(kt, sizeof kt, r->key, r->key_len));
+			return -2;
+		}
+		long f = put(b, c->family, strlen(c->family) + 1);
+		long q = put(b, c->qualifier ? c->qualifier : (const uint8_t *)"", c->qualifier_len);
+		long v = put(b, c->value ? c->value : (const uint8_t *)"", c->value_len);
+		if (f < 0 || q < 0 || v < 0)
+			return -1;
+		b->foff[b->nm] = (size_t)f;
+		b->qoff[b->nm] = (size_t)q;
+		b->voff[b->nm] = (size_t)v;
+		b->m[b->nm++] = (rk_mutation){RK_MUT_PUT, NULL, klen, NULL, NULL, c->qualifier_len,
+		                              c->ts, NULL, c->value_len, 0};
+	}
+	return 0;
+}
+
+/* Points the mutations into the arena (it may have moved while filling). */
+static void fix_up(batch *b)
+{
+	for (size_t i = 0; i < b->nrows; i++)
+		for (size_t k = b->rows[i].m0; k < b->rows[i].m0 + b->rows[i].nm; k++) {
+			rk_mutation *m = &b->m[k];
+			m->row = b->a.p + b->rows[i].nk;
+			m->family = (const char *)b->a.p + b->foff[k];
+			m->qualifier = b->a.p + b->qoff[k];
+			m->value = b->a.p + b->voff[k];
+			b->cells[k] = (rk_cell){m->family, m->qualifier, m->qualifier_len, m->ts,
+			                        m->value, m->value_len, NULL};
+		}
+}
+
+/* ---- collisions ---- */
+
+static const batch *sort_batch; /* for by_new_key (the CLI is single-threaded) */
+
+static int by_new_key(const void *x, const void *y)
+{
+	const brow *a = &sort_batch->rows[*(const size_t *)x], *b = &sort_batch->rows[*(const size_t *)y];
+	size_t n = a->nl < b->nl ? a->nl : b->nl;
+	int c = memcmp(sort_batch->a.p + a->nk, sort_batch->a.p + b->nk, n);
+	return c ? c : (a->nl > b->nl) - (a->nl < b->nl);
+}
+
+static void say_collision(copier *cp, const uint8_t *o1, size_t l1, const uint8_t *o2,
+                          size_t l2, const uint8_t *nk, size_t nl)
+{
+	char a[RK_REKEY_KEYTEXT], b[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
+	char fa[RK_REKEY_KEYTEXT], fb[RK_REKEY_KEYTEXT];
+	uint64_t copied = cp->c->rows;
+	fprintf(stderr,
+	        "rowkey rekey: old rows %s (%s) and %s (%s) both map to new key %s: the new design "
+	        "does not tell them apart, and writing both would lose one. Nothing of this batch "
+	        "is written (%llu row%s copied before it); choose a design whose key keeps the "
+	        "fields that identify a row, and drop this copy with --abort\n",
+	        rk_rekey__key_text(a, sizeof a, o1, l1),
+	        rk_rekey__fields_text(&cp->map, fa, sizeof fa, o1, l1),
+	        rk_rekey__key_text(b, sizeof b, o2, l2),
+	        rk_rekey__fields_text(&cp->map, fb, sizeof fb, o2, l2),
+	        rk_rekey__key_text(n, sizeof n, nk, nl), (unsigned long long)copied,
+	        copied == 1 ? "" : "s");
+}
+
+/* Two rows of the batch with one new key: said, 1; else 0 (-1: memory). */
+static int batch_duplicates(copier *cp)
+{
+	batch *b = &cp->b;
+	size_t *ix = malloc(b->nrows * sizeof *ix);
+	if (!ix)
+		return -1;
+	for (size_t i = 0; i < b->nrows; i++)
+		ix[i] = i;
+	sort_batch = b;
+	qsort(ix, b->nrows, sizeof *ix, by_new_key);
+	for (size_t i = 1; i < b->nrows; i++)
+		if (!by_new_key(&ix[i - 1], &ix[i])) {
+			const brow *x = &b->rows[ix[i - 1]], *y = &b->rows[ix[i]];
+			say_collision(cp, b->a.p + x->ok, x->ol, b->a.p + y->ok, y->ol, b->a.p + x->nk,
+			              x->nl);
+			free(ix);
+			return 1;
+		}
+	free(ix);
+	return 0;
+}
+
+/* The old row other than `old` whose new key is `nk`, found by a scan of
+ * the old table (only when a collision is met, so its cost is paid once);
+ * said with both keys. */
+static void name_other(copier *cp, const uint8_t *old, size_t ol, const uint8_t *nk, size_t nl)
+{
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	rk_scan *sc;
+	const rk_row *r;
+	size_t klen;
+	rk_rekey__all_versions(&so.read);
+	if (rk_scan_open(&sc, cp->old, &so) == 0) {
+		while (rk_scan_next(&r, sc) == 0) {
+			if ((r->key_len == ol && !memcmp(r->key, old, ol)) ||
+			    rk_rekey__map_row(&cp->map, &klen, r) || klen != nl ||
+			    memcmp(cp->map.key, nk, nl))
+				continue;
+			say_collision(cp, r->key, r->key_len, old, ol, nk, nl);
+			rk_scan_close(sc);
+			return;
+		}
+		rk_scan_close(sc);
+	}
+	char a[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
+	fprintf(stderr, "rowkey rekey: old row %s maps to new key %s, which the new table already "
+	                "holds with other cells (from no old row found now): nothing of this batch "
+	                "is written\n",
+	        rk_rekey__key_text(a, sizeof a, old, ol), rk_rekey__key_text(n, sizeof n, nk, nl));
+}
+
+/* Checks the batch's new keys against the new table. 0 to write it, 1 on a
+ * collision (said), -1 on a read error (said). */
+static int held_keys(copier *cp)
+{
+	batch *b = &cp->b;
+	rk_read_options ro;
+	rk_rekey__all_versions(&ro);
+	for (size_t i = 0; i < b->nrows; i++) {
+		const brow *br = &b->rows[i];
+		rk_row *got;
+		int rc = rk_table_get(&got, cp->nt, b->a.p + br->nk, br->nl, &ro);
+		if (rc == RK_ENOTFOUND)
+			continue;
+		if (rc) {
+			rk_cli_fail(RK_REKEY_CMD, "reading the new table");
+			return -1;
+		}
+		rk_row want = {b->a.p + br->nk, br->nl, b->cells + br->m0, br->nm};
+		int same = i < cp->window && rk_rekey__same_cells(got, &want);
+		rk_row_free(got);
+		if (same) /* written by the killed run: rewritten alike */
+			continue;
+		uint8_t *o = malloc(br->ol + br->nl + 1);
+		if (!o) {
+			no_memory();
+			return -1;
+		}
+		memcpy(o, b->a.p + br->ok, br->ol);
+		memcpy(o + br->ol, b->a.p + br->nk, br->nl);
+		name_other(cp, o, br->ol, o + br->ol, br->nl);
+		free(o);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- the batch's write ---- */
+
+static int save(copier *cp)
+{
+	if (rk_rekey__ckpt_save(cp->s, cp->c->target, cp->c))
+		return rk_cli_fail(RK_REKEY_CMD, "saving the checkpoint");
+	return 0;
+}
+
+/* Writes the batch: checkpoint first (its rows as pending), then the
+ * checks, then the cells; the checkpoint's `done` moves on with the next
+ * save. 0, or the exit status (said). */
+static int flush_batch(copier *cp)
+{
+	batch *b = &cp->b;
+	rk_rekey_ckpt *c = cp->c;
+	if (!b->nrows)
+		return 0;
+	fix_up(b);
+	int rc = batch_duplicates(cp);
+	if (rc)
+		return rc < 0 ? no_memory() : RK_EXIT_FAIL;
+	c->pending = b->nrows > cp->window ? b->nrows : cp->window;
+	if ((rc = save(cp)) != 0)
+		return rc;
+	if (held_keys(cp))
+		return RK_EXIT_FAIL;
+	if (rk_table_apply(cp->nt, b->m, b->nm, NULL))
+		return rk_cli_fail(RK_REKEY_CMD, "writing a batch to the new table");
+	const brow *last = &b->rows[b->nrows - 1];
+	uint8_t *d = malloc(last->ol ? last->ol : 1);
+	if (!d)
+		return no_memory();
+	memcpy(d, b->a.p + last->ok, last->ol);
+	free(c->done);
+	c->done = d;
+	c->done_len = last->ol;
+	c->rows += b->nrows;
+	c->cells += b->nm;
+	cp->copied += b->nrows;
+	cp->window = cp->window > b->nrows ? cp->window - b->nrows : 0;
+	b->nrows = b->nm = b->a.len = 0;
+	rk_cli_progress_rows(&cp->pr, "copy", cp->copied, cp->total);
+	return 0;
+}
+
+/* ---- the copy ---- */
+
+/* Where the copy resumes: just after `done`. */
+static int scan_from_done(rk_scan **sc, copier *cp, uint8_t **startbuf, int keys_only,
+                          const rk_filter *f)
+{
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	rk_rekey__all_versions(&so.read);
+	if (keys_only)
+		so.read.filter = f;
+	*startbuf = NULL;
+	if (cp->c->done) { /* the smallest key after done: done followed by 0x00 */
+		if (!(*startbuf = malloc(cp->c->done_len + 1)))
+			return RK_ENOMEM;
+		memcpy(*startbuf, cp->c->done, cp->c->done_len);
+		(*startbuf)[cp->c->done_len] = 0;
+		so.start = *startbuf;
+		so.start_len = cp->c->done_len + 1;
+	}
+	return rk_scan_open(sc, cp->old, &so);
+}
+
+/* Rows left to copy, for the progress line's ETA (a keys-only scan). */
+static void count_rows(copier *cp)
+{
+	rk_filter kids[2] = {{.kind = RK_FILTER_ROW_LIMIT, .n = 1}, {.kind = RK_FILTER_STRIP_VALUE}};
+	rk_filter f = {.kind = RK_FILTER_CHAIN, .kids = kids, .nkids = 2};
+	rk_scan *sc;
+	uint8_t *start;
+	const rk_row *r;
+	if (scan_from_done(&sc, cp, &start, 1, &f) == 0) {
+		while (rk_scan_next(&r, sc) == 0)
+			cp->total++;
+		rk_scan_close(sc);
+	}
+	free(start);
+}
+
+static int copy_rows(copier *cp)
+{
+	rk_scan *sc;
+	uint8_t *start;
+	const rk_row *r;
+	size_t klen;
+	int rc = scan_from_done(&sc, cp, &start, 0, NULL), e;
+	if (rc) {
+		free(start);
+		return rk_cli_fail(RK_REKEY_CMD, "reading the old table");
+	}
+	while ((e = rk_scan_next(&r, sc)) == 0) {
+		if (rk_rekey__map_row(&cp->map, &klen, r)) {
+			fprintf(stderr, "rowkey rekey: %s; nothing of it is written (%llu row%s copied "
+			                "before it)\n", rk_error_last(), (unsigned long long)cp->c->rows,
+			        cp->c->rows == 1 ? "" : "s");
+			rc = RK_EXIT_FAIL;
+			break;
+		}
+		if ((e = add_row(cp, r, klen)) != 0) {
+			rc = e == -1 ? no_memory() : RK_EXIT_FAIL;
+			break;
+		}
+		if ((cp->b.nrows >= cp->o->batch || cp->b.a.len > (16u << 20)) &&
+		    (rc = flush_batch(cp)) != 0)
+			break;
+	}
+	if (!rc && e != RK_EITEROVER)
+		rc = rk_cli_fail(RK_REKEY_CMD, "reading the old table");
+	rk_scan_close(sc);
+	free(start);
+	return rc ? rc : flush_batch(cp);
+}
+
+int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
+{
+	copier cp = {.s = s, .c = c, .o = o, .window = c->pending};
+	struct timespec t0, t1;
+	int rc = RK_EXIT_FAIL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rk_cli_progress_init(&cp.pr, RK_REKEY_CMD, o->quiet);
+	if (rk_rekey__map_init(&cp.map, c->old_schema, c->new_schema))
+		goto out;
+	/* the checkpoint's text without `done`, and 64 bytes for its counts */
+	size_t fixed = 300 + strlen(c->source) + strlen(c->target) + strlen(c->old_schema) +
+	               strlen(c->new_schema);
+	cp.max_old_key = fixed < 65536 ? (65536 - fixed) / 2 : 0;
+	if (rk_table_open(&cp.old, s, c->source) || rk_table_open(&cp.nt, s, c->target)) {
+		rk_cli_fail(RK_REKEY_CMD, "opening the tables");
+		goto out;
+	}
+	if (c->done && !o->quiet) {
+		char kt[RK_REKEY_KEYTEXT];
+		fprintf(stderr, "rowkey rekey: resuming after old row %s (%llu rows copied)\n",
+		        rk_rekey__key_text(kt, sizeof kt, c->done, c->done_len),
+		        (unsigned long long)c->rows);
+	}
+	if (!o->quiet)
+		count_rows(&cp);
+	if ((rc = copy_rows(&cp)) != 0)
+		goto out;
+	snprintf(c->state, sizeof c->state, "copied");
+	c->pending = 0;
+	snprintf(c->verify, sizeof c->verify, "-");
+	if ((rc = save(&cp)) != 0)
+		goto out;
+	rk_cli_progress_done(&cp.pr);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	char n[4][RK_NUM_STR];
+	printf("copied %s rows of %s into %s in %.2f s (%s); %s rows, %s cells in all\n",
+	       rk__count_text(n[0], RK_NUM_STR, cp.copied), c->source, c->target, secs,
+	       rk__rate_str(n[1], secs > 0 ? (double)cp.copied / secs : 0.0, "rows"),
+	       rk__count_text(n[2], RK_NUM_STR, c->rows), rk__count_text(n[3], RK_NUM_STR, c->cells));
+out:
+	rk_cli_progress_done(&cp.pr);
+	rk_table_close(cp.old);
+	rk_table_close(cp.nt);
+	rk_rekey__map_free(&cp.map);
+	batch_free(&cp.b);
+	return rc;
+}
