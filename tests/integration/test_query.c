@@ -21,38 +21,7 @@
 
 #define NREC 1500
 
-static uint64_t rs = 0x9e3779b97f4a7c15ULL;
-static uint64_t rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
-}
-
-static char dir[] = "/tmp/rk_query_XXXXXX";
-static rk_store *store;
-
-static int setup(void **state)
-{
-	(void)state;
-	if (!mkdtemp(dir))
-		return -1;
-	rk_store_options o = RK_STORE_OPTIONS_INIT;
-	o.durability = RK_DURABILITY_ASYNC;
-	o.n_servers = 3;
-	o.background_splits = 0;
-	return rk_store_open(&store, dir, &o);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	rk_store_close(store);
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd);
-}
+#include "integration/query_test_store.h"
 
 typedef struct {
 	uint8_t key[64];
@@ -323,6 +292,7 @@ static void test_latest_first(void **state)
 
 int main(void)
 {
+	rs = 0x9e3779b97f4a7c15ULL;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queries_match_brute_force),
 		cmocka_unit_test(test_latest_first),
