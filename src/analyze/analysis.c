@@ -141,13 +141,6 @@ const uint8_t *rk_analysis_row_key(size_t *len, const rk_analysis *a, size_t row
 	return a->row_key[row];
 }
 
-int rk__moments_tell(const rk_analysis *a)
-{
-	const rk_report *r = &a->rep;
-	size_t cols = a->cols ? a->cols : 1;
-	return (double)r->writes / (double)cols >= 10.0 * r->servers;
-}
-
 /* The peak load: operations per second of the busiest window of whole time
  * buckets at least a second wide (the whole run when it is shorter: a rate
  * over a few milliseconds measures the clock's ticks), and the busiest

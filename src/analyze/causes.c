@@ -161,6 +161,13 @@ static void long_key(ctx *c)
 
 /* ---- where writes land ---- */
 
+int rk__moments_tell(const rk_analysis *a)
+{
+	const rk_report *r = &a->rep;
+	size_t cols = a->cols ? a->cols : 1;
+	return (double)r->writes / (double)cols >= 10.0 * r->servers;
+}
+
 static int moments_tell(const ctx *c)
 {
 	return rk__moments_tell(c->a);
