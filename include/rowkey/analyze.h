@@ -54,10 +54,11 @@ typedef struct rk_workload_options {
 	 * shapes; a generated workload's own shapes are replaced when set. */
 	const char *const *queries;
 	size_t nqueries;
+	const char *file_label; /* the file's name in reports and messages; NULL: the path */
 } rk_workload_options;
 
 #define RK_WORKLOAD_OPTIONS_INIT \
-	{ "messages", 1, 1000.0, 600.0, -1.0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL, 0 }
+	{ "messages", 1, 1000.0, 600.0, -1.0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL, 0, NULL }
 
 /* The workload names, NULL-terminated; static storage. */
 const char *const *rk_workload_names(void);
@@ -331,9 +332,10 @@ typedef struct rk_profile_options {
 	/* progress, every 65536 records and at each step's end (may be NULL) */
 	void (*progress)(const char *what, uint64_t done, uint64_t bytes, void *payload);
 	void *payload;
+	const char *label; /* the records' name in the report and messages; NULL: the path */
 } rk_profile_options;
 
-#define RK_PROFILE_OPTIONS_INIT { 0, 0, 0, 0, NULL, NULL }
+#define RK_PROFILE_OPTIONS_INIT { 0, 0, 0, 0, NULL, NULL, NULL }
 
 typedef struct rk_value_count {
 	const char *value; /* as the input wrote it (at most 48 bytes shown) */
@@ -402,9 +404,12 @@ typedef struct rk_suggest_options {
 	/* progress: "profiling" (records, bytes), "design" (designs done, of total) */
 	void (*progress)(const char *what, uint64_t done, uint64_t total, void *payload);
 	void *payload;
+	const char *current;  /* a key template ranked beside the candidates, labelled "the
+	                         table's design" (a table's own, when its rows are advised);
+	                         NULL: none */
 } rk_suggest_options;
 
-#define RK_SUGGEST_OPTIONS_INIT { 8, 0, NULL, NULL }
+#define RK_SUGGEST_OPTIONS_INIT { 8, 0, NULL, NULL, NULL }
 
 /* One table of a proposal: its key and the shapes it serves. */
 typedef struct rk_suggest_table {

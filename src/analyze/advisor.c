@@ -161,6 +161,18 @@ static void add(gen *g, const char *label, const char *key, int shape, const cha
 	c->variant = variant;
 }
 
+void rk__candidates_add(rk__candidates *c, const char *label, const char *key, const char *variant)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->c[i].key, key)) { /* one of ours already: say so in its name */
+			size_t n = strlen(c->c[i].label);
+			snprintf(c->c[i].label + n, sizeof c->c[i].label - n, " (%s)", label);
+			return;
+		}
+	gen g = {.out = c};
+	add(&g, label, key, -1, variant);
+}
+
 /* ---- bases and variants ---- */
 
 static int has(const size_t *fs, size_t n, size_t f)

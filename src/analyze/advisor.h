@@ -32,7 +32,7 @@ typedef struct rk__cand {
 	char label[400];
 	char key[1200];      /* the key template */
 	int shape;           /* the shape the base serves, or -1 */
-	const char *variant; /* "plain", "hashed", "salted", "promoted" */
+	const char *variant; /* "plain", "hashed", "salted", "promoted", "current" */
 } rk__cand;
 
 typedef struct rk__candidates {
@@ -54,5 +54,9 @@ typedef struct rk__candidates {
  * whole of it showed them to collide). RK_EINVALID when a field name cannot
  * be a schema name. */
 int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers, int uniquifier);
+
+/* Adds key template `key` (labelled, of `variant`) unless the candidates
+ * are full; when one has that key already, its label gains "(label)". */
+void rk__candidates_add(rk__candidates *c, const char *label, const char *key, const char *variant);
 
 #endif

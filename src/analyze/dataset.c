@@ -455,13 +455,14 @@ int rk__dataset_from_file(rk__dataset **out, const char *path, const rk__dataset
 		fclose(in);
 		return rk__err(RK_ENOMEM, "out of memory");
 	}
-	snprintf(d->source, sizeof d->source, "%s", path);
+	snprintf(d->source, sizeof d->source, "%s", o->label ? o->label : path);
+	snprintf(d->path, sizeof d->path, "%s", path);
 	d->memory = o->memory ? o->memory : RK__DATASET_MEMORY_DEFAULT;
 	d->complete = 1;
 	d->rec = o->rec;
-	d->rec.name = NULL; /* the path, when read again */
+	d->rec.name = NULL; /* the source, when read again */
 	rk_rec_options ro = o->rec;
-	ro.name = path;
+	ro.name = d->source;
 	if ((rc = rk_rec__open(&r, in, &ro)) == 0 && (rc = read_all(d, r, o)) == 0)
 		rc = finish(d);
 	if (rc == 0 && o->progress)

@@ -57,7 +57,9 @@ typedef struct rk__column {
 } rk__column;
 
 typedef struct rk__dataset {
-	char source[256];   /* the file, or "workload NAME" */
+	char source[256];   /* the records' name in messages: the file, its label, or
+	                       "workload NAME" */
+	char path[4096];    /* the file, read again when it does not fit in memory */
 	size_t nf;
 	rk__column col[64];
 	uint64_t held, cap; /* records held */
@@ -80,6 +82,7 @@ typedef struct rk__dataset {
 } rk__dataset;
 
 typedef struct rk__dataset_options {
+	const char *label;  /* the records' name in messages and reports; NULL: the path */
 	size_t memory;      /* bytes the held records may take; 0: 1 GiB */
 	uint64_t limit;     /* records to read at most; 0: all */
 	rk_rec_options rec;

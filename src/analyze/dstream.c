@@ -28,7 +28,7 @@ int rk__dstream_open(rk__dstream **out, const rk__dataset *d)
 	if (!s)
 		return rk__err(RK_ENOMEM, "out of memory");
 	s->d = d;
-	if (!(s->in = fopen(d->source, "rb"))) {
+	if (!(s->in = fopen(d->path, "rb"))) {
 		free(s);
 		return rk__err(RK_EIO, "%s: opening it again: %s", d->source, strerror(errno));
 	}

@@ -411,6 +411,7 @@ static void dataset_options(rk__dataset_options *d, const rk_profile_options *o)
 	d->rec.header = !o->no_header;
 	d->progress = o->progress;
 	d->payload = o->payload;
+	d->label = o->label;
 }
 
 int rk_profile_file(rk_profile **out, const char *path, const rk_profile_options *o)

@@ -194,6 +194,9 @@ static char *trade_of(const rk__cand *c, const rk__candidates *cs, const rk_anal
 		o += (size_t)snprintf(buf + o, sizeof buf - o,
 		                      "a well-spread field in front keeps the rising field off one "
 		                      "region; queries must bind that field");
+	else if (!strcmp(c->variant, "current"))
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "the design the table has now, ranked by the same measure");
 	else
 		o += (size_t)snprintf(buf + o, sizeof buf - o,
 		                      "rows in the order of the key's fields; no spread prefix, so no "
@@ -449,6 +452,8 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 		res = NULL;
 		if ((rc = rk__candidates_build(&cs, src, opts->servers, round)) != 0)
 			break;
+		if (so && so->current && !cs.uniquifier)
+			rk__candidates_add(&cs, "the table's design", so->current, "current");
 		implicit |= cs.implicit_shape;
 		if (!(res = calloc(cs.n ? cs.n : 1, sizeof *res))) {
 			rc = rk__err(RK_ENOMEM, "out of memory");

@@ -124,6 +124,7 @@ static int open_common(rk__workload **out, const rk_workload_options *o, int kin
 	w->t0 = RK__T0_MS;
 	if (kind == RK__WL_FILE) {
 		rk__dataset_options dopt = {0};
+		dopt.label = o->file_label;
 		dopt.memory = o->memory;
 		dopt.limit = o->limit;
 		dopt.rec.format = (rk_rec_format)o->format;

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "cli/store_cli.h"
+#include "cli/table_records.h"
 #include "records/reader.h"
 
 #define CMD "profile"
@@ -25,11 +26,16 @@ static const rk_cli_opt profile_opts[] = {
 	{"limit", 0, 'l', "N", RK_ARG_NUMBER, NULL, "read at most N records"},
 	{"memory", 0, 'm', "SIZE", RK_ARG_SIZE, NULL, "records held for exact figures (default 1G)"},
 	{"quiet", 'q', 'q', NULL, RK_ARG_NONE, NULL, "no progress on stderr"},
+	{"db", 0, 'd', "DB", RK_ARG_STORE, NULL,
+	 "profile a table of this store (a directory or bigtable://PROJECT/INSTANCE; TABLE in place "
+	 "of FILE): its rows read through the schema it remembers"},
+	{"sample", 0, 'A', "N", RK_ARG_NUMBER, NULL, "with --db: read the table's first N rows only"},
 };
 
 const rk_cli_spec rk_cli_spec_profile = {
 	"profile",
-	"[options] FILE",
+	"[options] FILE\n"
+	"--db DB [--sample N] [options] TABLE",
 	"Profiles a records file (CSV with a header, TSV or JSON lines): per field the type a "
 	"schema should give it, values and empties, distinct values, the most frequent values and "
 	"their shares (hot keys), how often a value rises from one record to the next, lengths; "
@@ -45,7 +51,8 @@ int rk_cli_profile(int argc, char **argv)
 	rk_profile_options po = RK_PROFILE_OPTIONS_INIT;
 	rk_cli_progress pr;
 	int json = 0, quiet = 0, c;
-	uint64_t u;
+	uint64_t u, sample = 0;
+	const char *db = NULL;
 	optind = 1;
 	while ((c = rk_cli_getopt(&rk_cli_spec_profile, argc, argv, NULL)) != -1) {
 		switch (c) {
@@ -71,20 +78,40 @@ int rk_cli_profile(int argc, char **argv)
 			break;
 		}
 		case 'q': quiet = 1; break;
+		case 'd': db = optarg; break;
+		case 'A':
+			if (rk_cli__parse_range(&sample, CMD, "--sample", optarg, 1, UINT64_MAX))
+				return RK_EXIT_USAGE;
+			break;
 		case 'h': rk_cli_help(&rk_cli_spec_profile, stdout); return RK_EXIT_OK;
 		default: return RK_EXIT_USAGE; /* rk_cli_getopt said why */
 		}
 	}
 	if (optind != argc - 1)
-		return rk_cli_usage_error(CMD, "expected one FILE");
+		return rk_cli_usage_error(CMD, db ? "--db DB takes one TABLE" : "expected one FILE");
+	if (sample && !db)
+		return rk_cli_usage_error(CMD, "--sample goes with --db TABLE");
+	rk_cli_table_records tr = {0};
+	const char *path = argv[optind];
+	if (db) { /* the table's rows as records, named as the table */
+		if (rk_cli__table_records(&tr, CMD, db, argv[optind], sample) < 0)
+			return RK_EXIT_FAIL;
+		path = tr.path;
+		po.label = tr.label;
+		po.format = RK_REC_CSV;
+		if (tr.sampled)
+			fprintf(stderr, "rowkey %s: a sample: the first %llu rows of %s\n", CMD,
+			        (unsigned long long)tr.rows, tr.label);
+	}
 	rk_cli_progress_init(&pr, CMD, quiet);
 	po.progress = rk_cli_progress_cb;
 	po.payload = &pr;
 	rk_profile *p;
-	int rc = rk_profile_file(&p, argv[optind], &po);
+	int rc = rk_profile_file(&p, path, &po);
 	rk_cli_progress_done(&pr);
+	rk_cli__table_records_free(&tr);
 	if (rc < 0)
-		return rk_cli_fail(CMD, argv[optind]);
+		return rk_cli_fail(CMD, db ? argv[optind] : path);
 	char *out;
 	rc = json ? rk_profile_json(&out, p) : rk_profile_text(&out, p);
 	rk_profile_free(p);

@@ -61,9 +61,17 @@ typedef struct rk_rekey_map {
 	size_t maxkey;
 } rk_rekey_map;
 
-/* Prepares the mapping from schema texts. 0, or -1 after printing why. */
-int rk_rekey__map_init(rk_rekey_map *m, const char *old_text, const char *new_text);
+/* Prepares the mapping from schema texts. 0, or -1 after printing why (for
+ * command `cmd`). */
+int rk_rekey__map_init(rk_rekey_map *m, const char *cmd, const char *old_text,
+                       const char *new_text);
 void rk_rekey__map_free(rk_rekey_map *m);
+
+/* Old row r's values for the new schema's fields into m->nv (a field no
+ * source gives is not present): decoded from the old key, else the row's
+ * cell of that qualifier. RK_ECORRUPT / RK_EINVALID naming the row when its
+ * key does not decode or a value does not fit. */
+int rk_rekey__map_fields(rk_rekey_map *m, const rk_row *r);
 
 /* The new key of old row r into m->key[0..*len): its fields decoded with
  * the old schema, matched to the new schema's by name (a value of another

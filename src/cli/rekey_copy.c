@@ -434,7 +434,7 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	int rc = RK_EXIT_FAIL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rk_cli_progress_init(&cp.pr, RK_REKEY_CMD, o->quiet);
-	if (rk_rekey__map_init(&cp.map, c->old_schema, c->new_schema))
+	if (rk_rekey__map_init(&cp.map, RK_REKEY_CMD, c->old_schema, c->new_schema))
 		goto out;
 	/* the checkpoint's text without `done`, and 64 bytes for its counts */
 	size_t fixed = 300 + strlen(c->source) + strlen(c->target) + strlen(c->old_schema) +

@@ -33,12 +33,13 @@ void rk_rekey__map_free(rk_rekey_map *m)
 	memset(m, 0, sizeof *m);
 }
 
-int rk_rekey__map_init(rk_rekey_map *m, const char *old_text, const char *new_text)
+int rk_rekey__map_init(rk_rekey_map *m, const char *cmd, const char *old_text,
+                       const char *new_text)
 {
 	memset(m, 0, sizeof *m);
 	if (rk_schema_parse(&m->olds, old_text, strlen(old_text), "the table's schema") ||
 	    rk_schema_parse(&m->news, new_text, strlen(new_text), "the new schema")) {
-		rk_cli_fail(RK_REKEY_CMD, "reading a schema");
+		rk_cli_fail(cmd, "reading a schema");
 		return -1;
 	}
 	m->nold = rk_schema_nfields(m->olds);
@@ -52,7 +53,7 @@ int rk_rekey__map_init(rk_rekey_map *m, const char *old_text, const char *new_te
 	m->text_cap = calloc(nn, sizeof *m->text_cap);
 	m->key = malloc(m->maxkey ? m->maxkey : 1);
 	if (!m->from_old || !m->ov || !m->nv || !m->text || !m->text_cap || !m->key) {
-		fprintf(stderr, "rowkey rekey: out of memory\n");
+		fprintf(stderr, "rowkey %s: out of memory\n", cmd);
 		return -1;
 	}
 	for (size_t i = 0; i < m->nnew; i++) {
@@ -61,7 +62,7 @@ int rk_rekey__map_init(rk_rekey_map *m, const char *old_text, const char *new_te
 		m->from_old[i] = k >= 0 ? k : -1;
 	}
 	if (rk_encoder_new(&m->olde, m->olds, 0) || rk_encoder_new(&m->newe, m->news, 0)) {
-		rk_cli_fail(RK_REKEY_CMD, "preparing the encoders");
+		rk_cli_fail(cmd, "preparing the encoders");
 		return -1;
 	}
 	return 0;
@@ -120,7 +121,7 @@ static int from_old(rk_rekey_map *m, size_t i, size_t k, const rk_row *r)
 	return rc;
 }
 
-int rk_rekey__map_row(rk_rekey_map *m, size_t *len, const rk_row *r)
+int rk_rekey__map_fields(rk_rekey_map *m, const rk_row *r)
 {
 	char kt[RK_REKEY_KEYTEXT];
 	int rc = rk_key_decode(m->ov, m->olde, r->key, r->key_len);
@@ -140,6 +141,15 @@ int rk_rekey__map_row(rk_rekey_map *m, size_t *len, const rk_row *r)
 		                         "from its cell", r)) != 0)
 			return rc;
 	}
+	return 0;
+}
+
+int rk_rekey__map_row(rk_rekey_map *m, size_t *len, const rk_row *r)
+{
+	char kt[RK_REKEY_KEYTEXT];
+	int rc = rk_rekey__map_fields(m, r);
+	if (rc)
+		return rc;
 	rc = rk_key_encode(m->key, m->maxkey, len, m->newe, m->nv);
 	if (!rc && (*len == 0 || *len > RK_MAX_ROW_LEN))
 		rc = rk__err(RK_EINVALID, "the new key would be %s", *len ? "over 32767 bytes" : "empty");

@@ -147,7 +147,7 @@ int rk_rekey__verify(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	verifier v = {0};
 	int rc = RK_EXIT_FAIL;
 	rk_cli_progress_init(&v.pr, RK_REKEY_CMD, o->quiet);
-	if (rk_rekey__map_init(&v.map, c->old_schema, c->new_schema))
+	if (rk_rekey__map_init(&v.map, RK_REKEY_CMD, c->old_schema, c->new_schema))
 		goto out;
 	if (rk_table_open(&v.old, s, c->source) || rk_table_open(&v.nt, s, c->target)) {
 		rk_cli_fail(RK_REKEY_CMD, "opening the tables");
