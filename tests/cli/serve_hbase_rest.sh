@@ -106,6 +106,8 @@ req GET /t/schema; expect 200 '{"name":"cf","VERSIONS":"3","TTL":"2147483647"}'
 grep -q '{"name":"meta","VERSIONS":"1","TTL":"864000"}' "$T/body" || fail "meta's TTL: $(cat "$T/body")"
 req PUT /t/schema $J '{"name":"other","ColumnSchema":[{"name":"cf"}]}'; expect 400 "not the table"
 req GET /; expect 200 '{"name":"t"}'
+req GET /t/exists; expect 200
+req GET /nosuch/exists; expect 404
 
 # ---- puts ----
 req PUT /t/a/cf:x $J "$(cellset 'a|cf:x|v-a')"; expect 200
@@ -241,6 +243,7 @@ req GET /t/dur2; expect 200; cells | grep -qx 'dur2|cf:x|kept too' || fail "an a
 # ---- drop ----
 req DELETE /t/schema; expect 200
 req GET /t/schema; expect 404
+req GET /t/exists; expect 404
 BIGTABLE_EMULATOR_HOST=$GRPC cbt -project p -instance i ls 2>/dev/null | grep -qx t && fail "cbt still lists t"
 req DELETE /t/schema; expect 404
 kill -TERM "$SV_PID"; wait "$SV_PID" || fail "SIGTERM: exit $?"

@@ -147,7 +147,7 @@ int rk_hb__row_put(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp
 	if (!rk_hb__acquire(&t, h, p->table, r)) {
 		int rc = rk_table_apply(t, o.m, o.n, NULL);
 		rk_hb__release(h, p->table, t);
-		rc ? rk_hb__from_store(r, rc, "writing") : rk_hb__fail(r, 200, "OK");
+		rc ? rk_hb__from_store(r, rc, "writing") : rk_hb__ok(r, 200);
 	}
 	rk_hb__arena_free(&o.a);
 	return r->status;
@@ -172,7 +172,7 @@ int rk_hb__row_delete(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_r
 		return r->status;
 	int rc = rk_table_apply(t, m, n, NULL);
 	rk_hb__release(h, p->table, t);
-	return rc ? rk_hb__from_store(r, rc, "deleting") : rk_hb__fail(r, 200, "OK");
+	return rc ? rk_hb__from_store(r, rc, "deleting") : rk_hb__ok(r, 200);
 }
 
 int rk_hb__multiget(rk_hb *h, const rk_hb_req *q, const rk_hb_path *cp, rk_hb_resp *r)

@@ -79,6 +79,9 @@ typedef struct rk_hb_resp {
 /* A plain-text answer "what: why\r\n" with status; returns status. */
 int rk_hb__fail(rk_hb_resp *r, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A success without a body (HBase's writes answer none; clients such as
+ * npm's hbase parse any body of a 200 or 201 as JSON). Returns status. */
+int rk_hb__ok(rk_hb_resp *r, int status);
 /* Answers JSON j (taking it, whatever happens) with status. */
 int rk_hb__json(rk_hb_resp *r, int status, json_t *j);
 /* 400, 404, 409, 503... for a store error rc (rk_error_last()). */
@@ -102,6 +105,7 @@ enum {
 	RK_HB_CSTATUS,     /* /status/cluster */
 	RK_HB_SCHEMA,      /* /T/schema */
 	RK_HB_REGIONS,     /* /T/regions */
+	RK_HB_EXISTS,      /* /T/exists */
 	RK_HB_SCANNERS,    /* /T/scanner */
 	RK_HB_SCANNER,     /* /T/scanner/ID */
 	RK_HB_MULTIGET,    /* /T/multiget */

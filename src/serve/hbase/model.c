@@ -96,8 +96,13 @@ static int cell(rk_mutation *m, rk_hb_puts *o, json_t *c, const char *where,
 	m->qualifier_len = hc.qual_len;
 	m->value = val;
 	m->value_len = vl;
-	if (ts && !json_is_null(ts) &&
-	    (!json_is_integer(ts) || rk_hb__ms_to_us(&m->ts, json_integer_value(ts))))
+	/* a number, or digits in a string (Jackson reads both into a long; the
+	 * npm hbase client sends strings) */
+	json_int_t ms = json_is_integer(ts) ? json_integer_value(ts) : -1;
+	if (json_is_string(ts) && json_string_length(ts) && json_string_length(ts) <= 18 &&
+	    strspn(json_string_value(ts), "0123456789") == json_string_length(ts))
+		ms = strtoll(json_string_value(ts), NULL, 10);
+	if (ts && !json_is_null(ts) && rk_hb__ms_to_us(&m->ts, ms))
 		return snprintf(err, cap, "Bad request: %s.timestamp: not milliseconds 0..%llu", where,
 		                (unsigned long long)(RK_TS_MAX / 1000)), -1;
 	return 0;

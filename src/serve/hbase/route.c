@@ -125,6 +125,16 @@ int rk_hb__fail(rk_hb_resp *r, int status, const char *fmt, ...)
 	return status;
 }
 
+int rk_hb__ok(rk_hb_resp *r, int status)
+{
+	free(r->body);
+	r->body = NULL;
+	r->len = 0;
+	r->type = NULL;
+	r->status = status;
+	return status;
+}
+
 int rk_hb__json(rk_hb_resp *r, int status, json_t *j)
 {
 	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -348,6 +358,8 @@ int rk_hb__path_parse(rk_hb_path *p, const char *url, char *err, size_t cap)
 		return p->route = RK_HB_SCHEMA, 0;
 	if (n == 2 && !strcmp(seg[1], "regions"))
 		return p->route = RK_HB_REGIONS, 0;
+	if (n == 2 && !strcmp(seg[1], "exists"))
+		return p->route = RK_HB_EXISTS, 0;
 	if (n == 2 && !strcmp(seg[1], "multiget"))
 		return p->route = RK_HB_MULTIGET, 0;
 	if (!strcmp(seg[1], "scanner") && n <= 3) {
@@ -411,6 +423,14 @@ void rk_hb__handle(rk_hb *h, const rk_hb_req *q, rk_hb_resp *r)
 	case RK_HB_CSTATUS: get ? rk_hb__status(h, r) : not_allowed(r, q->method, q->url); break;
 	case RK_HB_SCHEMA: rk_hb__schema(h, q, &p, r); break;
 	case RK_HB_REGIONS: get ? rk_hb__regions(h, &p, r) : not_allowed(r, q->method, "regions"); break;
+	case RK_HB_EXISTS:
+		if (!get)
+			not_allowed(r, q->method, "exists");
+		else if (rk_sv__catalog_find(&(rk_sv_ref){0}, h->env->catalog, NULL, p.table))
+			rk_hb__fail(r, 404, "Not found: table %s", p.table);
+		else
+			rk_hb__ok(r, 200);
+		break;
 	case RK_HB_MULTIGET: get ? rk_hb__multiget(h, q, &p, r) : not_allowed(r, q->method, "multiget"); break;
 	case RK_HB_SCANNERS:
 		method_is(q, "PUT") || method_is(q, "POST") ? rk_hb__scanner_create(h, q, &p, r)

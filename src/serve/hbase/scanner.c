@@ -138,7 +138,7 @@ int rk_hb__scanner_create(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_
 	}
 	snprintf(r->location, sizeof r->location, "http://%s/%s/scanner/%s",
 	         q->host ? q->host : "127.0.0.1", p->table, c->id);
-	return rk_hb__fail(r, 201, "Created");
+	return rk_hb__ok(r, 201);
 }
 
 /* Where the scan stopped, to save in the scanner. */
@@ -309,5 +309,5 @@ int rk_hb__scanner_delete(rk_hb *h, const rk_hb_path *p, rk_hb_resp *r)
 	}
 	sweep(s, h->lim.scanner_idle_s);
 	pthread_mutex_unlock(&s->mu);
-	return c ? rk_hb__fail(r, 200, "OK") : rk_hb__fail(r, 404, "Not found: scanner %s", p->scanner);
+	return c ? rk_hb__ok(r, 200) : rk_hb__fail(r, 404, "Not found: scanner %s", p->scanner);
 }

@@ -215,7 +215,7 @@ static int schema_update(rk_hb *h, const rk_sv_ref *ref, const rk_hb_schema *s, 
 			}
 	rk_table_info_free(ti, n);
 	rk_sv__table_unblock(h->env->tables, ref->store);
-	return rc ? rk_hb__from_store(r, rc, ref->store) : rk_hb__fail(r, 200, "OK");
+	return rc ? rk_hb__from_store(r, rc, ref->store) : rk_hb__ok(r, 200);
 }
 
 int rk_hb__schema(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp *r)
@@ -227,7 +227,7 @@ int rk_hb__schema(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp 
 		return schema_get(h, p, r);
 	if (!strcmp(q->method, "DELETE")) {
 		int rc = rk_sv__catalog_drop(h->env->catalog, NULL, p->table);
-		return rc ? rk_hb__from_store(r, rc, p->table) : rk_hb__fail(r, 200, "OK");
+		return rc ? rk_hb__from_store(r, rc, p->table) : rk_hb__ok(r, 200);
 	}
 	if (strcmp(q->method, "PUT") && strcmp(q->method, "POST"))
 		return rk_hb__fail(r, 405, "Method not allowed: %s on a schema", q->method);
@@ -247,7 +247,7 @@ int rk_hb__schema(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp 
 		 * starts as one region and splits as it grows */
 		rk_table_def def = {p->table, s.fams, s.n, NULL, 0, 0};
 		int rc = rk_sv__catalog_create(&ref, h->env->catalog, NULL, p->table, &def);
-		st = rc ? rk_hb__from_store(r, rc, p->table) : rk_hb__fail(r, 201, "Created");
+		st = rc ? rk_hb__from_store(r, rc, p->table) : rk_hb__ok(r, 201);
 	}
 	rk_hb__arena_free(&s.a);
 	return st;
