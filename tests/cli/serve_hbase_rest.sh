@@ -225,6 +225,9 @@ req POST /t/scanner $J "{\"filter\":$F}"; expect 400 "SingleColumnValueFilter is
 req POST /t/scanner $J '{"filter":"{\"type\":\"RowFilter\",\"op\":\"NOT_EQUAL\",\"comparator\":{\"type\":\"BinaryComparator\",\"value\":\"YQ==\"}}"}'
 expect 400 "NOT_EQUAL"
 req PUT /t/x text/xml '<CellSet/>'; expect 415
+req PUT /t/schema text/xml '<TableSchema name="t"/>'; expect 415
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: text/xml' "http://$REST/t/schema")
+[ "$code" = 406 ] || fail "Accept: text/xml: status $code"
 req PUT /t/x application/x-protobuf 'xx'; expect 415
 head -c $((65 << 20)) /dev/zero >"$T/huge"
 code=$(curl -s -o "$T/body" -w '%{http_code}' -X PUT -H "Content-Type: $J" --data-binary @"$T/huge" "http://$REST/t/x")

@@ -414,6 +414,14 @@ void rk_hb__handle(rk_hb *h, const rk_hb_req *q, rk_hb_resp *r)
 		rk_hb__fail(r, st, "%s", err);
 		goto out;
 	}
+	/* JSON is all this server writes; a row's raw value (octet-stream) is
+	 * row_get's own case */
+	if (get && p.route != RK_HB_ROW && q->accept && !strstr(q->accept, "application/json") &&
+	    !strstr(q->accept, "*/*") && !strstr(q->accept, "application/*")) {
+		rk_hb__fail(r, 406, "Not acceptable: %.100s (this server answers application/json)",
+		            q->accept);
+		goto out;
+	}
 	switch (p.route) {
 	case RK_HB_ROOT: get ? rk_hb__root(h, r) : not_allowed(r, q->method, "/"); break;
 	case RK_HB_VERSION:

@@ -231,6 +231,9 @@ int rk_hb__schema(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp 
 	}
 	if (strcmp(q->method, "PUT") && strcmp(q->method, "POST"))
 		return rk_hb__fail(r, 405, "Method not allowed: %s on a schema", q->method);
+	if (!rk_hb__ctype_is(q->ctype, "application/json"))
+		return rk_hb__fail(r, 415, "Unsupported media type: %s (a TableSchema is "
+		                           "application/json)", q->ctype ? q->ctype : "none");
 	rk_hb_schema s;
 	int st = rk_hb__schema_parse(&s, q->body, q->body_len, err, sizeof err);
 	if (st)
