@@ -224,6 +224,9 @@ F=$(python3 -c 'import json;print(json.dumps(json.dumps({"type":"SingleColumnVal
 req POST /t/scanner $J "{\"filter\":$F}"; expect 400 "SingleColumnValueFilter is not supported"
 req POST /t/scanner $J '{"filter":"{\"type\":\"RowFilter\",\"op\":\"NOT_EQUAL\",\"comparator\":{\"type\":\"BinaryComparator\",\"value\":\"YQ==\"}}"}'
 expect 400 "NOT_EQUAL"
+req POST /t/scanner $J '{"filter":"{\"type\":\"ValueFilter\",\"op\":\"EQUAL\",\"comparator\":{\"type\":\"RegexStringComparator\",\"value\":\"(\"}}"}'
+expect 400
+req POST /nosuch/scanner $J '{}'; expect 404
 req PUT /t/x text/xml '<CellSet/>'; expect 415
 req PUT /t/schema text/xml '<TableSchema name="t"/>'; expect 415
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: text/xml' "http://$REST/t/schema")

@@ -97,16 +97,27 @@ int rk_hb__scanner_create(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_
 {
 	rk_hb_scanspec spec;
 	char err[256];
-	rk_sv_ref ref;
 	if (!rk_hb__ctype_is(q->ctype, "application/json"))
 		return rk_hb__fail(r, 415, "Unsupported media type: %s (a Scanner is application/json)",
 		                   q->ctype ? q->ctype : "none");
 	int st = rk_hb__scanner_parse(&spec, q->body, q->body_len, err, sizeof err);
 	if (st)
 		return rk_hb__fail(r, st, "%s", err);
+	/* a scan opened and closed: a bad pattern or column is refused now,
+	 * not at the first batch */
+	rk_table *t;
+	rk_scan *sc;
+	if (rk_hb__acquire(&t, h, p->table, r)) {
+		rk_hb__arena_free(&spec.a);
+		return r->status;
+	}
+	int rc = rk_scan_open(&sc, t, &spec.so);
+	if (!rc)
+		rk_scan_close(sc);
+	rk_hb__release(h, p->table, t);
 	rk_hb__arena_free(&spec.a);
-	if (rk_sv__catalog_find(&ref, h->env->catalog, NULL, p->table))
-		return rk_hb__fail(r, 404, "Not found: table %s", p->table);
+	if (rc)
+		return rk_hb__from_store(r, rc, "the scanner");
 	hscanner *c = calloc(1, sizeof *c);
 	uint64_t rnd = 0;
 	if (!c || !(c->model = malloc(q->body_len + 1)) ||
