@@ -244,7 +244,7 @@ int rk_sv__catalog_create(rk_sv_ref *ref, rk_sv_catalog *c, const char *inst, co
 	if (!e)
 		return rk__err(RK_EEXISTS, "table %s/tables/%s: its store names %s and %s are taken "
 		                           "(or out of memory)",
-		               inst, id, id, name);
+		               inst ? inst : "(no instance)", id, id, name);
 	rk_table_prop props[] = {{PROP_INSTANCE, inst, inst ? strlen(inst) : 0},
 	                         {PROP_TABLE, id, strlen(id)}};
 	def->name = name;
