@@ -3,8 +3,8 @@
 # Idempotent: a no-op when everything is present. Needs root only when something is missing.
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libssl-dev libxxhash-dev libcmocka-dev libleveldb-dev python3 xxhash libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libcairo2-dev fonts-dejavu-core libre2-dev g++ libmicrohttpd-dev
-      libsnappy-dev lowdown) # libsnappy-dev: LevelDB's static library needs it; lowdown:
-# rowkey-schema(5) from docs/schema.md. The completion tests use zsh and bash-completion:
+      libsnappy-dev lowdown libjansson-dev) # libsnappy-dev: LevelDB's static library needs it; lowdown:
+# rowkey-schema(5) from docs/schema.md; libjansson-dev: serve --hbase-rest's JSON. The completion tests use zsh and bash-completion:
 pkgs+=(zsh bash-completion)
 # The generated encoders' tests (tests/gen/run.sh) compile and run them: Go, a
 # JDK (a javac already installed will do), Node and npm (TypeScript itself comes

@@ -27,6 +27,7 @@
 #define CMD "serve"
 
 #ifdef RK_WITH_BIGTABLE
+#include "serve/hbase/hbase.h"
 #include "serve/serve.h"
 
 static const rk_cli_opt serve_opts[] = {
@@ -47,6 +48,9 @@ static const rk_cli_opt serve_opts[] = {
 	{"http", 0, 'H', "[HOST:]PORT", RK_ARG_TEXT, NULL,
 	 "also serve the live Key Visualizer page there (read-only; HOST defaults to 127.0.0.1; "
 	 "port 0 picks one)"},
+	{"hbase-rest", 0, 'R', "[HOST:]PORT", RK_ARG_TEXT, NULL,
+	 "also serve HBase's REST API there, over the same tables (HOST defaults to 127.0.0.1; "
+	 "port 0 picks one)"},
 };
 
 const rk_cli_spec rk_cli_spec_serve = {
@@ -58,7 +62,8 @@ const rk_cli_spec rk_cli_spec_serve = {
 	"BIGTABLE_EMULATOR_HOST=HOST:PORT. Tables are cut into regions on region servers that "
 	"split and balance as the store does; the load each one takes goes to DIR/metrics.tsv "
 	"every 5 s (rowkey stats, regions and heatmap read it). With --http, the live Key "
-	"Visualizer page too (as rowkey keyviz, up to the second).\n\n"
+	"Visualizer page too (as rowkey keyviz, up to the second); with --hbase-rest, HBase's "
+	"REST API (curl, HBase REST clients) over the same tables.\n\n"
 	"SIGTERM or SIGINT drains the calls in flight, closes the store and exits 0.",
 	serve_opts, RK_CLI_NOPTS(serve_opts), RK_ARG_DIR, NULL,
 	"  $ rowkey serve --db /tmp/bt --listen 127.0.0.1:8086 &\n"
@@ -122,7 +127,7 @@ static void run_chores(chores *ch, rk_store *store)
 /* ---- the command ---- */
 
 typedef struct serve_args {
-	const char *db, *listen, *project, *instance, *http;
+	const char *db, *listen, *project, *instance, *http, *rest;
 	unsigned servers;
 	chores ch;
 	rk_store_options o;
@@ -159,6 +164,7 @@ static int parse_option(serve_args *a, int c, const char *arg)
 		a->o.block_cache_size = (size_t)v;
 		return 0;
 	case 'H': a->http = arg; return 0;
+	case 'R': a->rest = arg; return 0;
 	default: return -1; /* rk_cli_getopt said why */
 	}
 }
@@ -190,6 +196,9 @@ static int parse_args(serve_args *a, int argc, char **argv)
 	if (a->http && !rk_http_listen_ok(a->http))
 		return rk_cli_usage_error(CMD, "--http: '%s' is not [HOST:]PORT with HOST an IPv4 address",
 		                          a->http);
+	if (a->rest && !rk_http_listen_ok(a->rest))
+		return rk_cli_usage_error(CMD, "--hbase-rest: '%s' is not [HOST:]PORT with HOST an IPv4 "
+		                          "address", a->rest);
 	return -1;
 }
 
@@ -199,8 +208,9 @@ typedef struct serving {
 	rk_store *store;
 	rk_sv_server *srv;
 	rk_http *page;
+	rk_hb *rest;
 	rk_http_source src;
-	char bound[256], page_at[256], metrics[4200];
+	char bound[256], page_at[256], rest_at[256], metrics[4200];
 } serving;
 
 /* Opens the store and starts the server and (--http) the page. 0, or -1
@@ -226,6 +236,15 @@ static int serve_start(serving *sv, serve_args *a)
 		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
 		return -1;
 	}
+	sv->rest = NULL;
+	if (a->rest &&
+	    rk_hb_start(&sv->rest, sv->srv, a->rest, NULL, sv->rest_at, sizeof sv->rest_at)) {
+		rk_cli_fail(CMD, "starting the HBase REST API");
+		rk_http_stop(sv->page);
+		rk_sv_server_stop(sv->srv, 0);
+		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
+		return -1;
+	}
 	return 0;
 }
 
@@ -239,6 +258,8 @@ static int announce(const serving *sv, const char *db)
 	printf("rowkey serve: listening on %s (store %s)\n", sv->bound, db);
 	if (sv->page)
 		printf("rowkey serve: Key Visualizer on http://%s/\n", sv->page_at);
+	if (sv->rest)
+		printf("rowkey serve: HBase REST on http://%s/\n", sv->rest_at);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "rowkey serve: writing the address to standard output failed: %s\n",
 		        strerror(errno));
@@ -274,6 +295,7 @@ static int serve_stop(serving *sv, const char *db, int sig)
 	if (sig > 0)
 		fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
 		        sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	rk_hb_stop(sv->rest); /* before the gRPC server: it uses its tables */
 	rk_sv_server_stop(sv->srv, 30000);
 	rk_http_stop(sv->page);
 	char serving_path[4200];

@@ -135,12 +135,18 @@ void rk_sv__catalog_free(rk_sv_catalog *c)
 }
 
 /* The entry of table `id` in instance `inst` in any state (the instance's
- * own first, then a shared one), or NULL. Under the mutex. */
+ * own first, then a shared one), or NULL; inst NULL: the entry whose store
+ * name is `id` (the HBase REST API names tables so). Under the mutex. */
 static centry *lookup(rk_sv_catalog *c, const char *inst, const char *id)
 {
 	centry *shared = NULL;
 	for (size_t i = 0; i < c->n; i++) {
 		centry *e = &c->v[i];
+		if (!inst) {
+			if (strcmp(e->store, id) == 0)
+				return e;
+			continue;
+		}
 		if (strcmp(e->id, id) != 0)
 			continue;
 		if (e->inst && strcmp(e->inst, inst) == 0)
@@ -212,7 +218,7 @@ int rk_sv__catalog_list(rk_sv_named **out, size_t *count, rk_sv_catalog *c, cons
 static void store_name_for(char *out, const rk_sv_catalog *c, const char *inst, const char *id)
 {
 	uint64_t h = 1469598103934665603ull;
-	for (const char *p = inst; *p; p++)
+	for (const char *p = inst ? inst : ""; *p; p++)
 		h = (h ^ (uint8_t)*p) * 1099511628211ull;
 	if (!store_name_taken(c, id))
 		snprintf(out, RK_MAX_TABLE_NAME_LEN + 1, "%s", id);
@@ -228,7 +234,8 @@ int rk_sv__catalog_create(rk_sv_ref *ref, rk_sv_catalog *c, const char *inst, co
 	pthread_mutex_lock(&c->mu);
 	if (lookup(c, inst, id)) {
 		pthread_mutex_unlock(&c->mu);
-		return rk__err(RK_EEXISTS, "table %s/tables/%s already exists", inst, id);
+		return inst ? rk__err(RK_EEXISTS, "table %s/tables/%s already exists", inst, id)
+		            : rk__err(RK_EEXISTS, "table %s already exists", id);
 	}
 	store_name_for(name, c, inst, id);
 	centry *e = store_name_taken(c, name) ? NULL : add(c, inst, id, name, CREATING);
@@ -237,10 +244,12 @@ int rk_sv__catalog_create(rk_sv_ref *ref, rk_sv_catalog *c, const char *inst, co
 	if (!e)
 		return rk__err(RK_EEXISTS, "table %s/tables/%s: its store names %s and %s are taken "
 		                           "(or out of memory)",
-		               inst, id, id, name);
-	rk_table_prop props[] = {{PROP_INSTANCE, inst, strlen(inst)}, {PROP_TABLE, id, strlen(id)}};
+		               inst ? inst : "(no instance)", id, id, name);
+	rk_table_prop props[] = {{PROP_INSTANCE, inst, inst ? strlen(inst) : 0},
+	                         {PROP_TABLE, id, strlen(id)}};
 	def->name = name;
-	int rc = rk_table_create_with(c->store, def, props, 2);
+	/* without an instance: a shared table, seen by every instance */
+	int rc = rk_table_create_with(c->store, def, props, inst ? 2 : 0);
 	pthread_mutex_lock(&c->mu);
 	e = by_serial(c, serial);
 	if (rc)
@@ -268,7 +277,8 @@ int rk_sv__catalog_drop(rk_sv_catalog *c, const char *inst, const char *id)
 	}
 	pthread_mutex_unlock(&c->mu);
 	if (!serial)
-		return rk__err(RK_ENOTFOUND, "table %s/tables/%s not found", inst, id);
+		return inst ? rk__err(RK_ENOTFOUND, "table %s/tables/%s not found", inst, id)
+		            : rk__err(RK_ENOTFOUND, "table %s not found", id);
 	/* handles in use are waited for; no new one is opened meanwhile */
 	rk_sv__table_block(c->pool, name);
 	int rc = rk_table_drop(c->store, name);

@@ -110,7 +110,10 @@ int rk_sv__catalog_new(rk_sv_catalog **out, rk_store *store, rk_sv_tables *pool)
 void rk_sv__catalog_free(rk_sv_catalog *c);
 
 /* Table `id` of instance `inst` ("projects/P/instances/I"): the instance's
- * own, else a table no instance owns. RK_ENOTFOUND (no error text set). */
+ * own, else a table no instance owns. RK_ENOTFOUND (no error text set).
+ * Here and in create and drop, inst NULL names tables by their store name
+ * (the HBase REST API, which has no instances); create then makes a table
+ * no instance owns. */
 int rk_sv__catalog_find(rk_sv_ref *ref, rk_sv_catalog *c, const char *inst, const char *id);
 
 /* 1 while the table ref found is still there (not dropped, not another
@@ -138,6 +141,12 @@ typedef struct rk_sv_env {
 	const char *project;  /* the names this server answers for; both "*": */
 	const char *instance; /* any project and instance (as the emulator) */
 } rk_sv_env;
+
+/* The server's env (store, shared handles, catalog), for the other front
+ * door over the same tables (src/serve/hbase): valid until
+ * rk_sv_server_stop. */
+struct rk_sv_server;
+const rk_sv_env *rk_sv__server_env(const struct rk_sv_server *s);
 
 /* The longest "projects/P/instances/I" taken. */
 #define RK_SV_MAX_INSTANCE 400u

@@ -446,6 +446,11 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 	return 0;
 }
 
+const rk_sv_env *rk_sv__server_env(const rk_sv_server *s)
+{
+	return &s->env;
+}
+
 void rk_sv_server_counts(const rk_sv_server *s, unsigned long long *answered,
                          unsigned *in_flight, unsigned long long *stalled)
 {
