@@ -134,6 +134,10 @@ uint64_t rk__column_parse(const rk__column *c, const char *t, size_t n);
 double rk__column_monotonic(const rk__column *c);
 /* A time in the unit as milliseconds. */
 int64_t rk__tunit_ms(rk__tunit tu, int64_t v);
+
+/* Finds the data's clock once the columns are typed: sets time_field,
+ * clock_falls, t_ms and peak_per_s (dataset_clock.c). 0 or RK_ENOMEM. */
+int rk__dataset_pick_clock(rk__dataset *d);
 /* The field named name[0..n), or -1. */
 int rk__dataset_find(const rk__dataset *d, const char *name, size_t n);
 
