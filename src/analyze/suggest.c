@@ -407,7 +407,7 @@ static int assemble(rk_suggestion **out, size_t *count, result *res, const rk__c
 			qsort(s, n, sizeof *s, cmp_score);
 		}
 	}
-	if (rc) {
+	if (rc || !n) { /* none unique: the caller may build the candidates again */
 		rk_suggestions_free(s, n);
 		return rc;
 	}

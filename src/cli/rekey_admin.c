@@ -135,6 +135,8 @@ int rk_rekey__abort(rk_store *s, const rk_rekey_names *n)
 		return RK_EXIT_FAIL;
 	}
 	int rc = rk_rekey__ckpt_load(&c, s, n->target);
+	if (rc == 0)
+		rk_rekey__ckpt_free(&c); /* target_ckpt reads it again, checking whose it is */
 	if (rc == RK_ENOTFOUND && rk_rekey__table_exists(s, n->target) == 1) {
 		/* a Bigtable create killed before its checkpoint: dropped only empty */
 		rk_table *t;
