@@ -413,24 +413,26 @@ static void profile_phase(const char *phase, const uint8_t *rkeys, const uint8_t
 	uint64_t rows;
 	snprintf(rp, sizeof rp, "%s/raw-%s", base, phase);
 	snprintf(sp, sizeof sp, "%s/store-%s", base, phase);
+	double rt, st;
 	raw_open(&rw, rp, 0);
-	raw_load(&rw, seq ? skeys : rkeys);
+	rt = raw_load(&rw, seq ? skeys : rkeys);
 	s = store_open(sp, 1);
 	table_create(s, "t", NULL, 0, 0);
-	store_load(s, "t", seq ? SCHEMA_SEQ : SCHEMA_RANDOM, 1);
+	st = store_load(s, "t", seq ? SCHEMA_SEQ : SCHEMA_RANDOM, 1);
 	if (!strcmp(phase, "scan")) {
-		raw_scan(&rw, &rows);
-		store_scan(s, "t", &rows);
+		rt = raw_scan(&rw, &rows);
+		st = store_scan(s, "t", &rows);
 	} else if (!strcmp(phase, "get")) {
-		raw_gets(&rw, rkeys, ids, ngets);
-		store_gets(s, "t", rkeys, ids, ngets);
+		rt = raw_gets(&rw, rkeys, ids, ngets);
+		st = store_gets(s, "t", rkeys, ids, ngets);
 	}
 	rk_store_close(s);
 	raw_close(&rw);
 	rmtree(rp);
 	rmtree(sp);
-	printf("{\"bench\":\"store\",\"profile\":\"%s\",\"rows\":%llu,\"gets\":%llu}\n", phase,
-	       (unsigned long long)nrows, (unsigned long long)ngets);
+	printf("{\"bench\":\"store\",\"profile\":\"%s\",\"rows\":%llu,\"gets\":%llu,\"raw_s\":%.4f,"
+	       "\"store_s\":%.4f}\n",
+	       phase, (unsigned long long)nrows, (unsigned long long)ngets, rt, st);
 }
 
 static void precompute(uint8_t *keys, const char *schema)
