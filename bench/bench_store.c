@@ -16,7 +16,9 @@
  * with the engine's own options (8 MiB write buffer, no filter but in the
  * bloom-filter variant, the store's block cache size: 64 MiB, or
  * RK_BENCH_CACHE bytes, 0 giving LevelDB's 8 MiB). Prints a table and a
- * JSON line.
+ * JSON line. RK_BENCH_ROUNDS rounds (default 5); the ratios' medians are
+ * of the rounds' own ratios. RK_BENCH_WBUF sets both memtables' size;
+ * RK_BENCH_ONLY runs one path once for a profiler (profile_phase).
  */
 #include <leveldb/c.h>
 #include <pthread.h>
@@ -129,7 +131,9 @@ static void raw_open(raw *r, const char *path, int bloom)
 	if (r->bloom)
 		leveldb_options_set_filter_policy(r->o, r->bloom);
 	leveldb_options_set_max_open_files(r->o, 200);
-	leveldb_options_set_write_buffer_size(r->o, 8u << 20);
+	leveldb_options_set_write_buffer_size(r->o, getenv("RK_BENCH_WBUF")
+	                                               ? strtoull(getenv("RK_BENCH_WBUF"), NULL, 10)
+	                                               : 8u << 20);
 	r->db = leveldb_open(r->o, path, &err);
 	if (err) {
 		fprintf(stderr, "leveldb: %s\n", err);
@@ -146,7 +150,7 @@ static void raw_close(raw *r)
 		leveldb_filterpolicy_destroy(r->bloom);
 }
 
-static double raw_load(raw *r, const uint8_t *keys)
+__attribute__((noinline)) static double raw_load(raw *r, const uint8_t *keys)
 {
 	leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
 	leveldb_writebatch_t *b = leveldb_writebatch_create();
@@ -197,7 +201,7 @@ static double raw_load_cellkeys(raw *r, const uint8_t *keys)
 	return t;
 }
 
-static double raw_scan(raw *r, uint64_t *rows)
+__attribute__((noinline)) static double raw_scan(raw *r, uint64_t *rows)
 {
 	leveldb_readoptions_t *ro = leveldb_readoptions_create();
 	double t0 = now();
@@ -217,7 +221,7 @@ static double raw_scan(raw *r, uint64_t *rows)
 	return t;
 }
 
-static double raw_gets(raw *r, const uint8_t *keys, const uint64_t *ids, uint64_t n)
+__attribute__((noinline)) static double raw_gets(raw *r, const uint8_t *keys, const uint64_t *ids, uint64_t n)
 {
 	leveldb_readoptions_t *ro = leveldb_readoptions_create();
 	char *err = NULL;
@@ -254,6 +258,8 @@ static rk_store *store_open(const char *dir, unsigned servers)
 	if (getenv("RK_BENCH_WBUF"))
 		o.write_buffer_size = strtoull(getenv("RK_BENCH_WBUF"), NULL, 10);
 	o.block_cache_size = block_cache;
+	if (getenv("RK_BENCH_BUCKET_MS")) /* a profile's: no interval ends within it */
+		o.metrics_bucket_ms = (unsigned)strtoul(getenv("RK_BENCH_BUCKET_MS"), NULL, 10);
 	if (rk_store_open(&s, dir, &o))
 		die("store open");
 	return s;
@@ -275,7 +281,7 @@ typedef struct loadjob {
 } loadjob;
 
 /* Loads ids [from, to) through the whole path: encode, route, queue, engine. */
-static void *store_load_job(void *arg)
+__attribute__((noinline)) static void *store_load_job(void *arg)
 {
 	loadjob *j = arg;
 	rk_table *t;
@@ -323,7 +329,7 @@ static double store_load(rk_store *s, const char *table, const char *schema, int
 	return store_load_n(s, table, schema, threads, nrows);
 }
 
-static double store_scan(rk_store *s, const char *table, uint64_t *rows)
+__attribute__((noinline)) static double store_scan(rk_store *s, const char *table, uint64_t *rows)
 {
 	rk_table *t;
 	rk_scan *sc;
@@ -345,7 +351,7 @@ static double store_scan(rk_store *s, const char *table, uint64_t *rows)
 	return dt;
 }
 
-static double store_gets(rk_store *s, const char *table, const uint8_t *keys, const uint64_t *ids,
+__attribute__((noinline)) static double store_gets(rk_store *s, const char *table, const uint8_t *keys, const uint64_t *ids,
                          uint64_t n)
 {
 	rk_table *t;
@@ -381,6 +387,54 @@ static long peak_rss_of_store_load(const char *dir)
 	return ru.ru_maxrss;
 }
 
+/* RK_BENCH_ONLY=load|seq|scan|get: one pass of that path, raw LevelDB then
+ * the store, on fresh data and nothing else, for an instruction profiler
+ * (what each path costs a row, which a busy machine does not move):
+ *
+ *   RK_BENCH_ONLY=scan RK_BENCH_WBUF=268435456 RK_BENCH_BUCKET_MS=3600000 \
+ *     valgrind --tool=callgrind --collect-atstart=no \
+ *     --toggle-collect=raw_scan --toggle-collect=store_scan bench_store DIR 100000
+ *
+ * (the functions named are kept out of line for that)
+ *
+ * The loads are collected through raw_load, store_load_job and the store's
+ * writer thread (writer_main); a scan or get pass loads its data first,
+ * outside the functions collected. The memtable holds every row (the same
+ * engine state in every run) and no metrics or key-bucket interval ends
+ * (that work is per second, not per row, and valgrind's slowness would
+ * multiply it). */
+static void profile_phase(const char *phase, const uint8_t *rkeys, const uint8_t *skeys,
+                          const uint64_t *ids, uint64_t ngets)
+{
+	char rp[4200], sp[4200];
+	int seq = !strcmp(phase, "seq");
+	raw rw;
+	rk_store *s;
+	uint64_t rows;
+	snprintf(rp, sizeof rp, "%s/raw-%s", base, phase);
+	snprintf(sp, sizeof sp, "%s/store-%s", base, phase);
+	double rt, st;
+	raw_open(&rw, rp, 0);
+	rt = raw_load(&rw, seq ? skeys : rkeys);
+	s = store_open(sp, 1);
+	table_create(s, "t", NULL, 0, 0);
+	st = store_load(s, "t", seq ? SCHEMA_SEQ : SCHEMA_RANDOM, 1);
+	if (!strcmp(phase, "scan")) {
+		rt = raw_scan(&rw, &rows);
+		st = store_scan(s, "t", &rows);
+	} else if (!strcmp(phase, "get")) {
+		rt = raw_gets(&rw, rkeys, ids, ngets);
+		st = store_gets(s, "t", rkeys, ids, ngets);
+	}
+	rk_store_close(s);
+	raw_close(&rw);
+	rmtree(rp);
+	rmtree(sp);
+	printf("{\"bench\":\"store\",\"profile\":\"%s\",\"rows\":%llu,\"gets\":%llu,\"raw_s\":%.4f,"
+	       "\"store_s\":%.4f}\n",
+	       phase, (unsigned long long)nrows, (unsigned long long)ngets, rt, st);
+}
+
 static void precompute(uint8_t *keys, const char *schema)
 {
 	keygen g;
@@ -409,6 +463,26 @@ int main(int argc, char **argv)
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		ids[i] = x % nrows;
 	}
+	rk_store_options defaults = RK_STORE_OPTIONS_INIT;
+	const char *only = getenv("RK_BENCH_ONLY");
+	if (only) {
+		block_cache = getenv("RK_BENCH_CACHE") ? strtoull(getenv("RK_BENCH_CACHE"), NULL, 10)
+		                                       : defaults.block_cache_size;
+		if (strcmp(only, "load") && strcmp(only, "seq") && strcmp(only, "scan") &&
+		    strcmp(only, "get")) {
+			fprintf(stderr, "bench_store: RK_BENCH_ONLY is load, seq, scan or get\n");
+			return 2;
+		}
+		precompute(rkeys, SCHEMA_RANDOM);
+		precompute(skeys, SCHEMA_SEQ);
+		profile_phase(only, rkeys, skeys, ids, ngets);
+		if (argc <= 1)
+			rmtree(base);
+		free(rkeys);
+		free(skeys);
+		free(ids);
+		return 0;
+	}
 	/* first, before LevelDB's background thread exists (fork would copy its
 	 * locks): the peak RSS of a store load, in a child process */
 	snprintf(path, sizeof path, "%s/rss", base);
@@ -418,8 +492,7 @@ int main(int argc, char **argv)
 	precompute(rkeys, SCHEMA_RANDOM);
 	precompute(skeys, SCHEMA_SEQ);
 	double r = (double)nrows;
-	int rounds = getenv("RK_BENCH_ROUNDS") ? atoi(getenv("RK_BENCH_ROUNDS")) : 3;
-	rk_store_options defaults = RK_STORE_OPTIONS_INIT;
+	int rounds = getenv("RK_BENCH_ROUNDS") ? atoi(getenv("RK_BENCH_ROUNDS")) : 5;
 	block_cache = getenv("RK_BENCH_CACHE") ? strtoull(getenv("RK_BENCH_CACHE"), NULL, 10)
 	                                       : defaults.block_cache_size;
 	if (rounds < 1)
@@ -434,8 +507,8 @@ int main(int argc, char **argv)
 	/* per-round ratios, reported as their median */
 	double *q_load = calloc((size_t)rounds, sizeof(double)), *q_scan = calloc((size_t)rounds, sizeof(double));
 	double *q_get = calloc((size_t)rounds, sizeof(double)), *q_salt = calloc((size_t)rounds, sizeof(double));
-	double *q_getb = calloc((size_t)rounds, sizeof(double));
-	if (!q_load || !q_scan || !q_get || !q_salt || !q_getb)
+	double *q_getb = calloc((size_t)rounds, sizeof(double)), *q_seq = calloc((size_t)rounds, sizeof(double));
+	if (!q_load || !q_scan || !q_get || !q_salt || !q_getb || !q_seq)
 		die("out of memory");
 	uint64_t sync_rows = nrows / 5;
 	for (int round = 0; round < rounds; round++) {
@@ -532,8 +605,8 @@ int main(int argc, char **argv)
 		/* sequential keys */
 		snprintf(path, sizeof path, "%s/raw-seq", base);
 		raw_open(&rw, path, 0);
-		v = r / raw_load(&rw, skeys);
-		raw_seq = v > raw_seq ? v : raw_seq;
+		double rq = r / raw_load(&rw, skeys);
+		raw_seq = rq > raw_seq ? rq : raw_seq;
 		raw_close(&rw);
 		rmtree(path);
 		snprintf(path, sizeof path, "%s/store-seq", base);
@@ -541,6 +614,7 @@ int main(int argc, char **argv)
 		table_create(s, "t", NULL, 0, 0);
 		v = r / store_load(s, "t", SCHEMA_SEQ, 1);
 		st_seq = v > st_seq ? v : st_seq;
+		q_seq[round] = v / rq;
 		rk_store_close(s);
 		rmtree(path);
 
@@ -598,7 +672,7 @@ int main(int argc, char **argv)
 
 	double m_load = rk_bench_median(q_load, rounds), m_scan = rk_bench_median(q_scan, rounds);
 	double m_get = rk_bench_median(q_get, rounds), m_salt = rk_bench_median(q_salt, rounds);
-	double m_getb = rk_bench_median(q_getb, rounds);
+	double m_getb = rk_bench_median(q_getb, rounds), m_seq = rk_bench_median(q_seq, rounds);
 	printf("rows %llu, 16-byte keys, 100-byte values, async durability, batches of %d through\n"
 	       "rk_table_apply_async (buffered) unless said, %d rounds\n",
 	       (unsigned long long)nrows, BATCH, rounds);
@@ -613,8 +687,8 @@ int main(int argc, char **argv)
 	       raw_ck, raw_ck / raw_rand);
 	printf("%-44s %12.0f %12.0f %7.2f\n", "load, random keys (4 servers, 4 regions)", raw_rand,
 	       st4_rand, st4_rand / raw_rand);
-	printf("%-44s %12.0f %12.0f %7.2f\n", "load, sequential keys (1 server)", raw_seq, st_seq,
-	       st_seq / raw_seq);
+	printf("%-44s %12.0f %12.0f %7.2f %7.2f\n", "load, sequential keys (1 server)", raw_seq, st_seq,
+	       st_seq / raw_seq, m_seq);
 	printf("%-44s %12.0f %12.0f %7.2f %7.2f\n", "full scan (random-key data, best of 3)", raw_sc,
 	       st_sc, st_sc / raw_sc, m_scan);
 	printf("%-44s %12.0f %12.0f %7.2f %7.2f\n", "point gets (random ids, best of 2 passes)", raw_g,
@@ -638,11 +712,12 @@ int main(int argc, char **argv)
 	       "\"raw_get\":%.0f,\"raw_get_bloom\":%.0f,\"store_get\":%.0f,\"salted_2x2\":%.0f,\"sequential_2x2\":%.0f,"
 	       "\"salted_2x2_sync\":%.0f,\"sequential_2x2_sync\":%.0f,\"salted_2x2_cores\":%.2f,"
 	       "\"sequential_2x2_cores\":%.2f,\"median_load\":%.2f,\"median_scan\":%.2f,"
-	       "\"median_get\":%.2f,\"median_get_bloom\":%.2f,\"median_salted\":%.2f,\"peak_rss_kib\":%ld}\n",
+	       "\"median_get\":%.2f,\"median_get_bloom\":%.2f,\"median_salted\":%.2f,\"median_seq\":%.2f,"
+	       "\"peak_rss_kib\":%ld}\n",
 	       (unsigned long long)nrows, rounds, raw_rand, st_rand, st_rand_sync, raw_ck, st4_rand,
 	       raw_seq, st_seq,
 	       raw_sc, st_sc, raw_g, raw_gb, st_g, salted, seq2, salted_sync, seq_sync, salted_cores, seq_cores,
-	       m_load, m_scan, m_get, m_getb, m_salt, rss_kb);
+	       m_load, m_scan, m_get, m_getb, m_salt, m_seq, rss_kb);
 	if (argc <= 1)
 		rmtree(base);
 	free(rkeys);
@@ -653,5 +728,6 @@ int main(int argc, char **argv)
 	free(q_get);
 	free(q_getb);
 	free(q_salt);
+	free(q_seq);
 	return 0;
 }

@@ -10,30 +10,6 @@
 
 #include "key/error.h"
 
-void rk_cell__put_u32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-void rk_cell__put_u64(uint8_t *p, uint64_t v)
-{
-	rk_cell__put_u32(p, (uint32_t)(v >> 32));
-	rk_cell__put_u32(p + 4, (uint32_t)v);
-}
-
-uint32_t rk_cell__get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-uint64_t rk_cell__get_u64(const uint8_t *p)
-{
-	return (uint64_t)rk_cell__get_u32(p) << 32 | rk_cell__get_u32(p + 4);
-}
-
 /* Bit 7 of each byte of the result is set iff that byte of w is 00 (exact,
  * unlike the borrow trick in find_zero: no false positives above a zero). */
 static inline uint64_t zero_bytes(uint64_t w)
@@ -61,7 +37,10 @@ uint8_t *rk_cell__esc(uint8_t *dst, const uint8_t *s, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
-		if (i + 8 <= n) {
+		/* eight bytes at once without a 00; a word with one byte by byte
+		   (a binary key's 00 bytes come together) */
+		size_t stop = i + 8 <= n ? i + 8 : n;
+		if (stop == i + 8) {
 			uint64_t w;
 			memcpy(&w, s + i, 8);
 			if (!zero_bytes(w)) {
@@ -71,10 +50,12 @@ uint8_t *rk_cell__esc(uint8_t *dst, const uint8_t *s, size_t n)
 				continue;
 			}
 		}
-		uint8_t c = s[i++];
-		*dst++ = c;
-		if (!c)
-			*dst++ = 0xFF;
+		for (; i < stop; i++) {
+			uint8_t c = s[i];
+			*dst++ = c;
+			if (!c)
+				*dst++ = 0xFF;
+		}
 	}
 	*dst++ = 0x00;
 	*dst++ = 0x01;

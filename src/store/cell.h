@@ -87,9 +87,30 @@ int rk_cell__decode_row_unesc(rk__cellkey *out, const uint8_t *key, size_t len, 
 size_t rk_cell__row_bound(uint8_t *dst, uint32_t table_id, const uint8_t *row, size_t len,
                           int unbounded);
 
-void rk_cell__put_u32(uint8_t *p, uint32_t v);
-void rk_cell__put_u64(uint8_t *p, uint64_t v);
-uint32_t rk_cell__get_u32(const uint8_t *p);
-uint64_t rk_cell__get_u64(const uint8_t *p);
+/* Big-endian integers, inline: every cell key encoded or decoded has a
+ * table id and a timestamp. */
+static inline void rk_cell__put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void rk_cell__put_u64(uint8_t *p, uint64_t v)
+{
+	rk_cell__put_u32(p, (uint32_t)(v >> 32));
+	rk_cell__put_u32(p + 4, (uint32_t)v);
+}
+
+static inline uint32_t rk_cell__get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t rk_cell__get_u64(const uint8_t *p)
+{
+	return (uint64_t)rk_cell__get_u32(p) << 32 | rk_cell__get_u32(p + 4);
+}
 
 #endif

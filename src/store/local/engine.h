@@ -114,6 +114,9 @@ void rk_eiter__free(rk__eiter *it);
  * ones, and rk_engine__close frees the rest. */
 rk__eiter *rk_eiter__take(rk__engine *e);
 void rk_eiter__give_back(rk__eiter *it);
+/* rk_eiter__give_back when the caller's last rk_eiter__status of it was 0
+ * and it has not moved since: that look is not made twice. */
+void rk_eiter__give_back_ok(rk__eiter *it);
 void rk_eiter__seek(rk__eiter *it, const uint8_t *k, size_t kl);
 void rk_eiter__seek_first(rk__eiter *it);
 void rk_eiter__seek_last(rk__eiter *it);

@@ -352,15 +352,13 @@ rk__eiter *rk_eiter__take(rk__engine *e)
 	return it ? it : rk_eiter__new(e);
 }
 
-void rk_eiter__give_back(rk__eiter *it)
+static void give_back(rk__eiter *it, int ok)
 {
 	rk__engine *e = it->e;
-	char *err = NULL;
-	leveldb_iter_get_error(it->it, &err);
 	/* retired after ENGINE_ITER_USES reads even without writes: an iterator
 	 * pins the table files of its creation, and a compaction since may have
 	 * merged them into fewer (cheaper to seek) */
-	if (!err && ++it->uses < ENGINE_ITER_USES &&
+	if (ok && ++it->uses < ENGINE_ITER_USES &&
 	    it->gen == atomic_load_explicit(&e->gen, memory_order_acquire)) {
 		pthread_mutex_lock(&e->pool_mu);
 		if (e->nidle < ENGINE_IDLE_ITERS) {
@@ -369,8 +367,20 @@ void rk_eiter__give_back(rk__eiter *it)
 		}
 		pthread_mutex_unlock(&e->pool_mu);
 	}
-	leveldb_free(err);
 	rk_eiter__free(it);
+}
+
+void rk_eiter__give_back(rk__eiter *it)
+{
+	char *err = NULL;
+	leveldb_iter_get_error(it->it, &err);
+	give_back(it, !err);
+	leveldb_free(err);
+}
+
+void rk_eiter__give_back_ok(rk__eiter *it)
+{
+	give_back(it, 1);
 }
 
 void rk_eiter__free(rk__eiter *it)

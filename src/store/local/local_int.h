@@ -190,8 +190,10 @@ int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
                   const rk_read_options *ro);
 /* One row's cells, engine keys [lo, hi), read through it into a (begun
  * by the caller), from region r on server srv: for a get and for the
- * atomic operations' read of their row. 0, or the error naming the table
- * and region. */
+ * atomic operations' read of their row. lo must be the row's bound
+ * (u32(t) escbody(row) 00 01) and hi the same ending 00 02. 0 (the
+ * iterator's status looked at last, and clean), or the error naming the
+ * table and region. */
 struct rk__rowasm;
 int rk_local__row_cells(struct rk__rowasm *a, rk__eiter *it, const uint8_t *lo, size_t lo_len,
                         const uint8_t *hi, size_t hi_len, const rk_table *tb,

@@ -85,14 +85,21 @@ int rk_local__row_cells(rk__rowasm *a, rk__eiter *it, const uint8_t *lo, size_t 
                         unsigned srv)
 {
 	int rc;
+	/* lo is the row's bound (u32(t) escbody(row) 00 01) and hi the same
+	 * ending 00 02: every key between starts with lo, so the row part is
+	 * known and only the rest of each key is decoded */
+	rk__cellkey ck;
+	ck.table_id = rk_cell__get_u32(lo);
+	ck.row_len = lo_len - 6;
+	ck.row_part_end = lo_len;
 	for (rk_eiter__seek(it, lo, lo_len); rk_eiter__valid(it); rk_eiter__next(it)) {
 		size_t kl, vl;
 		const uint8_t *k = rk_eiter__key(it, &kl);
 		if (!rk_local__key_lt(k, kl, hi, hi_len))
 			break;
 		const uint8_t *v = rk_eiter__value(it, &vl);
-		rk__cellkey ck;
-		if ((rc = rk_cell__decode(&ck, k, kl)) != 0)
+		ck.row = k + 4;
+		if ((rc = rk_cell__decode_rest(&ck, k, kl)) != 0)
 			return rk__err_wrap(rc, "table %s: region %llu (server %u)", tb->name,
 			                    (unsigned long long)r->id, srv);
 		if ((rc = rk_rowasm__add(a, &ck, v, vl)) != 0)
@@ -159,8 +166,13 @@ int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	pthread_rwlock_unlock(&s->lock);
 
 	if ((rc = rk_rowasm__begin(a, row, len)) != 0 ||
-	    (rc = rk_local__row_cells(a, it, lo, lo_len, hi, hi_len, tb, r, srv)) != 0)
-		goto out_it;
+	    (rc = rk_local__row_cells(a, it, lo, lo_len, hi, hi_len, tb, r, srv)) != 0) {
+		rk_eiter__give_back(it);
+		get_scratch_done(g);
+		goto out;
+	}
+	/* row_cells looked at the iterator's status last, and found it clean */
+	rk_eiter__give_back_ok(it);
 	size_t nc = rk_rowasm__finish(a);
 	count_get(s, lt, r, srv, row, len, nc, rk_rowbuf__bytes(&g->rb));
 	if (nc == 0)
@@ -168,8 +180,6 @@ int rk_local__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 		             rk__err_bytes(b1, sizeof b1, row, len));
 	else
 		rc = rk_rowbuf__copy(out, &g->rb.row);
-out_it:
-	rk_eiter__give_back(it);
 	get_scratch_done(g);
 out:
 	free(lo_heap);

@@ -179,8 +179,9 @@ size_t rk_rowop__encode(rk__ebatch *b, uint8_t **key, size_t *cap, uint32_t tid,
                         const rk_mutation *m)
 {
 	size_t fl = strlen(m->family);
-	size_t need = rk_cell__key_len(rk_cell__esc_len(m->row, m->row_len), fl, m->qualifier,
-	                               m->qualifier_len, 0);
+	/* room for the key at its longest (every byte of row and qualifier a
+	   00, escaped to two): no pass over them to size it exactly */
+	size_t need = 4 + 2 * m->row_len + 2 + fl + 2 + 2 * m->qualifier_len + 2 + 9;
 	if (need > *cap) {
 		uint8_t *k = realloc(*key, need);
 		if (!k) {
