@@ -25,6 +25,7 @@
 
 #include "key/error.h"
 #include "serve/hbase/hbase_int.h"
+#include "serve/http/http.h"
 
 #define POOL_THREADS 4u
 #define MAX_ARGS 10000u
@@ -204,37 +205,13 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	return finish(h, c, url, method, k);
 }
 
-/* "[HOST:]PORT" -> an IPv4 address */
-static int parse_listen(struct sockaddr_in *sa, const char *listen)
-{
-	char host[64] = "127.0.0.1";
-	const char *colon = strrchr(listen, ':'), *port = colon ? colon + 1 : listen;
-	char *end;
-	if (colon && (size_t)(colon - listen) >= sizeof host)
-		return -1;
-	if (colon && colon > listen) {
-		memcpy(host, listen, (size_t)(colon - listen));
-		host[colon - listen] = 0;
-	}
-	errno = 0;
-	unsigned long p = strtoul(port, &end, 10);
-	memset(sa, 0, sizeof *sa);
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons((uint16_t)p);
-	if (!strcmp(host, "localhost"))
-		snprintf(host, sizeof host, "127.0.0.1");
-	if (!*port || *end || errno || p > 65535 || inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		return -1;
-	return 0;
-}
-
 int rk_hb_start(rk_hb **out, rk_sv_server *srv, const char *listen, const rk_hb_limits *lim,
                 char *bound, size_t cap)
 {
 	struct sockaddr_in sa;
 	static const rk_hb_limits dflt = RK_HB_LIMITS_INIT;
 	*out = NULL;
-	if (parse_listen(&sa, listen))
+	if (rk_http_parse_listen(&sa, listen))
 		return rk__err(RK_EINVALID, "--hbase-rest: '%s' is not [HOST:]PORT with HOST an IPv4 "
 		                            "address", listen);
 	rk_hb *h = calloc(1, sizeof *h);

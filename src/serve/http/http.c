@@ -153,8 +153,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	return ok;
 }
 
-/* "[HOST:]PORT" -> an IPv4 address */
-static int parse_listen(struct sockaddr_in *sa, const char *listen)
+int rk_http_parse_listen(struct sockaddr_in *sa, const char *listen)
 {
 	char host[64] = "127.0.0.1";
 	const char *colon = strrchr(listen, ':'), *port = colon ? colon + 1 : listen;
@@ -180,7 +179,7 @@ static int parse_listen(struct sockaddr_in *sa, const char *listen)
 int rk_http_listen_ok(const char *listen)
 {
 	struct sockaddr_in sa;
-	return parse_listen(&sa, listen) == 0;
+	return rk_http_parse_listen(&sa, listen) == 0;
 }
 
 int rk_http_start(rk_http **out, const rk_http_source *src, const char *listen, char *bound,
@@ -188,7 +187,7 @@ int rk_http_start(rk_http **out, const rk_http_source *src, const char *listen, 
 {
 	struct sockaddr_in sa;
 	*out = NULL;
-	if (parse_listen(&sa, listen))
+	if (rk_http_parse_listen(&sa, listen))
 		return rk__err(RK_EINVALID, "--http: '%s' is not [HOST:]PORT with HOST an IPv4 address",
 		               listen);
 	rk_http *h = calloc(1, sizeof *h);

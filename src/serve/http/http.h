@@ -38,6 +38,12 @@ int rk_http_start(rk_http **out, const rk_http_source *src, const char *listen, 
 /* 1 when `listen` is a [HOST:]PORT rk_http_start takes. */
 int rk_http_listen_ok(const char *listen);
 
+/* "[HOST:]PORT" (HOST an IPv4 address or localhost, default 127.0.0.1) into
+ * *sa: the one reading of a front door's address, for the live page and the
+ * HBase REST API alike. 0, or -1 when it is not one. */
+struct sockaddr_in;
+int rk_http_parse_listen(struct sockaddr_in *sa, const char *listen);
+
 /* Stops accepting, finishes the requests in flight, frees the server. */
 void rk_http_stop(rk_http *h);
 
