@@ -5,7 +5,8 @@
 # stateless scan, scanners with batches and filters, deletes of a cell, a
 # column, a row, and the drop. The rows written over REST are read back
 # through the Bigtable API by cbt (the same tables, one server) and must be
-# equal; a table cbt makes with splits shows its real regions over REST.
+# equal; a table cbt makes with splits shows its real regions over REST, and so
+# does a table that split under a load of 10,000 rows.
 # Hostile requests (bad base64, bad JSON, an unknown filter, XML, a body over
 # the limit, a foreign Host) get their 4xx and the server stays up. A write
 # acknowledged over REST survives kill -9.
@@ -94,6 +95,9 @@ scanner() { # scanner JSON: POSTs it, the scanner's path in $SC
 }
 J=application/json
 
+# a table made small enough to split under a load (the store's own option), for the
+# regions resource after a load
+"$ROWKEY" create --db "$T/db" grow -f cf --split-threshold 64K >/dev/null || fail "create grow"
 start_serve
 
 # ---- cluster and tables ----
@@ -245,6 +249,26 @@ req PUT /t/false-row-key $J "$(cellset 'dur|cf:x|kept' 'dur2|cf:x|kept too')"; e
 kill -9 "$SV_PID"; wait "$SV_PID" 2>/dev/null
 start_serve
 req GET /t/dur2; expect 200; cells | grep -qx 'dur2|cf:x|kept too' || fail "an acknowledged write lost by kill -9"
+
+# ---- the regions of a table that split under the load ----
+for b in 0 1 2 3 4 5 6 7 8 9; do
+	python3 -c '
+import json, sys, base64
+e = lambda s: base64.b64encode(s.encode()).decode()
+b = int(sys.argv[1])
+print(json.dumps({"Row": [{"key": e("row%06d" % (b * 1000 + i)), "Cell": [{"column": e("cf:v"), "$": e("x" * 100)}]}
+                          for i in range(1000)]}))' "$b" >"$T/grow.json"
+	req PUT /grow/false-row-key $J "@$T/grow.json"; expect 200
+done
+req GET /grow/regions; expect 200
+python3 - "$T/body" <<'PY' || fail "/grow/regions after a load that split: $(head -c 300 "$T/body")"
+import json, sys, base64
+r = json.load(open(sys.argv[1]))["Region"]
+assert len(r) > 1, len(r)
+assert r[0]["startKey"] == "" and r[-1]["endKey"] == "", (r[0], r[-1])
+for a, b in zip(r, r[1:]):
+    assert a["endKey"] == b["startKey"], (a, b)
+PY
 
 # ---- drop ----
 req DELETE /t/schema; expect 200
