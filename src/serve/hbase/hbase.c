@@ -236,15 +236,7 @@ int rk_hb_start(rk_hb **out, rk_sv_server *srv, const char *listen, const rk_hb_
 		return rk__err(RK_EIO, "--hbase-rest %s: cannot listen (%s)", listen,
 		               e ? strerror(e) : "in use?");
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_LISTEN_FD);
-	struct sockaddr_in got;
-	socklen_t gl = sizeof got;
-	if (info && getsockname(info->listen_fd, (struct sockaddr *)&got, &gl) == 0)
-		sa.sin_port = got.sin_port;
-	char ip[INET_ADDRSTRLEN];
-	inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
-	snprintf(h->port, sizeof h->port, "%u", ntohs(sa.sin_port));
-	snprintf(bound, cap, "%s:%s", ip, h->port);
+	rk_http_bound(h->d, &sa, h->port, sizeof h->port, bound, cap);
 	*out = h;
 	return 0;
 }

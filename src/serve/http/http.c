@@ -153,6 +153,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	return ok;
 }
 
+void rk_http_bound(struct MHD_Daemon *d, struct sockaddr_in *sa, char *port, size_t pcap,
+                   char *bound, size_t cap)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+	struct sockaddr_in got;
+	socklen_t gl = sizeof got;
+	if (info && getsockname(info->listen_fd, (struct sockaddr *)&got, &gl) == 0)
+		sa->sin_port = got.sin_port;
+	char ip[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof ip);
+	snprintf(port, pcap, "%u", ntohs(sa->sin_port));
+	snprintf(bound, cap, "%s:%s", ip, port);
+}
+
 int rk_http_parse_listen(struct sockaddr_in *sa, const char *listen)
 {
 	char host[64] = "127.0.0.1";
@@ -206,15 +220,7 @@ int rk_http_start(rk_http **out, const rk_http_source *src, const char *listen, 
 		free(h);
 		return rk__err(RK_EIO, "--http %s: cannot listen (%s)", listen, e ? strerror(e) : "in use?");
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_LISTEN_FD);
-	struct sockaddr_in got;
-	socklen_t gl = sizeof got;
-	if (info && getsockname(info->listen_fd, (struct sockaddr *)&got, &gl) == 0)
-		sa.sin_port = got.sin_port;
-	char ip[INET_ADDRSTRLEN];
-	inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
-	snprintf(h->port, sizeof h->port, "%u", ntohs(sa.sin_port));
-	snprintf(bound, cap, "%s:%s", ip, h->port);
+	rk_http_bound(h->d, &sa, h->port, sizeof h->port, bound, cap);
 	*out = h;
 	return 0;
 }

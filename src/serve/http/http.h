@@ -44,6 +44,12 @@ int rk_http_listen_ok(const char *listen);
 struct sockaddr_in;
 int rk_http_parse_listen(struct sockaddr_in *sa, const char *listen);
 
+/* What a started daemon listens on (PORT 0 asked the kernel for one): the
+ * port into sa and port[pcap], "IP:PORT" into bound[cap]. */
+struct MHD_Daemon;
+void rk_http_bound(struct MHD_Daemon *d, struct sockaddr_in *sa, char *port, size_t pcap,
+                   char *bound, size_t cap);
+
 /* Stops accepting, finishes the requests in flight, frees the server. */
 void rk_http_stop(rk_http *h);
 
