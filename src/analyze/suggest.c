@@ -204,7 +204,8 @@ static char *trade_of(const rk__cand *c, const rk__candidates *cs, const rk_anal
 	if (cs->uniquifier)
 		o += (size_t)snprintf(buf + o, sizeof buf - o,
 		                      "; a uniquifier field ends the key (no field set of the data "
-		                      "identifies a record): the writer must supply it");
+		                      "identifies a record): the writer must supply it (a file: "
+		                      "rowkey load --number FIELD numbers its records)");
 	(void)r;
 	return strdup(buf);
 }

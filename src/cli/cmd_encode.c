@@ -52,6 +52,7 @@ enum { OUT_TEXT, OUT_HEX, OUT_BINARY };
 typedef struct encode_args {
 	const char *schema_arg, *in_path;
 	rk_rec_options ro;
+	const char *number; /* --number FIELD, or NULL */
 	unsigned long long seed;
 	int out_form; /* OUT_* */
 	int skip;     /* --on-error skip */
@@ -87,6 +88,7 @@ static int parse_args(encode_args *a, int argc, char **argv)
 		case 'o': out_arg = optarg; break;
 		case 'H': a->ro.header = 1; break;
 		case 'N': a->ro.header = 0; break;
+		case 'U': a->number = optarg; break;
 		case 'M': {
 			uint64_t v;
 			if (rk_cli__parse_size(&v, "encode", "max-record", optarg, 1, 1, 1ull << 31))
@@ -160,7 +162,7 @@ static int encode_open(encode_run *x, encode_args *a)
 		rk_cli_fail("encode", "preparing the encoder");
 		return -1;
 	}
-	if (rk_rec__open(&x->r, x->in, &a->ro) < 0 || rk_rec__map_init(&x->map, x->r, x->s) < 0) {
+	if (rk_rec__open(&x->r, x->in, &a->ro) < 0 || rk_rec__map_init(&x->map, x->r, x->s, a->number) < 0) {
 		fprintf(stderr, "rowkey encode: %s\n", rk_error_last());
 		return -1;
 	}

@@ -71,6 +71,7 @@ typedef struct load_args {
 	const char *db, *schema_arg, *family, *file;
 	const char *table;
 	rk_rec_options ro;
+	const char *number; /* --number FIELD, or NULL */
 	int strict, quiet, force;
 	uint64_t batch, seed;
 	rk_store_options so;
@@ -90,6 +91,7 @@ static int parse_args(load_args *a, int argc, char **argv)
 			break;
 		case 'H': a->ro.header = 1; break;
 		case 'N': a->ro.header = 0; break;
+		case 'U': a->number = optarg; break;
 		case 'f': a->family = optarg; break;
 		case 'a': a->so.durability = RK_DURABILITY_ASYNC; break;
 		case 'S': a->strict = 1; break;
@@ -346,7 +348,7 @@ static int load_open(loader *L, rk_store **s, FILE **in)
 		return -1;
 	}
 	/* the header is checked against the schema before the store is touched */
-	if (rk_rec__open(&L->rd, *in, &a->ro) || rk_rec__map_init(&L->map, L->rd, L->schema)) {
+	if (rk_rec__open(&L->rd, *in, &a->ro) || rk_rec__map_init(&L->map, L->rd, L->schema, a->number)) {
 		fprintf(stderr, "rowkey load: %s\n", rk_error_last());
 		return -1;
 	}

@@ -30,7 +30,10 @@
 	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,                                             \
 	 "no header line: cells are the schema's fields in order"},                                \
 	{"max-record", 0, 'M', "SIZE", RK_ARG_SIZE, NULL,                                          \
-	 "refuse records longer than this (default 16MiB)"}
+	 "refuse records longer than this (default 16MiB)"},                                       \
+	{"number", 0, 'U', "FIELD", RK_ARG_TEXT, NULL,                                              \
+	 "give FIELD (a u64 the input lacks) each record's number, 1, 2, ...: the uniquifier "      \
+	 "rowkey suggest asks the writer for when no fields identify a record"}
 
 /* Why encode and load refuse a record whose key encodes to no bytes (say,
  * one text field, empty): HBase and Bigtable refuse an empty row key, so a

@@ -31,21 +31,27 @@ typedef struct rk_rec_map {
 	int by_name;               /* JSON lines: members by name */
 	int positional;            /* no header: cell i is field i */
 	int col[RK_REC_MAP_MAX];   /* header: the column of each field, or -1 */
+	int number;                /* the field given each record's number, or -1 */
+	uint64_t numbered;         /* records numbered so far */
 } rk_rec_map;
 
 /* Maps reader r's columns onto schema s (borrowed; both must outlive m).
- * RK_EINVALID when a field the key needs is missing from the header (the
- * message names the field and lists the header), or the schema has more
- * fields than RK_REC_MAP_MAX. */
-int rk_rec__map_init(rk_rec_map *m, rk_rec *r, const rk_schema *s);
+ * number (NULL: none) names an unsigned integer field that no column feeds,
+ * given each record's number in the input (1, 2, ...): the uniquifier a
+ * writer supplies when no field set identifies a record. RK_EINVALID when a
+ * field the key needs is missing from the header (the message names the
+ * field and lists the header), number is no such field, or the schema has
+ * more fields than RK_REC_MAP_MAX. */
+int rk_rec__map_init(rk_rec_map *m, rk_rec *r, const rk_schema *s, const char *number);
 
 /* One "note:" line per header column that names no schema field (ignored),
  * written to out with the command's name. */
 void rk_rec__map_notes(const rk_rec_map *m, rk_rec *r, FILE *out, const char *cmd);
 
 /* Converts one record into vals (nf entries; a field without a cell has
- * present = 0). Strings borrow the record's cells. RK_EINVALID names the
+ * present = 0), numbering it when m numbers records (each call is the next
+ * record). Strings borrow the record's cells. RK_EINVALID names the
  * input, line, column and field. */
-int rk_rec__map_values(rk_value *vals, const rk_rec_map *m, rk_rec *r, const rk_record *rec);
+int rk_rec__map_values(rk_value *vals, rk_rec_map *m, rk_rec *r, const rk_record *rec);
 
 #endif

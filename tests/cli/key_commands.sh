@@ -103,6 +103,36 @@ expect_rc skip_rc $rc 0
 expect_eq skip_out_count "$(wc -l < "$T/out")" "2"
 expect_grep skip_summary "skipped 1 of 3 records" "$T/err"
 
+# an empty cell of a number field: the field is absent in that record (a
+# sparse column: load writes no cell for it), while a key that needs the
+# field refuses the record, naming it
+printf 'id,coupon,amount\n1,,2.5\n2,77,\n' > "$T/sparse.csv"
+"$R" create --db "$T/sparse.db" t -f d > /dev/null
+"$R" load --db "$T/sparse.db" t -s 'fields id:u64, coupon:u64, amount:f64; key u64(id)' "$T/sparse.csv" > "$T/out" 2> "$T/err"; rc=$?
+expect_rc sparse_load_rc $rc 0
+expect_grep sparse_loaded "2 rows.* 0 rejected" "$T/out"
+"$R" scan --db "$T/sparse.db" t > "$T/out" 2>&1
+expect_eq sparse_cells "$(grep -c 'd:coupon	' "$T/out") $(grep -c 'd:amount	' "$T/out")" "1 1"
+"$R" encode -s 'fields id:u64, coupon:u64; key u64(coupon)' --in "$T/sparse.csv" > "$T/out" 2> "$T/err"; rc=$?
+expect_rc sparse_key_rc $rc 1
+expect_grep sparse_key_msg "field 'coupon' has no value and the key needs it" "$T/err"
+
+# records no field set identifies: load --number gives the uniquifier the
+# advisor asks the writer for (each record's number), so two equal records
+# are two rows; a field that is no u64, or that the input has, is refused
+printf 'page,ts\n/a,5\n/a,5\n/b,5\n' > "$T/clicks.csv"
+"$R" create --db "$T/clicks.db" t -f d > /dev/null
+"$R" load --db "$T/clicks.db" t -s 'fields page:str, ts:u64, seq:u64; key esc(page) u64(ts) u64(seq)' --number seq "$T/clicks.csv" > "$T/out" 2> "$T/err"; rc=$?
+expect_rc number_rc $rc 0
+"$R" scan --db "$T/clicks.db" t > "$T/out" 2>&1
+expect_eq number_rows "$(grep 'd:seq' "$T/out" | cut -f4 | tr '\n' ' ')" "1 2 3 "
+"$R" load --db "$T/clicks.db" t -s 'fields page:str, ts:u64, seq:u64; key esc(page) u64(ts) u64(seq)' --number page "$T/clicks.csv" > /dev/null 2> "$T/err"; rc=$?
+expect_rc number_str_rc $rc 1
+expect_grep number_str_msg "number page: the field is str" "$T/err"
+"$R" encode -s 'fields page:str, ts:u64; key esc(page) u64(ts)' --number ts --in "$T/clicks.csv" > /dev/null 2> "$T/err"; rc=$?
+expect_rc number_has_rc $rc 1
+expect_grep number_has_msg "the input has a column 'ts' already" "$T/err"
+
 # a value containing its separator
 printf 'date,time,id\n23:06,063031,1\n' | "$R" encode -s "$S" > /dev/null 2> "$T/err"; rc=$?
 expect_rc sep_rc $rc 1

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rk_rec *r = NULL;
 	rk_rec_map m;
 	rk_value vals[5];
-	if (rk_rec__open(&r, in, &o) == 0 && rk_rec__map_init(&m, r, schema) == 0) {
+	if (rk_rec__open(&r, in, &o) == 0 && rk_rec__map_init(&m, r, schema, NULL) == 0) {
 		for (int n = 0; n < 10000; n++) {
 			rk_record rec;
 			int rc = rk_rec__next(r, &rec);

@@ -281,7 +281,7 @@ static void test_map_by_name_any_order(void **st)
 	rk_rec_map m;
 	rk_value v[3];
 	assert_int_equal(open_text(&s, t, sizeof t - 1, RK_REC_CSV, 1, 0), 0);
-	assert_int_equal(rk_rec__map_init(&m, s.r, sc), 0);
+	assert_int_equal(rk_rec__map_init(&m, s.r, sc, NULL), 0);
 	assert_int_equal(rk_rec__next(s.r, &rec), 0);
 	assert_int_equal(rk_rec__map_values(v, &m, s.r, &rec), 0);
 	assert_int_equal(v[0].v.u, 7);
@@ -304,14 +304,14 @@ static void test_map_missing_key_field(void **st)
 	src s;
 	rk_rec_map m;
 	assert_int_equal(open_text(&s, t, sizeof t - 1, RK_REC_CSV, 1, 0), 0);
-	assert_int_equal(rk_rec__map_init(&m, s.r, sc), RK_EINVALID);
+	assert_int_equal(rk_rec__map_init(&m, s.r, sc, NULL), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "the header has no column 'ts', which the key needs (the header: timestamp, user"));
 	close_text(&s);
 	/* positional only when asked: then the first line is data */
 	rk_record rec;
 	rk_value v[2];
 	assert_int_equal(open_text(&s, t, sizeof t - 1, RK_REC_CSV, 0, 0), 0);
-	assert_int_equal(rk_rec__map_init(&m, s.r, sc), 0);
+	assert_int_equal(rk_rec__map_init(&m, s.r, sc, NULL), 0);
 	assert_int_equal(rk_rec__next(s.r, &rec), 0);
 	assert_int_equal(rk_rec__map_values(v, &m, s.r, &rec), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "line 1, column 1, field 'user'"));
@@ -334,7 +334,7 @@ static void test_map_json_types_strict(void **st)
 	rk_rec_map m;
 	rk_value v[3];
 	assert_int_equal(open_text(&s, t, sizeof t - 1, 0, 1, 0), 0);
-	assert_int_equal(rk_rec__map_init(&m, s.r, sc), 0);
+	assert_int_equal(rk_rec__map_init(&m, s.r, sc, NULL), 0);
 	assert_int_equal(rk_rec__next(s.r, &rec), 0);
 	assert_int_equal(rk_rec__map_values(v, &m, s.r, &rec), RK_EINVALID);
 	assert_non_null(strstr(rk_error_last(), "field 'a': true is a boolean, not a number"));
