@@ -85,9 +85,22 @@ typedef struct rk_analyze_options {
 	                              --splits takes, decoded), in place of presplit's; borrowed
 	                              for the run */
 	size_t nsplits;
+	uint64_t table_rows;       /* rows the table holds when it is queried (a full scan
+	                              reads them all, a range priced as a share of the table
+	                              reads that share of them); 0: the records replayed */
 } rk_analyze_options;
 
-#define RK_ANALYZE_OPTIONS_INIT { 16, 10000.0, 256ull << 20, 300.0, 120, 1000, 100, 1, NULL, 0 }
+#define RK_ANALYZE_OPTIONS_INIT { 16, 10000.0, 256ull << 20, 300.0, 120, 1000, 100, 1, NULL, 0, 0 }
+
+/* One filled query of a shape as it was priced (strings owned by the
+ * analysis): what `rowkey query --stats` run on a store loaded with the design
+ * reads and returns. */
+typedef struct rk_query_fill {
+	const char *query;     /* the shape with the data's values in place of ? */
+	double rows_read;      /* rows the plan reads (an estimate when estimated) */
+	double rows_returned;  /* rows it returns on the data */
+	int estimated;         /* 1: a residual filter's read estimated from sampled keys */
+} rk_query_fill;
 
 /* What one query shape of the workload costs under the design: the shape
  * filled from the data several times, each query planned by the key
@@ -113,6 +126,8 @@ typedef struct rk_query_cost {
 	size_t samples;            /* filled queries priced */
 	int read_backwards;        /* 1: the ORDER BY is served by reading the key backwards
 	                              (a reversed scan: slower per row than a forward one) */
+	const rk_query_fill *fills; /* the samples filled queries, each as priced (owned by
+	                               the analysis); the means above are theirs */
 } rk_query_cost;
 
 /* Why writes or reads land where they do: one cause with its number and the

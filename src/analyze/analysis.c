@@ -58,7 +58,12 @@ void rk_analysis_free(rk_analysis *a)
 	for (size_t q = 0; a->query_str && q < a->rep.nqueries; q++) {
 		free(a->query_str[2 * q]);
 		free(a->query_str[2 * q + 1]);
+		for (size_t k = 0; a->fills && a->fills[q] && k < a->queries[q].samples; k++)
+			free((char *)a->fills[q][k].query);
+		if (a->fills)
+			free(a->fills[q]);
 	}
+	free(a->fills);
 	free(a->query_str);
 	free(a->queries);
 	free(a->verdict);

@@ -94,6 +94,7 @@ struct rk_analysis {
 	uint64_t *srv_writes;    /* per server totals */
 	rk_query_cost *queries;
 	char **query_str;        /* 2 per query: its name and predicate (owned) */
+	rk_query_fill **fills;   /* per query: its filled queries as priced (owned) */
 	char *verdict;
 	char lead[64];           /* the key's leading field from describe, or "" */
 	double mono;             /* fraction of writes whose key sorts after the previous */
@@ -162,6 +163,9 @@ typedef struct rk__price_in {
 	size_t nkeys;
 	uint64_t records;            /* rows the table holds */
 } rk__price_in;
+
+/* ,"fills":[...]: each filled query of q as priced (report_json.c). */
+void rk__fills_json(rk__sb *b, const rk_query_cost *q);
 
 /* Fills a->queries (and rep.nqueries) with the cost of every shape. */
 int rk__price_queries(rk_analysis *a, const rk__price_in *in);

@@ -58,8 +58,11 @@ static size_t regions_of(const rk__tmeta *t, const rk_key_range *r, int get)
 typedef struct tally {
 	double ranges, regions, read, returned;
 	int gets, scans, full, merges, estimated, unplanned, unordered, backwards;
+	int this_estimated; /* the last query's read was estimated */
 	unsigned ways;
 } tally;
+
+static void one_plan(tally *t, const rk__qsample *q, const rk__price_in *in);
 
 /* What a LIMIT saves: when the plan reads its rows in the order asked for
  * (the key's, forward or backward) and no residual filter drops any, each
@@ -73,7 +76,17 @@ static double limited(const rk_plan *plan, double read)
 	return read < most ? read : most;
 }
 
-static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
+static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in, rk_query_fill *f)
+{
+	double read0 = t->read;
+	t->this_estimated = 0;
+	one_plan(t, q, in);
+	f->rows_read = t->read - read0;
+	f->rows_returned = (double)q->rows;
+	f->estimated = t->this_estimated;
+}
+
+static void one_plan(tally *t, const rk__qsample *q, const rk__price_in *in)
 {
 	rk_predicate *pred = NULL;
 	rk_plan *plan = NULL;
@@ -118,7 +131,7 @@ static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in)
 		if (plan->residual && !get) {
 			double est = inside * N / (double)in->nkeys;
 			read = est > read ? est : read;
-			t->estimated = 1;
+			t->estimated = t->this_estimated = 1;
 		}
 		read = limited(plan, read);
 		t->read += read;
@@ -140,7 +153,8 @@ int rk__price_queries(rk_analysis *a, const rk__price_in *in)
 	if (!qs || !qs->n)
 		return 0;
 	if (!(a->queries = calloc(qs->n, sizeof *a->queries)) ||
-	    !(a->query_str = calloc(2 * qs->n, sizeof *a->query_str)))
+	    !(a->query_str = calloc(2 * qs->n, sizeof *a->query_str)) ||
+	    !(a->fills = calloc(qs->n, sizeof *a->fills)))
 		return rk__err(RK_ENOMEM, "out of memory pricing queries");
 	a->rep.nqueries = qs->n;
 	for (size_t s = 0; s < qs->n; s++) /* the analysis outlives the shapes */
@@ -151,8 +165,15 @@ int rk__price_queries(rk_analysis *a, const rk__price_in *in)
 		const rk__qshape *q = &qs->q[s];
 		rk_query_cost *c = &a->queries[s];
 		tally t = {0};
-		for (size_t k = 0; k < q->ns; k++)
-			one_query(&t, &q->s[k], in);
+		if (q->ns && !(a->fills[s] = calloc(q->ns, sizeof *a->fills[s])))
+			return rk__err(RK_ENOMEM, "out of memory pricing queries");
+		c->fills = a->fills[s];
+		for (size_t k = 0; k < q->ns; k++) {
+			if (!(a->fills[s][k].query = strdup(q->s[k].where)))
+				return rk__err(RK_ENOMEM, "out of memory pricing queries");
+			c->samples = k + 1; /* what the analysis frees */
+			one_query(&t, &q->s[k], in, &a->fills[s][k]);
+		}
 		double n = q->ns ? (double)q->ns : 1;
 		c->name = a->query_str[2 * s];
 		c->query = a->query_str[2 * s + 1];

@@ -12,6 +12,24 @@
 
 /* ---- JSON ---- */
 
+void rk__fills_json(rk__sb *b, const rk_query_cost *q)
+{
+	RK__SB_LIT(b, ",\"fills\":[");
+	for (size_t k = 0; q->fills && k < q->samples; k++) {
+		const rk_query_fill *f = &q->fills[k];
+		if (k)
+			RK__SB_LIT(b, ",");
+		RK__SB_LIT(b, "{\"query\":");
+		rk__sb_jstr(b, f->query);
+		RK__SB_LIT(b, ",\"rows_read\":");
+		rk__sb_jnum(b, f->rows_read);
+		RK__SB_LIT(b, ",\"rows_returned\":");
+		rk__sb_jnum(b, f->rows_returned);
+		rk__sb_printf(b, ",\"estimated\":%s}", f->estimated ? "true" : "false");
+	}
+	RK__SB_LIT(b, "]");
+}
+
 static void query_json(rk__sb *b, const rk_query_cost *q)
 {
 	RK__SB_LIT(b, ",\"query\":");
@@ -28,6 +46,7 @@ static void query_json(rk__sb *b, const rk_query_cost *q)
 	                 "\"read_backwards\":%s",
 	              q->rows_read_estimated ? "true" : "false", q->merge_ways,
 	              q->ordered ? "true" : "false", q->read_backwards ? "true" : "false");
+	rk__fills_json(b, q);
 }
 
 void rk__cause_json(rk__sb *b, const rk_cause *c, int first)

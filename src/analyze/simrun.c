@@ -381,7 +381,8 @@ int rk__analyze_on(rk_analysis **out, const rk_schema *schema, const char *desig
 	if ((rc = rk__check_options(o, 100000)) == 0 && (rc = run_setup(&s, &r)) == 0 &&
 	    (rc = sim_replay(&s, &r)) == 0) {
 		rk_analysis *a = s.a;
-		rk__price_in in = {&src->q, schema, s.t, r.keys, r.key_len, r.nkeys, a->rep.writes};
+		rk__price_in in = {&src->q, schema, s.t, r.keys, r.key_len, r.nkeys,
+		                    o->table_rows ? o->table_rows : a->rep.writes};
 		a->rep.splits = s.splits;
 		a->rep.moves = s.moves;
 		a->rep.regions = s.t->nregions;

@@ -38,6 +38,11 @@
 #include "key/error.h"
 
 #define BATCH 128
+/* Writes in flight blur which moment a server's writes are counted in (its
+ * counters are read between batches): a batch is at most an eighth of a
+ * time bucket's writes, so the busiest server of each moment is the store's
+ * within a few points, not a bucket's worth of writes off. */
+#define BATCH_MIN 8
 #define FINE 1024 /* real-time sampling bins, merged in pairs as the run goes on */
 
 static double now_s(void)
@@ -152,7 +157,7 @@ typedef struct srun {
 	rk_encoder *enc;
 	rtbins rt;
 	/* the batch being filled: keys (cap bytes each), mutations */
-	size_t cap, n;
+	size_t cap, n, batch;
 	uint8_t *kbuf, *val, *prev;
 	size_t *klen, prev_len;
 	rk_mutation *muts;
@@ -206,6 +211,8 @@ static int srun_open(srun *r, const char *dir)
 		return rc;
 	r->a->rep.regions_initial = r->nsp + 1;
 	r->cap = rk_schema_max_key_len(r->schema);
+	uint64_t per = rk__workload_total(r->w) / (o->time_buckets ? o->time_buckets : 1) / 8;
+	r->batch = per < BATCH_MIN ? BATCH_MIN : per > BATCH ? BATCH : (size_t)per;
 	if (!(r->kbuf = malloc(BATCH * r->cap)) || !(r->klen = malloc(BATCH * sizeof *r->klen)) ||
 	    !(r->muts = calloc(BATCH, sizeof *r->muts)) || !(r->val = calloc(1, o->value_len + 1)) ||
 	    !(r->prev = malloc(r->cap)))
@@ -292,7 +299,7 @@ static int srun_replay(srun *r)
 		if (rc && !end)
 			return rc;
 		int balance_now = !end && next_balance >= 0 && t >= next_balance;
-		if ((end || balance_now || r->n == BATCH) && (rc = srun_send(r)) != 0)
+		if ((end || balance_now || r->n == r->batch) && (rc = srun_send(r)) != 0)
 			return rc;
 		/* everything queued is applied (and split) before the balancer
 		 * runs, so it sees the regions the simulator's balancer sees */

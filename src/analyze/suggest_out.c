@@ -160,9 +160,11 @@ static void query_json(rk__sb *b, const rk_query_cost *c, int first, int table)
 	rk__sb_jnum(b, c->rows_returned);
 	RK__SB_LIT(b, ",\"weight\":");
 	rk__sb_jnum(b, c->weight);
-	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s,\"read_backwards\":%s}",
+	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s,\"read_backwards\":%s",
 	              c->ordered ? "true" : "false", c->merge_ways,
 	              c->rows_read_estimated ? "true" : "false", c->read_backwards ? "true" : "false");
+	rk__fills_json(b, c);
+	RK__SB_LIT(b, "}");
 }
 
 /* Every shape, priced in the table of the proposal that serves it. */

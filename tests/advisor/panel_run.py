@@ -17,18 +17,13 @@ no judgement. Usage:
 
     panel_run.py ROWKEY DIR [--seeds N] [CASE ...]
 """
-import csv
-import datetime
-import json
 import os
-import random
-import re
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import panel_cases  # noqa: E402
+import panel_lib  # noqa: E402
 
 ROWKEY, DIR = sys.argv[1], sys.argv[2]
 ARGS = sys.argv[3:]
@@ -148,53 +143,14 @@ def show(parts):
 
 # ---- one case ----
 
-def write_data(case):
-    rows = case["gen"](random.Random(20261127))
-    path = os.path.join(DIR, case["name"] + ".csv")
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(case["header"])
-        w.writerows(rows)
-    return path
-
-
-def newest_first(case, shape):
-    """The shape as the predicate language says "the newest first": where
-    the expert noted that reads of a field want its newest rows, a shape that
-    binds it by equality reads the twenty newest by the time field the
-    expert's key reverses."""
-    times = [p[1] for p in case["expert_parts"] if p[0] == "desc"]
-    if not times or "ORDER BY" in shape.upper():
-        return shape
-    for f in case.get("newest_first", []):
-        if re.search(r"\b%s\s*=" % re.escape(f), shape):
-            return "%s ORDER BY %s DESC LIMIT 20" % (shape, times[0])
-    return shape
-
-
-def suggest(case, path, seed=1):
-    o = case.get("options", {})
-    args = [ROWKEY, "suggest", "--file", path, "--json", "-q", "-n", "40", "--seed", str(seed),
-            "--servers", str(o.get("servers", 16)), "--capacity", str(o.get("capacity", 10000))]
-    if "rate" in o:
-        args += ["--fixed-rate", "--rate", str(o["rate"])]
-    for q in case["queries"]:
-        shape, weight = (q, 1) if isinstance(q, str) else q
-        args += ["--query", "%g: %s" % (weight, newest_first(case, shape))]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, "suggest exited %d: %s" % (p.returncode, p.stderr.strip()[:300])
-    return json.loads(p.stdout), None
-
-
 def judge(case):
     """(matched, what the advisor proposed)"""
-    path = write_data(case)
-    props, err = suggest(case, path)
+    path = panel_lib.write_data(case, DIR)
+    props, err = panel_lib.suggest(ROWKEY, case, path)
     if err:
         return False, err
     for seed in range(2, SEEDS + 1):
-        other, err = suggest(case, path, seed)
+        other, err = panel_lib.suggest(ROWKEY, case, path, seed)
         if err or other[0]["schema"] != props[0]["schema"] or other[0]["design"] != props[0]["design"]:
             return False, "seed 1 proposes %s, seed %d %s" % (props[0]["design"], seed,
                                                             err or other[0]["design"])
