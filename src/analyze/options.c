@@ -178,6 +178,18 @@ static int set_size(rk_workload_options *w, rk_analyze_options *o, const char *n
 	return 0;
 }
 
+/* rows: the table's size when it is queried (0: the records replayed) */
+static int set_rows(rk_workload_options *w, rk_analyze_options *o, const char *name, const char *v)
+{
+	uint64_t u;
+	int rc;
+	(void)w;
+	if ((rc = uint(&u, name, v, 1)) != 0)
+		return rc;
+	o->table_rows = u;
+	return 0;
+}
+
 static int set_presplit(rk_workload_options *w, rk_analyze_options *o, const char *name,
                         const char *v)
 {
@@ -213,6 +225,7 @@ static const struct option {
 	{"split-threshold", 1, set_size},
 	{"value-len", 1, set_size},
 	{"presplit", 1, set_presplit},
+	{"rows", 1, set_rows},
 };
 
 int rk_analyze_option(rk_workload_options *w, rk_analyze_options *o, const char *name,

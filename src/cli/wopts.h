@@ -62,7 +62,10 @@
 	 "the value written with each row (default 100B)"},                                        \
 	{"presplit", 0, RK_CLI_WOPT, "0|1|2", RK_ARG_CHOICE, "0 1 2",                             \
 	 "1: regions from the design (buckets, hash prefix; default); 2: also one region a "       \
-	 "server at the data's own key quantiles, as suggest proposes; 0: one region"}
+	 "server at the data's own key quantiles, as suggest proposes; 0: one region"},            \
+	{"rows", 0, RK_CLI_WOPT, "N", RK_ARG_NUMBER, NULL,                                        \
+	 "the rows the table will hold when it is queried (default: the records replayed): a "     \
+	 "full scan reads them all, so a scan's price grows with the table"}
 
 typedef struct rk_cli_wopts {
 	rk_workload_options wo;

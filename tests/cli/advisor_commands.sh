@@ -81,4 +81,19 @@ ok query --db "$T/db" -t orders -w 'store = 3' --limit 2
 printf 'nope\\x0\n' > "$T/bad.txt"
 code 2 create --db "$T/db" t2 -f d --splits "$T/bad.txt"; has "line 1: bad split point" err
 code 2 create --db "$T/db" t2 -f d --splits "$T/none.txt"; has "none.txt" err
+# --rows N: the table the queries will meet holds N rows; a full scan reads them
+# all (the records replayed by default), an exact range what it matches
+printf 'uid,v\n' > "$T/rows.csv"; for i in $(seq 1 400); do echo "$((i % 20)),$i"; done >> "$T/rows.csv"
+S='fields uid:u64, v:u64; key u64(uid) u64(v)'
+for rows in 0 4000000; do
+	ok analyze -w file --file "$T/rows.csv" -s "$S" --query 'v = ?' --query 'uid = ?' --rows $rows --json
+	python3 - "$T/out" $rows <<'PY' || fail "--rows $rows"
+import json, sys
+q = json.load(open(sys.argv[1]))["queries"]
+want = int(sys.argv[2]) or 400
+assert [round(x["rows_read"]) for x in q] == [want, 20], [x["rows_read"] for x in q]
+assert all(f["rows_read"] == want for f in q[0]["fills"]), q[0]["fills"]
+PY
+done
+code 2 analyze -w file --file "$T/rows.csv" -s "$S" --rows -3; has "rows" err
 echo "advisor commands: ok"
