@@ -64,7 +64,9 @@ const rk_cli_spec rk_cli_spec_rekey = {
 	"version, its timestamp). Resumable: after a kill, the same command goes on from its "
 	"checkpoint. Two old rows that would share a new key, or a row the new design cannot "
 	"encode, stop it before anything is overwritten. The steps after the copy (verify, "
-	"cutover, drop the old table, or abort) are the options below; see docs/rekey.md.",
+	"cutover, drop the old table, or abort) are the options below. On a store rowkey serve "
+	"holds, the server runs each step and mirrors the table's writes into the new table "
+	"until the cutover, so clients may write throughout; see docs/rekey.md.",
 	rekey_opts, RK_CLI_NOPTS(rekey_opts), RK_ARG_TABLE, NULL,
 	"  $ rowkey rekey --db /tmp/rk ev -s 'fields id:u64, ts:ts; key bucket(8, xxh3(id)) "
 	"u64(id) u64(ts)'\n"
