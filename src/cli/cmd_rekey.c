@@ -8,9 +8,11 @@
  * --drop-old); --abort drops the new table and its checkpoint. The
  * checkpoint (rekey_ckpt.c) is the new table's `rekey` setting.
  *
- * Not here: writes arriving while the copy runs. The old table must not be
- * written to between the copy and the cutover (docs/rekey.md says why and
- * what to do).
+ * A store `rowkey serve` holds is rekeyed by the server itself: the command
+ * sends its arguments through the server's admin door (rekey_door.c) and
+ * prints what the server's rekey says; there the rekey keeps step with the
+ * server's mirror of the table's writes (src/serve/mirror.c), so clients
+ * may write throughout (docs/rekey.md).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -18,10 +20,19 @@
 
 #include "cli/cli.h"
 #include "cli/rekey.h"
+#include "cli/served.h"
 #include "cli/splits.h"
 #include "cli/store_cli.h"
 
 #define CMD RK_REKEY_CMD
+
+_Thread_local FILE *rk_rekey__out, *rk_rekey__err;
+
+int rk_rekey__fail(const char *what)
+{
+	fprintf(RK_REKEY_ERR, "rowkey rekey: %s: %s\n", what, rk_error_last());
+	return RK_EXIT_FAIL;
+}
 
 static const rk_cli_opt rekey_opts[] = {
 	RK_CLI_OPT_DB,
@@ -53,7 +64,9 @@ const rk_cli_spec rk_cli_spec_rekey = {
 	"version, its timestamp). Resumable: after a kill, the same command goes on from its "
 	"checkpoint. Two old rows that would share a new key, or a row the new design cannot "
 	"encode, stop it before anything is overwritten. The steps after the copy (verify, "
-	"cutover, drop the old table, or abort) are the options below; see docs/rekey.md.",
+	"cutover, drop the old table, or abort) are the options below. On a store rowkey serve "
+	"holds, the server runs each step and mirrors the table's writes into the new table "
+	"until the cutover, so clients may write throughout; see docs/rekey.md.",
 	rekey_opts, RK_CLI_NOPTS(rekey_opts), RK_ARG_TABLE, NULL,
 	"  $ rowkey rekey --db /tmp/rk ev -s 'fields id:u64, ts:ts; key bucket(8, xxh3(id)) "
 	"u64(id) u64(ts)'\n"
@@ -134,11 +147,11 @@ static int old_families(rk_table_info **ti, size_t *nt, size_t *which, rk_store 
                         const char *table)
 {
 	if (rk_table_list(ti, nt, s))
-		return rk_cli_fail(CMD, "listing tables");
+		return rk_rekey__fail("listing tables");
 	for (*which = 0; *which < *nt; ++*which)
 		if (!strcmp((*ti)[*which].name, table))
 			return 0;
-	fprintf(stderr, "rowkey rekey: table %s does not exist\n", table);
+	fprintf(RK_REKEY_ERR, "rowkey rekey: table %s does not exist\n", table);
 	return RK_EXIT_FAIL;
 }
 
@@ -167,18 +180,18 @@ static int create_target(rk_store *s, const rekey_args *a, const rk_rekey_ckpt *
 	if (rc)
 		goto out;
 	if (rk_rekey__ckpt_text(&text, &len, c)) {
-		rc = rk_cli_fail(CMD, "writing the checkpoint");
+		rc = rk_rekey__fail("writing the checkpoint");
 		goto out;
 	}
 	rk_table_def def = {a->target, ti[w].families, ti[w].nfamilies, sp, nsp, bpl};
 	rk_table_prop props[2] = {{"rekey", text, len},
 	                          {"schema", c->new_schema, strlen(c->new_schema)}};
 	if (rk_table_create_with(s, &def, props, 2)) {
-		rc = rk_cli_fail(CMD, "creating the new table");
+		rc = rk_rekey__fail("creating the new table");
 		goto out;
 	}
 	if (!a->o.quiet)
-		fprintf(stderr, "rowkey rekey: created table %s: %zu famil%s, %zu region%s\n", a->target,
+		fprintf(RK_REKEY_ERR, "rowkey rekey: created table %s: %zu famil%s, %zu region%s\n", a->target,
 		        ti[w].nfamilies, ti[w].nfamilies == 1 ? "y" : "ies", nsp + 1, nsp ? "s" : "");
 out:
 	free(text);
@@ -194,29 +207,29 @@ static int start_ckpt(rk_rekey_ckpt *c, rk_schema **ns, rk_store *s, const rekey
 	size_t len;
 	int rc = rk_store_table_prop_get(&old, &len, s, a->o.table, "schema");
 	if (rc == RK_ENOTFOUND && rk_rekey__table_exists(s, a->o.table) == 0)
-		return rk_cli_fail(CMD, "reading the table");
+		return rk_rekey__fail("reading the table");
 	if (rc == RK_ENOTFOUND) {
-		fprintf(stderr, "rowkey rekey: table %s remembers no key schema: rekey decodes its rows "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: table %s remembers no key schema: rekey decodes its rows "
 		                "with the schema its first `rowkey load -s` stores (docs/rekey.md)\n",
 		        a->o.table);
 		return RK_EXIT_FAIL;
 	}
 	if (rc)
-		return rk_cli_fail(CMD, "reading the table's schema");
+		return rk_rekey__fail("reading the table's schema");
 	memset(c, 0, sizeof *c);
 	c->old_schema = old;
 	if (rk_schema_load(ns, a->o.schema_arg) || rk_schema_text(&c->new_schema, *ns))
-		return rk_cli_fail(CMD, "reading the new schema");
+		return rk_rekey__fail("reading the new schema");
 	rk_schema_info info;
 	rk_schema_get_info(&info, *ns);
 	if (!info.deterministic) {
-		fprintf(stderr, "rowkey rekey: the new design is not deterministic (a random or "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: the new design is not deterministic (a random or "
 		                "round-robin salt): a row's new key could not be found again to resume "
 		                "or verify the copy; use bucket(N, hash(fields)) instead\n");
 		return RK_EXIT_FAIL;
 	}
 	if (!strcmp(c->old_schema, c->new_schema)) {
-		fprintf(stderr, "rowkey rekey: table %s already has this design\n", a->o.table);
+		fprintf(RK_REKEY_ERR, "rowkey rekey: table %s already has this design\n", a->o.table);
 		return RK_EXIT_FAIL;
 	}
 	c->source = strdup(a->o.table);
@@ -225,7 +238,7 @@ static int start_ckpt(rk_rekey_ckpt *c, rk_schema **ns, rk_store *s, const rekey
 	snprintf(c->verify, sizeof c->verify, "-");
 	if (c->source && c->target)
 		return 0;
-	fprintf(stderr, "rowkey rekey: out of memory\n");
+	fprintf(RK_REKEY_ERR, "rowkey rekey: out of memory\n");
 	return RK_EXIT_FAIL;
 }
 
@@ -235,7 +248,7 @@ static int same_rekey(const rk_rekey_ckpt *have, const rk_rekey_ckpt *want)
 	if (!strcmp(have->source, want->source) && !strcmp(have->new_schema, want->new_schema) &&
 	    !strcmp(have->old_schema, want->old_schema))
 		return 0;
-	fprintf(stderr, "rowkey rekey: table %s holds another rekey (of %s into design '%s'): "
+	fprintf(RK_REKEY_ERR, "rowkey rekey: table %s holds another rekey (of %s into design '%s'): "
 	                "finish it, or drop it with rowkey rekey --abort --db DB %s%s%s\n",
 	        want->target, have->source, have->new_schema, have->source,
 	        strcmp(want->target, have->target) ? "" : " --into ",
@@ -252,7 +265,7 @@ static int do_copy(rk_store *s, rekey_args *a)
 		goto out;
 	rc = rk_rekey__ckpt_load(&have, s, a->target);
 	if (rc == RK_ENOTFOUND && rk_rekey__table_exists(s, a->target) != 0) {
-		fprintf(stderr, "rowkey rekey: table %s exists but holds no rekey checkpoint: not made "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: table %s exists but holds no rekey checkpoint: not made "
 		                "by rowkey rekey, or (on Bigtable) made by one killed before it saved "
 		                "its checkpoint; drop it (rowkey rekey --abort drops it when empty) or "
 		                "name another with --into\n", a->target);
@@ -261,10 +274,10 @@ static int do_copy(rk_store *s, rekey_args *a)
 		if ((rc = create_target(s, a, &want, ns)) == 0)
 			rc = rk_rekey__copy(s, &want, &a->o);
 	} else if (rc) {
-		rc = rk_cli_fail(CMD, "reading the checkpoint");
+		rc = rk_rekey__fail("reading the checkpoint");
 	} else if ((rc = same_rekey(&have, &want)) == 0) {
 		if (strcmp(have.state, "copying")) {
-			printf("%s is already copied into %s (%s); next: rowkey rekey --verify\n",
+			fprintf(RK_REKEY_OUT, "%s is already copied into %s (%s); next: rowkey rekey --verify\n",
 			       a->o.table, a->target, have.state);
 			rc = RK_EXIT_OK;
 		} else {
@@ -285,20 +298,20 @@ static int do_verify(rk_store *s, const rekey_args *a)
 	rk_rekey_ckpt c;
 	int rc = rk_rekey__ckpt_load(&c, s, a->target);
 	if (rc == RK_ENOTFOUND) {
-		fprintf(stderr, "rowkey rekey: no rekey of %s into %s: that table %s\n", a->o.table,
+		fprintf(RK_REKEY_ERR, "rowkey rekey: no rekey of %s into %s: that table %s\n", a->o.table,
 		        a->target,
 		        rk_rekey__table_exists(s, a->target) == 1 ? "holds no rekey checkpoint"
 		                                                  : "does not exist");
 		return RK_EXIT_FAIL;
 	}
 	if (rc)
-		return rk_cli_fail(CMD, "reading the checkpoint");
+		return rk_rekey__fail("reading the checkpoint");
 	if (strcmp(c.source, a->o.table)) {
-		fprintf(stderr, "rowkey rekey: %s holds a rekey of %s, not of %s\n", a->target, c.source,
+		fprintf(RK_REKEY_ERR, "rowkey rekey: %s holds a rekey of %s, not of %s\n", a->target, c.source,
 		        a->o.table);
 		rc = RK_EXIT_FAIL;
 	} else if (!strcmp(c.state, "copying")) {
-		fprintf(stderr, "rowkey rekey: the copy into %s is not finished (%llu rows so far): "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: the copy into %s is not finished (%llu rows so far): "
 		                "run the rekey command again to finish it, then verify\n",
 		        a->target, (unsigned long long)c.rows);
 		rc = RK_EXIT_FAIL;
@@ -309,12 +322,48 @@ static int do_verify(rk_store *s, const rekey_args *a)
 	return rc;
 }
 
+/* The step asked for, on an open store (live: the server's hooks when the
+ * server runs it, else NULL). */
+static int run(rk_store *s, rekey_args *a, const rk_rekey_live *live)
+{
+	a->o.live = live;
+	rk_rekey_names n = {a->o.db, a->o.table, a->target, a->oldname, live};
+	switch (a->mode) {
+	case 'V': return do_verify(s, a);
+	case 'C': return rk_rekey__cutover(s, &n);
+	case 'D': return rk_rekey__drop_old(s, &n);
+	case 'A': return rk_rekey__abort(s, &n);
+	default: return do_copy(s, a);
+	}
+}
+
+int rk_cli__rekey_served(rk_store *s, const rk_rekey_live *live, int argc, char **argv,
+                         FILE *out, FILE *err)
+{
+	rekey_args a = {.o = {.db = RK_CLI_DEFAULT_DB, .batch = 1000}};
+	rk_rekey__out = out;
+	rk_rekey__err = err;
+	optind = 0; /* the server's rekeys run one at a time: getopt's state is theirs */
+	int rc = parse_args(&a, argc, argv);
+	if (rc < 0) {
+		a.o.quiet = 1; /* the progress line is the terminal's, not the client's */
+		rc = run(s, &a, live);
+	}
+	fflush(out);
+	fflush(err);
+	rk_rekey__out = rk_rekey__err = NULL;
+	return rc;
+}
+
 int rk_cli_rekey(int argc, char **argv)
 {
 	rekey_args a = {.o = {.db = RK_CLI_DEFAULT_DB, .batch = 1000}};
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0)
 		return rc;
+	char admin[256];
+	if (strncmp(a.o.db, "bigtable://", 11) && rk_cli__served_admin(a.o.db, admin, sizeof admin))
+		return rk_cli__rekey_ask(admin, a.o.db, argc, argv);
 	/* synchronous durability: the checkpoint must never claim a row that a
 	   crash could still take back */
 	rk_store_options so = RK_STORE_OPTIONS_INIT;
@@ -322,13 +371,6 @@ int rk_cli_rekey(int argc, char **argv)
 	rk_store *s = rk_cli__open_store(CMD, a.o.db, 0, &so);
 	if (!s)
 		return RK_EXIT_FAIL;
-	rk_rekey_names n = {a.o.db, a.o.table, a.target, a.oldname};
-	switch (a.mode) {
-	case 'V': rc = do_verify(s, &a); break;
-	case 'C': rc = rk_rekey__cutover(s, &n); break;
-	case 'D': rc = rk_rekey__drop_old(s, &n); break;
-	case 'A': rc = rk_rekey__abort(s, &n); break;
-	default: rc = do_copy(s, &a); break;
-	}
+	rc = run(s, &a, NULL);
 	return rk_cli__close_store(CMD, s, rc);
 }

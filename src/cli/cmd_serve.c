@@ -27,6 +27,7 @@
 #define CMD "serve"
 
 #ifdef RK_WITH_BIGTABLE
+#include "cli/rekey.h"
 #include "serve/hbase/hbase.h"
 #include "serve/serve.h"
 
@@ -72,7 +73,7 @@ const rk_cli_spec rk_cli_spec_serve = {
 	"rowkey-heatmap(1), rowkey-stats(1), cbt(1)",
 };
 
-static int write_serving(const char *db, const char *bound)
+static int write_serving(const char *db, const char *bound, const char *admin)
 {
 	char path[4200], tmp[4300];
 	snprintf(path, sizeof path, "%s/SERVING", db);
@@ -80,7 +81,8 @@ static int write_serving(const char *db, const char *bound)
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return -1;
-	int bad = fprintf(f, "rowkey-serving 1\npid %ld\nlisten %s\n", (long)getpid(), bound) < 0;
+	int bad = fprintf(f, "rowkey-serving 1\npid %ld\nlisten %s\nadmin %s\n", (long)getpid(),
+	                  bound, admin) < 0;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) != 0) {
 		unlink(tmp);
@@ -209,8 +211,9 @@ typedef struct serving {
 	rk_sv_server *srv;
 	rk_http *page;
 	rk_hb *rest;
+	rk_cli_door *door; /* rowkey rekey's way in (rekey_door.c) */
 	rk_http_source src;
-	char bound[256], page_at[256], rest_at[256], metrics[4200];
+	char bound[256], page_at[256], rest_at[256], admin_at[64], metrics[4200];
 } serving;
 
 /* Opens the store and starts the server and (--http) the page. 0, or -1
@@ -228,10 +231,19 @@ static int serve_start(serving *sv, serve_args *a)
 		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
 		return -1;
 	}
+	rk_rekey_live live;
+	rk_sv_server_rekey_live(&live, sv->srv);
+	if (rk_cli__door_start(&sv->door, sv->store, &live, sv->admin_at, sizeof sv->admin_at)) {
+		rk_cli_fail(CMD, "starting the admin door");
+		rk_sv_server_stop(sv->srv, 0);
+		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
+		return -1;
+	}
 	sv->page = NULL;
 	sv->src = (rk_http_source){sv->store, NULL, a->db};
 	if (a->http && rk_http_start(&sv->page, &sv->src, a->http, sv->page_at, sizeof sv->page_at)) {
 		rk_cli_fail(CMD, "starting the live page");
+		rk_cli__door_stop(sv->door);
 		rk_sv_server_stop(sv->srv, 0);
 		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
 		return -1;
@@ -241,6 +253,7 @@ static int serve_start(serving *sv, serve_args *a)
 	    rk_hb_start(&sv->rest, sv->srv, a->rest, NULL, sv->rest_at, sizeof sv->rest_at)) {
 		rk_cli_fail(CMD, "starting the HBase REST API");
 		rk_http_stop(sv->page);
+		rk_cli__door_stop(sv->door);
 		rk_sv_server_stop(sv->srv, 0);
 		rk_cli__close_store(CMD, sv->store, RK_EXIT_FAIL);
 		return -1;
@@ -252,7 +265,7 @@ static int serve_start(serving *sv, serve_args *a)
  * server reads the address there: when it cannot be written, -1 (stop). */
 static int announce(const serving *sv, const char *db)
 {
-	if (write_serving(db, sv->bound))
+	if (write_serving(db, sv->bound, sv->admin_at))
 		fprintf(stderr, "rowkey serve: warning: cannot write %s/SERVING: %s\n", db,
 		        strerror(errno));
 	printf("rowkey serve: listening on %s (store %s)\n", sv->bound, db);
@@ -296,6 +309,7 @@ static int serve_stop(serving *sv, const char *db, int sig)
 		fprintf(stderr, "rowkey serve: %s: draining calls in flight\n",
 		        sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	rk_hb_stop(sv->rest); /* before the gRPC server: it uses its tables */
+	rk_cli__door_stop(sv->door); /* a rekey step running ends first */
 	rk_sv_server_stop(sv->srv, 30000);
 	rk_http_stop(sv->page);
 	char serving_path[4200];

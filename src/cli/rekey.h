@@ -8,90 +8,32 @@
 #define RK_CLI_REKEY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <rowkey/key.h>
 #include <rowkey/store.h>
 
+#include "store/rekey.h"
+
 #define RK_REKEY_CMD "rekey"
-#define RK_REKEY_SETTING "rekey" /* the target table's setting (B.6) */
 
-/* The checkpoint (docs/formats.md B.6). Strings are malloc'd. */
-typedef struct rk_rekey_ckpt {
-	char *source, *target, *old_schema, *new_schema;
-	char state[16];     /* copying | copied | verified | cutover */
-	uint8_t *done;      /* the last old row key copied; NULL: none */
-	size_t done_len;
-	uint64_t pending, rows, cells;
-	char verify[80];    /* "-", "clean N M HEX16", "failed N" */
-} rk_rekey_ckpt;
+/* Where a rekey's messages go: standard output and error, or, for a rekey
+ * `rowkey serve` runs for a `rowkey rekey` client, that client's
+ * connection (set by the serving thread for itself alone). */
+extern _Thread_local FILE *rk_rekey__out, *rk_rekey__err;
+#define RK_REKEY_OUT (rk_rekey__out ? rk_rekey__out : stdout)
+#define RK_REKEY_ERR (rk_rekey__err ? rk_rekey__err : stderr)
 
-void rk_rekey__ckpt_free(rk_rekey_ckpt *c);
-
-/* Reads the target table's checkpoint. 0; RK_ENOTFOUND when the table has
- * none (no message); RK_ECORRUPT naming the table and line; another code
- * with rk_error_last(). */
-int rk_rekey__ckpt_load(rk_rekey_ckpt *c, rk_store *s, const char *table);
-
-/* The checkpoint's text (B.6) into *out (malloc'd, NUL-terminated). */
-int rk_rekey__ckpt_text(char **out, size_t *len, const rk_rekey_ckpt *c);
-
-/* Writes the checkpoint as table `table`'s setting, atomically. */
-int rk_rekey__ckpt_save(rk_store *s, const char *table, const rk_rekey_ckpt *c);
-
-/* 1 when table `name` exists, 0 when not, -1 when that cannot be told. */
-int rk_rekey__table_exists(rk_store *s, const char *name);
-
-/* Escaped text of a row key for messages: printable ASCII as is, other
- * bytes as \xNN, cut with "..." past about 200 bytes. Returns buf. */
-const char *rk_rekey__key_text(char *buf, size_t cap, const uint8_t *k, size_t n);
-#define RK_REKEY_KEYTEXT 256
-
-/* ---- an old row's new key ---- */
-
-typedef struct rk_rekey_map {
-	rk_schema *olds, *news;
-	rk_encoder *olde, *newe;
-	size_t nold, nnew;
-	long *from_old;   /* per new field: the old field of that name, or -1 */
-	rk_value *ov, *nv;
-	char **text;      /* per new field: its value's text, when converted */
-	size_t *text_cap;
-	uint8_t *key;     /* the new key, maxkey bytes */
-	size_t maxkey;
-} rk_rekey_map;
-
-/* Prepares the mapping from schema texts. 0, or -1 after printing why (for
- * command `cmd`). */
-int rk_rekey__map_init(rk_rekey_map *m, const char *cmd, const char *old_text,
-                       const char *new_text);
-void rk_rekey__map_free(rk_rekey_map *m);
-
-/* Old row r's values for the new schema's fields into m->nv (a field no
- * source gives is not present): decoded from the old key, else the row's
- * cell of that qualifier. RK_ECORRUPT / RK_EINVALID naming the row when its
- * key does not decode or a value does not fit. */
-int rk_rekey__map_fields(rk_rekey_map *m, const rk_row *r);
-
-/* The new key of old row r into m->key[0..*len): its fields decoded with
- * the old schema, matched to the new schema's by name (a value of another
- * type converted through its text); a field the old key does not carry is
- * taken from the row's cell of that qualifier (what `rowkey load` writes),
- * the newest version. RK_EINVALID / RK_ECORRUPT with a message naming the
- * row and the field when it cannot be done. */
-int rk_rekey__map_row(rk_rekey_map *m, size_t *len, const rk_row *r);
-
-/* The fields old key `key` decodes to, as "id=1 ts=5" for messages (empty
- * when it does not decode). Uses the map's old encoder. Returns buf. */
-const char *rk_rekey__fields_text(rk_rekey_map *m, char *buf, size_t cap, const uint8_t *key,
-                                  size_t len);
-
+/* "rowkey rekey: WHAT: rk_error_last()" to RK_REKEY_ERR; RK_EXIT_FAIL. */
+int rk_rekey__fail(const char *what);
 /* ---- the copy and the verify ---- */
 
 typedef struct rk_rekey_opts {
 	const char *db, *table, *into, *schema_arg, *splits;
 	uint64_t batch;
 	int quiet;
+	const rk_rekey_live *live; /* run by rowkey serve: its hooks; else NULL */
 } rk_rekey_opts;
 
 /* The copy into the checkpoint's target (created by the caller), resumed
@@ -105,6 +47,7 @@ int rk_rekey__verify(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o);
  * returns the exit status (said). */
 typedef struct rk_rekey_names {
 	const char *db, *table, *target, *oldname;
+	const rk_rekey_live *live;
 } rk_rekey_names;
 int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n);
 int rk_rekey__abort(rk_store *s, const rk_rekey_names *n);
@@ -116,5 +59,25 @@ void rk_rekey__all_versions(rk_read_options *ro);
 /* 1 when rows a and b hold the same cells (family, qualifier, timestamp,
  * value, in order). */
 int rk_rekey__same_cells(const rk_row *a, const rk_row *b);
+
+/* ---- on a served store (rekey_door.c) ---- */
+
+/* The rekey `rowkey serve` runs for a client (its admin door): argv as the
+ * command's, on the server's store, messages to out and err. Returns the
+ * exit status. */
+int rk_cli__rekey_served(rk_store *s, const rk_rekey_live *live, int argc, char **argv,
+                         FILE *out, FILE *err);
+
+/* Sends the command to the server of store `db` through its admin door at
+ * `addr` (HOST:PORT) and prints what it says. Returns the exit status. */
+int rk_cli__rekey_ask(const char *addr, const char *db, int argc, char **argv);
+
+/* The admin door of the server of store `db`, started by rowkey serve;
+ * rk_cli__door_stop ends it. 0, or -1 with rk_error_last(). The address
+ * bound goes to bound[cap]. */
+typedef struct rk_cli_door rk_cli_door;
+int rk_cli__door_start(rk_cli_door **out, rk_store *s, const rk_rekey_live *live, char *bound,
+                       size_t cap);
+void rk_cli__door_stop(rk_cli_door *d);
 
 #endif

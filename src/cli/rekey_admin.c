@@ -23,26 +23,67 @@ static int on_bigtable(const rk_rekey_names *n)
 /* Prints text single-quoted for a shell. */
 static void shell_quoted(const char *t)
 {
-	putchar('\'');
+	fputc('\'', RK_REKEY_OUT);
 	for (; *t; t++)
 		if (*t == '\'')
-			fputs("'\\''", stdout);
+			fputs("'\\''", RK_REKEY_OUT);
 		else
-			putchar(*t);
-	putchar('\'');
+			fputc(*t, RK_REKEY_OUT);
+	fputc('\'', RK_REKEY_OUT);
 }
 
 /* What clients must change: the design, and the encoders to write again. */
 static void say_new_design(const rk_rekey_ckpt *c, const char *table)
 {
 	static const char *const langs[] = {"java", "python", "go", "ts"};
-	printf("new design of %s: %s\n", table, c->new_schema);
-	printf("clients must encode keys with it; write their encoders again:\n");
+	fprintf(RK_REKEY_OUT, "new design of %s: %s\n", table, c->new_schema);
+	fprintf(RK_REKEY_OUT, "clients must encode keys with it; write their encoders again:\n");
 	for (size_t i = 0; i < sizeof langs / sizeof *langs; i++) {
-		printf("  rowkey gen --lang %s -s ", langs[i]);
+		fprintf(RK_REKEY_OUT, "  rowkey gen --lang %s -s ", langs[i]);
 		shell_quoted(c->new_schema);
-		printf(" -o DIR\n");
+		fprintf(RK_REKEY_OUT, " -o DIR\n");
 	}
+}
+
+/* ---- a served store: the server's calls on the tables held ---- */
+
+/* The tables a step renames or drops: the old table, the new, the old
+ * table's name after the cutover (the first k). */
+static void step_names(const char *names[3], const rk_rekey_names *n)
+{
+	names[0] = n->table;
+	names[1] = n->target;
+	names[2] = n->oldname;
+}
+
+/* Served: the calls on the first k of step_names drained and held, and
+ * (k > 1) the mirror checked. 0, or the exit status (said). */
+static int live_hold(const rk_rekey_names *n, size_t k)
+{
+	const rk_rekey_live *lv = n->live;
+	const char *names[3];
+	if (!lv)
+		return 0;
+	step_names(names, n);
+	lv->tables(lv->ctx, n->table, names, k, 0);
+	const char *e = k > 1 ? lv->mirror_error(lv->ctx, n->table) : NULL;
+	if (!e)
+		return 0;
+	fprintf(RK_REKEY_ERR, "rowkey rekey: the server's mirror of %s into %s failed: %s; the "
+	        "new table misses writes: --abort, then start again\n", n->table, n->target, e);
+	lv->tables(lv->ctx, n->table, names, k, 2);
+	return RK_EXIT_FAIL;
+}
+
+/* Served: the calls let go; done: the mirror off and the names read again. */
+static void live_let_go(const rk_rekey_names *n, size_t k, int done)
+{
+	const rk_rekey_live *lv = n->live;
+	const char *names[3];
+	if (!lv)
+		return;
+	step_names(names, n);
+	lv->tables(lv->ctx, n->table, names, k, done ? 1 : 2);
 }
 
 /* The checkpoint of n->target for table n->table, or the exit status after
@@ -51,16 +92,16 @@ static int target_ckpt(rk_rekey_ckpt *c, rk_store *s, const rk_rekey_names *n)
 {
 	int rc = rk_rekey__ckpt_load(c, s, n->target);
 	if (rc == RK_ENOTFOUND) {
-		fprintf(stderr, "rowkey rekey: no rekey of %s into %s: that table %s\n", n->table,
+		fprintf(RK_REKEY_ERR, "rowkey rekey: no rekey of %s into %s: that table %s\n", n->table,
 		        n->target,
 		        rk_rekey__table_exists(s, n->target) == 1 ? "holds no rekey checkpoint"
 		                                                  : "does not exist");
 		return RK_EXIT_FAIL;
 	}
 	if (rc)
-		return rk_cli_fail(CMD, "reading the checkpoint");
+		return rk_rekey__fail("reading the checkpoint");
 	if (strcmp(c->source, n->table)) {
-		fprintf(stderr, "rowkey rekey: %s holds a rekey of %s, not of %s\n", n->target,
+		fprintf(RK_REKEY_ERR, "rowkey rekey: %s holds a rekey of %s, not of %s\n", n->target,
 		        c->source, n->table);
 		rk_rekey__ckpt_free(c);
 		return RK_EXIT_FAIL;
@@ -83,7 +124,7 @@ int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n)
 {
 	rk_rekey_ckpt c;
 	if (cut_over(&c, s, n) == 0) {
-		printf("%s is already cut over; the old table is %s until rowkey rekey --drop-old\n",
+		fprintf(RK_REKEY_OUT, "%s is already cut over; the old table is %s until rowkey rekey --drop-old\n",
 		       n->table, n->oldname);
 		rk_rekey__ckpt_free(&c);
 		return RK_EXIT_OK;
@@ -92,30 +133,34 @@ int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n)
 	if (rc)
 		return rc;
 	if (strcmp(c.state, "verified")) {
-		fprintf(stderr, "rowkey rekey: no clean verify of %s into %s on record (state %s, "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: no clean verify of %s into %s on record (state %s, "
 		                "verify %s): run rowkey rekey --verify --db %s %s first\n",
 		        n->table, n->target, c.state, c.verify, n->db, n->table);
 		rc = RK_EXIT_FAIL;
 	} else if (on_bigtable(n)) {
-		fprintf(stderr, "rowkey rekey: Bigtable has no table rename, so a cutover there is "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: Bigtable has no table rename, so a cutover there is "
 		                "yours to make: %s holds the new design, verified clean (%s); point "
 		                "the clients at table %s, then delete %s when none reads it\n",
 		        n->target, c.verify, n->target, n->table);
 		say_new_design(&c, n->target);
 		rc = RK_EXIT_FAIL;
 	} else if (rk_rekey__table_exists(s, n->oldname) != 0) {
-		fprintf(stderr, "rowkey rekey: table %s already exists: the old table is kept under "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: table %s already exists: the old table is kept under "
 		                "that name; drop or rename it first\n", n->oldname);
 		rc = RK_EXIT_FAIL;
+	} else if ((rc = live_hold(n, 3)) != 0) {
+		/* said */
 	} else {
 		rk_table_rename v[2] = {{n->table, n->oldname}, {n->target, n->table}};
-		if (rk_store_tables_rename(s, v, 2)) {
-			rc = rk_cli_fail(CMD, "renaming the tables");
+		int renamed = rk_store_tables_rename(s, v, 2) == 0;
+		live_let_go(n, 3, renamed);
+		if (!renamed) {
+			rc = rk_rekey__fail("renaming the tables");
 		} else {
 			snprintf(c.state, sizeof c.state, "cutover");
 			if (rk_rekey__ckpt_save(s, n->table, &c))
-				rc = rk_cli_fail(CMD, "recording the cutover (the names are swapped)");
-			printf("cut over: %s now holds the new design (%llu rows); the old table is %s "
+				rc = rk_rekey__fail("recording the cutover (the names are swapped)");
+			fprintf(RK_REKEY_OUT, "cut over: %s now holds the new design (%llu rows); the old table is %s "
 			       "until rowkey rekey --drop-old --db %s %s\n",
 			       n->table, (unsigned long long)c.rows, n->oldname, n->db, n->table);
 			say_new_design(&c, n->table);
@@ -130,7 +175,7 @@ int rk_rekey__abort(rk_store *s, const rk_rekey_names *n)
 	rk_rekey_ckpt c;
 	if (cut_over(&c, s, n) == 0) {
 		rk_rekey__ckpt_free(&c);
-		fprintf(stderr, "rowkey rekey: %s is already cut over (the old table is %s): nothing "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: %s is already cut over (the old table is %s): nothing "
 		                "to abort\n", n->table, n->oldname);
 		return RK_EXIT_FAIL;
 	}
@@ -153,7 +198,7 @@ int rk_rekey__abort(rk_store *s, const rk_rekey_names *n)
 			rk_table_close(t);
 		}
 		if (!empty) {
-			fprintf(stderr, "rowkey rekey: %s holds rows and no rekey checkpoint: not "
+			fprintf(RK_REKEY_ERR, "rowkey rekey: %s holds rows and no rekey checkpoint: not "
 			                "dropped\n", n->target);
 			return RK_EXIT_FAIL;
 		}
@@ -162,9 +207,13 @@ int rk_rekey__abort(rk_store *s, const rk_rekey_names *n)
 	} else {
 		rk_rekey__ckpt_free(&c);
 	}
-	if (rk_table_drop(s, n->target))
-		return rk_cli_fail(CMD, "dropping the new table");
-	printf("aborted: dropped %s and its checkpoint; %s is as it was\n", n->target, n->table);
+	if ((rc = live_hold(n, 2)) != 0)
+		return rc;
+	rc = rk_table_drop(s, n->target);
+	live_let_go(n, 2, rc == 0);
+	if (rc)
+		return rk_rekey__fail("dropping the new table");
+	fprintf(RK_REKEY_OUT, "aborted: dropped %s and its checkpoint; %s is as it was\n", n->target, n->table);
 	return RK_EXIT_OK;
 }
 
@@ -172,16 +221,22 @@ int rk_rekey__drop_old(rk_store *s, const rk_rekey_names *n)
 {
 	rk_rekey_ckpt c;
 	if (cut_over(&c, s, n)) {
-		fprintf(stderr, "rowkey rekey: %s is not cut over by rowkey rekey: %s is not dropped\n",
+		fprintf(RK_REKEY_ERR, "rowkey rekey: %s is not cut over by rowkey rekey: %s is not dropped\n",
 		        n->table, n->oldname);
 		return RK_EXIT_FAIL;
 	}
 	rk_rekey__ckpt_free(&c);
-	int rc = rk_rekey__table_exists(s, n->oldname) == 1 ? rk_table_drop(s, n->oldname) : 0;
+	int rc = 0;
+	if (rk_rekey__table_exists(s, n->oldname) == 1) {
+		const rk_rekey_names only_old = {n->db, n->oldname, n->oldname, n->oldname, n->live};
+		live_hold(&only_old, 1);
+		rc = rk_table_drop(s, n->oldname);
+		live_let_go(&only_old, 1, rc == 0);
+	}
 	if (rc)
-		return rk_cli_fail(CMD, "dropping the old table");
+		return rk_rekey__fail("dropping the old table");
 	if (rk_store_table_prop_set(s, n->table, RK_REKEY_SETTING, NULL, 0))
-		return rk_cli_fail(CMD, "removing the checkpoint");
-	printf("dropped %s; the rekey of %s is finished\n", n->oldname, n->table);
+		return rk_rekey__fail("removing the checkpoint");
+	fprintf(RK_REKEY_OUT, "dropped %s; the rekey of %s is finished\n", n->oldname, n->table);
 	return RK_EXIT_OK;
 }

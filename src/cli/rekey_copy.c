@@ -48,7 +48,7 @@ int rk_rekey__same_cells(const rk_row *a, const rk_row *b)
 /* Says the copy ran out of memory; RK_EXIT_FAIL. */
 static int no_memory(void)
 {
-	fprintf(stderr, "rowkey rekey: out of memory\n");
+	fprintf(RK_REKEY_ERR, "rowkey rekey: out of memory\n");
 	return RK_EXIT_FAIL;
 }
 
@@ -58,6 +58,7 @@ static int no_memory(void)
  * key) and its mutations. */
 typedef struct brow {
 	size_t ok, ol, nk, nl, m0, nm;
+	int gone; /* served: the row changed since the scan read it (the mirror wrote it) */
 } brow;
 
 typedef struct batch {
@@ -140,7 +141,7 @@ static int add_row(copier *cp, const rk_row *r, size_t klen)
 	batch *b = &cp->b;
 	char kt[RK_REKEY_KEYTEXT];
 	if (r->key_len > cp->max_old_key) {
-		fprintf(stderr, "rowkey rekey: old row %s: its key of %zu bytes would not fit the "
+		fprintf(RK_REKEY_ERR, "rowkey rekey: old row %s: its key of %zu bytes would not fit the "
 		                "checkpoint (at most %zu bytes here; docs/formats.md B.6)\n",
 		        rk_rekey__key_text(kt, sizeof kt, r->key, r->key_len), r->key_len,
 		        cp->max_old_key);
@@ -152,11 +153,11 @@ static int add_row(copier *cp, const rk_row *r, size_t klen)
 	if (ok < 0 || nk < 0)
 		return -1;
 	brow *br = &b->rows[b->nrows++];
-	*br = (brow){(size_t)ok, r->key_len, (size_t)nk, klen, b->nm, r->ncells};
+	*br = (brow){(size_t)ok, r->key_len, (size_t)nk, klen, b->nm, r->ncells, 0};
 	for (size_t i = 0; i < r->ncells; i++) {
 		const rk_cell *c = &r->cells[i];
 		if (c->ts == 0) { /* the store would assign a new one: not a copy */
-			fprintf(stderr, "rowkey rekey: old row %s: a cell with timestamp 0 cannot be "
+			fprintf(RK_REKEY_ERR, "rowkey rekey: old row %s: a cell with timestamp 0 cannot be "
 			                "written with its timestamp kept\n",
 			        rk_rekey__key_text(kt, sizeof kt, r->key, r->key_len));
 			return -2;
@@ -192,7 +193,7 @@ static void fix_up(batch *b)
 
 /* ---- collisions ---- */
 
-static const batch *sort_batch; /* for by_new_key (the CLI is single-threaded) */
+static const batch *sort_batch; /* for by_new_key (one rekey runs at a time, in the command or the server) */
 
 static int by_new_key(const void *x, const void *y)
 {
@@ -208,7 +209,7 @@ static void say_collision(copier *cp, const uint8_t *o1, size_t l1, const uint8_
 	char a[RK_REKEY_KEYTEXT], b[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
 	char fa[RK_REKEY_KEYTEXT], fb[RK_REKEY_KEYTEXT];
 	uint64_t copied = cp->c->rows;
-	fprintf(stderr,
+	fprintf(RK_REKEY_ERR,
 	        "rowkey rekey: old rows %s (%s) and %s (%s) both map to new key %s: the new design "
 	        "does not tell them apart, and writing both would lose one. Nothing of this batch "
 	        "is written (%llu row%s copied before it); choose a design whose key keeps the "
@@ -267,7 +268,7 @@ static void name_other(copier *cp, const uint8_t *old, size_t ol, const uint8_t 
 		rk_scan_close(sc);
 	}
 	char a[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
-	fprintf(stderr, "rowkey rekey: old row %s maps to new key %s, which the new table already "
+	fprintf(RK_REKEY_ERR, "rowkey rekey: old row %s maps to new key %s, which the new table already "
 	                "holds with other cells (from no old row found now): nothing of this batch "
 	                "is written\n",
 	        rk_rekey__key_text(a, sizeof a, old, ol), rk_rekey__key_text(n, sizeof n, nk, nl));
@@ -283,17 +284,21 @@ static int held_keys(copier *cp)
 	for (size_t i = 0; i < b->nrows; i++) {
 		const brow *br = &b->rows[i];
 		rk_row *got;
+		if (br->gone)
+			continue;
 		int rc = rk_table_get(&got, cp->nt, b->a.p + br->nk, br->nl, &ro);
 		if (rc == RK_ENOTFOUND)
 			continue;
 		if (rc) {
-			rk_cli_fail(RK_REKEY_CMD, "reading the new table");
+			rk_rekey__fail("reading the new table");
 			return -1;
 		}
 		rk_row want = {b->a.p + br->nk, br->nl, b->cells + br->m0, br->nm};
-		int same = i < cp->window && rk_rekey__same_cells(got, &want);
+		/* written by the killed run, or (served) by the mirror: as the
+		   old row holds now, rewritten alike */
+		int same = (i < cp->window || cp->o->live) && rk_rekey__same_cells(got, &want);
 		rk_row_free(got);
-		if (same) /* written by the killed run: rewritten alike */
+		if (same)
 			continue;
 		uint8_t *o = malloc(br->ol + br->nl + 1);
 		if (!o) {
@@ -309,12 +314,73 @@ static int held_keys(copier *cp)
 	return 0;
 }
 
+/* ---- a served table: the batch against the mirror ---- */
+
+/* Holds (1) or lets go (0) the server's locks of the batch's old rows. */
+static int hold_rows(copier *cp, int hold)
+{
+	batch *b = &cp->b;
+	const rk_rekey_live *lv = cp->o->live;
+	const uint8_t **k = malloc(b->nrows * sizeof *k);
+	size_t *l = malloc(b->nrows * sizeof *l);
+	if (!k || !l) {
+		free(k);
+		free(l);
+		return -1;
+	}
+	for (size_t i = 0; i < b->nrows; i++) {
+		k[i] = b->a.p + b->rows[i].ok;
+		l[i] = b->rows[i].ol;
+	}
+	lv->rows(lv->ctx, cp->c->source, k, l, b->nrows, hold);
+	free(k);
+	free(l);
+	return 0;
+}
+
+/* With the rows held: each old row read again; one that is not as the scan
+ * read it changed since, and the mirror wrote its new row as it is now (or
+ * deleted it), so the copy leaves it. 0, or -1 (said). */
+static int still_same(copier *cp)
+{
+	batch *b = &cp->b;
+	rk_read_options ro;
+	rk_rekey__all_versions(&ro);
+	for (size_t i = 0; i < b->nrows; i++) {
+		brow *br = &b->rows[i];
+		rk_row *now;
+		int rc = rk_table_get(&now, cp->old, b->a.p + br->ok, br->ol, &ro);
+		if (rc == RK_ENOTFOUND) {
+			br->gone = 1;
+			continue;
+		}
+		if (rc) {
+			rk_rekey__fail("reading the old table");
+			return -1;
+		}
+		rk_row was = {b->a.p + br->ok, br->ol, b->cells + br->m0, br->nm};
+		br->gone = !rk_rekey__same_cells(now, &was);
+		rk_row_free(now);
+	}
+	return 0;
+}
+
+/* The mutations of the rows not gone, moved to the front. */
+static size_t kept_mutations(batch *b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->nrows; i++)
+		for (size_t k = 0; !b->rows[i].gone && k < b->rows[i].nm; k++)
+			b->m[n++] = b->m[b->rows[i].m0 + k];
+	return n;
+}
+
 /* ---- the batch's write ---- */
 
 static int save(copier *cp)
 {
 	if (rk_rekey__ckpt_save(cp->s, cp->c->target, cp->c))
-		return rk_cli_fail(RK_REKEY_CMD, "saving the checkpoint");
+		return rk_rekey__fail("saving the checkpoint");
 	return 0;
 }
 
@@ -334,10 +400,20 @@ static int flush_batch(copier *cp)
 	c->pending = b->nrows > cp->window ? b->nrows : cp->window;
 	if ((rc = save(cp)) != 0)
 		return rc;
-	if (held_keys(cp))
-		return RK_EXIT_FAIL;
-	if (rk_table_apply(cp->nt, b->m, b->nm, NULL))
-		return rk_cli_fail(RK_REKEY_CMD, "writing a batch to the new table");
+	if (cp->o->live && hold_rows(cp, 1))
+		return no_memory();
+	size_t nm = b->nm;
+	if (cp->o->live && still_same(cp))
+		rc = RK_EXIT_FAIL;
+	else if (held_keys(cp))
+		rc = RK_EXIT_FAIL;
+	else if ((nm = cp->o->live ? kept_mutations(b) : nm) &&
+	         rk_table_apply(cp->nt, b->m, nm, NULL))
+		rc = rk_rekey__fail("writing a batch to the new table");
+	if (cp->o->live)
+		hold_rows(cp, 0);
+	if (rc)
+		return rc;
 	const brow *last = &b->rows[b->nrows - 1];
 	uint8_t *d = malloc(last->ol ? last->ol : 1);
 	if (!d)
@@ -402,11 +478,11 @@ static int copy_rows(copier *cp)
 	int rc = scan_from_done(&sc, cp, &start, 0, NULL), e;
 	if (rc) {
 		free(start);
-		return rk_cli_fail(RK_REKEY_CMD, "reading the old table");
+		return rk_rekey__fail("reading the old table");
 	}
 	while ((e = rk_scan_next(&r, sc)) == 0) {
 		if (rk_rekey__map_row(&cp->map, &klen, r)) {
-			fprintf(stderr, "rowkey rekey: %s; nothing of it is written (%llu row%s copied "
+			fprintf(RK_REKEY_ERR, "rowkey rekey: %s; nothing of it is written (%llu row%s copied "
 			                "before it)\n", rk_error_last(), (unsigned long long)cp->c->rows,
 			        cp->c->rows == 1 ? "" : "s");
 			rc = RK_EXIT_FAIL;
@@ -421,7 +497,7 @@ static int copy_rows(copier *cp)
 			break;
 	}
 	if (!rc && e != RK_EITEROVER)
-		rc = rk_cli_fail(RK_REKEY_CMD, "reading the old table");
+		rc = rk_rekey__fail("reading the old table");
 	rk_scan_close(sc);
 	free(start);
 	return rc ? rc : flush_batch(cp);
@@ -434,19 +510,25 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	int rc = RK_EXIT_FAIL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rk_cli_progress_init(&cp.pr, RK_REKEY_CMD, o->quiet);
-	if (rk_rekey__map_init(&cp.map, RK_REKEY_CMD, c->old_schema, c->new_schema))
+	if (rk_rekey__map_init(&cp.map, c->old_schema, c->new_schema)) {
+		rk_rekey__fail("preparing the new design");
 		goto out;
+	}
 	/* the checkpoint's text without `done`, and 64 bytes for its counts */
 	size_t fixed = 300 + strlen(c->source) + strlen(c->target) + strlen(c->old_schema) +
 	               strlen(c->new_schema);
 	cp.max_old_key = fixed < 65536 ? (65536 - fixed) / 2 : 0;
 	if (rk_table_open(&cp.old, s, c->source) || rk_table_open(&cp.nt, s, c->target)) {
-		rk_cli_fail(RK_REKEY_CMD, "opening the tables");
+		rk_rekey__fail("opening the tables");
+		goto out;
+	}
+	if (o->live && o->live->mirror_on(o->live->ctx, c)) {
+		rk_rekey__fail("turning the server's mirror of the table's writes on");
 		goto out;
 	}
 	if (c->done && !o->quiet) {
 		char kt[RK_REKEY_KEYTEXT];
-		fprintf(stderr, "rowkey rekey: resuming after old row %s (%llu rows copied)\n",
+		fprintf(RK_REKEY_ERR, "rowkey rekey: resuming after old row %s (%llu rows copied)\n",
 		        rk_rekey__key_text(kt, sizeof kt, c->done, c->done_len),
 		        (unsigned long long)c->rows);
 	}
@@ -463,7 +545,7 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	char n[4][RK_NUM_STR];
-	printf("copied %s rows of %s into %s in %.2f s (%s); %s rows, %s cells in all\n",
+	fprintf(RK_REKEY_OUT, "copied %s rows of %s into %s in %.2f s (%s); %s rows, %s cells in all\n",
 	       rk__count_text(n[0], RK_NUM_STR, cp.copied), c->source, c->target, secs,
 	       rk__rate_str(n[1], secs > 0 ? (double)cp.copied / secs : 0.0, "rows"),
 	       rk__count_text(n[2], RK_NUM_STR, c->rows), rk__count_text(n[3], RK_NUM_STR, c->cells));

@@ -34,7 +34,7 @@ static void differ(verifier *v, const rk_row *old, size_t nl, const char *what)
 	char a[RK_REKEY_KEYTEXT], b[RK_REKEY_KEYTEXT];
 	if (++v->diffs > SHOW_MAX)
 		return;
-	printf("differs: old row %s -> new row %s: %s\n",
+	fprintf(RK_REKEY_OUT, "differs: old row %s -> new row %s: %s\n",
 	       rk_rekey__key_text(a, sizeof a, old->key, old->key_len),
 	       nl ? rk_rekey__key_text(b, sizeof b, v->map.key, nl) : "(none)", what);
 }
@@ -66,7 +66,7 @@ static int old_pass(verifier *v)
 	rk_rekey__all_versions(&so.read);
 	rk_rekey__all_versions(&ro);
 	if (rk_scan_open(&sc, v->old, &so))
-		return rk_cli_fail(RK_REKEY_CMD, "reading the old table");
+		return rk_rekey__fail("reading the old table");
 	while ((e = rk_scan_next(&r, sc)) == 0) {
 		v->old_rows++;
 		if (rk_rekey__map_row(&v->map, &nl, r)) {
@@ -81,7 +81,7 @@ static int old_pass(verifier *v)
 			differ(v, r, nl, "missing from the new table");
 		} else if (rc) {
 			rk_scan_close(sc);
-			return rk_cli_fail(RK_REKEY_CMD, "reading the new table");
+			return rk_rekey__fail("reading the new table");
 		} else {
 			if (!rk_rekey__same_cells(r, got))
 				differ(v, r, nl, first_cell_diff(why, sizeof why, r, got));
@@ -90,7 +90,7 @@ static int old_pass(verifier *v)
 		rk_cli_progress_rows(&v->pr, "verify", v->old_rows, 0);
 	}
 	rk_scan_close(sc);
-	return e == RK_EITEROVER ? 0 : rk_cli_fail(RK_REKEY_CMD, "reading the old table");
+	return e == RK_EITEROVER ? 0 : rk_rekey__fail("reading the old table");
 }
 
 static int new_pass(verifier *v)
@@ -103,13 +103,13 @@ static int new_pass(verifier *v)
 	int e;
 	so.read.filter = &f;
 	if (rk_scan_open(&sc, v->nt, &so))
-		return rk_cli_fail(RK_REKEY_CMD, "reading the new table");
+		return rk_rekey__fail("reading the new table");
 	while ((e = rk_scan_next(&r, sc)) == 0) {
 		v->new_rows++;
 		v->new_sum += XXH3_64bits(r->key, r->key_len);
 	}
 	rk_scan_close(sc);
-	return e == RK_EITEROVER ? 0 : rk_cli_fail(RK_REKEY_CMD, "reading the new table");
+	return e == RK_EITEROVER ? 0 : rk_rekey__fail("reading the new table");
 }
 
 /* The result into the checkpoint, and said. 0 when clean. */
@@ -118,13 +118,13 @@ static int record(rk_store *s, rk_rekey_ckpt *c, verifier *v)
 	char n[2][RK_NUM_STR];
 	int clean = !v->diffs && v->old_rows == v->new_rows && v->old_sum == v->new_sum;
 	if (v->diffs > SHOW_MAX)
-		printf("(%llu more differences not shown)\n", (unsigned long long)(v->diffs - SHOW_MAX));
-	printf("verify %s into %s: %s old rows, %s new rows, %llu rows differ, key digests %s: %s\n",
+		fprintf(RK_REKEY_OUT, "(%llu more differences not shown)\n", (unsigned long long)(v->diffs - SHOW_MAX));
+	fprintf(RK_REKEY_OUT, "verify %s into %s: %s old rows, %s new rows, %llu rows differ, key digests %s: %s\n",
 	       c->source, c->target, rk__count_text(n[0], RK_NUM_STR, v->old_rows),
 	       rk__count_text(n[1], RK_NUM_STR, v->new_rows), (unsigned long long)v->diffs,
 	       v->old_sum == v->new_sum ? "equal" : "differ", clean ? "clean" : "NOT CLEAN");
 	if (!clean && !v->diffs)
-		printf("(every old row is in the new table, but %s: two old rows share a new key, or "
+		fprintf(RK_REKEY_OUT, "(every old row is in the new table, but %s: two old rows share a new key, or "
 		       "the new table holds rows no old row maps to)\n",
 		       v->old_rows != v->new_rows ? "the counts differ" : "the key digests differ");
 	if (clean) {
@@ -138,7 +138,7 @@ static int record(rk_store *s, rk_rekey_ckpt *c, verifier *v)
 		         (unsigned long long)(v->diffs ? v->diffs : 1));
 	}
 	if (rk_rekey__ckpt_save(s, c->target, c))
-		return rk_cli_fail(RK_REKEY_CMD, "recording the verify in the checkpoint");
+		return rk_rekey__fail("recording the verify in the checkpoint");
 	return clean ? RK_EXIT_OK : RK_EXIT_FAIL;
 }
 
@@ -147,12 +147,26 @@ int rk_rekey__verify(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	verifier v = {0};
 	int rc = RK_EXIT_FAIL;
 	rk_cli_progress_init(&v.pr, RK_REKEY_CMD, o->quiet);
-	if (rk_rekey__map_init(&v.map, RK_REKEY_CMD, c->old_schema, c->new_schema))
-		goto out;
-	if (rk_table_open(&v.old, s, c->source) || rk_table_open(&v.nt, s, c->target)) {
-		rk_cli_fail(RK_REKEY_CMD, "opening the tables");
+	if (rk_rekey__map_init(&v.map, c->old_schema, c->new_schema)) {
+		rk_rekey__fail("preparing the new design");
 		goto out;
 	}
+	if (rk_table_open(&v.old, s, c->source) || rk_table_open(&v.nt, s, c->target)) {
+		rk_rekey__fail("opening the tables");
+		goto out;
+	}
+	const rk_rekey_live *lv = o->live;
+	if (lv && lv->mirror_error(lv->ctx, c->source)) {
+		fprintf(RK_REKEY_ERR, "rowkey rekey: the server's mirror of %s into %s failed: %s; the "
+		        "new table misses writes: --abort, then start again\n", c->source, c->target,
+		        lv->mirror_error(lv->ctx, c->source));
+		rc = RK_EXIT_FAIL;
+		goto out;
+	}
+	/* served: the tables must not change while they are compared; the
+	   server's writes wait (none is refused) */
+	if (lv)
+		lv->writes(lv->ctx, 1);
 	if ((rc = old_pass(&v)) == 0 && (rc = new_pass(&v)) == 0) {
 		rk_cli_progress_done(&v.pr);
 		rk_table_close(v.old);
@@ -160,6 +174,8 @@ int rk_rekey__verify(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 		v.old = v.nt = NULL;
 		rc = record(s, c, &v);
 	}
+	if (lv)
+		lv->writes(lv->ctx, 0);
 out:
 	rk_cli_progress_done(&v.pr);
 	rk_table_close(v.old);

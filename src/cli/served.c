@@ -39,3 +39,22 @@ int rk_cli__served(const char *dir, long *pid, char *listen, size_t cap)
 	}
 	return rc == RK_EBUSY;
 }
+
+int rk_cli__served_admin(const char *dir, char *admin, size_t cap)
+{
+	long pid;
+	char listen[256], path[4200], line[300];
+	if (!rk_cli__served(dir, &pid, listen, sizeof listen))
+		return 0;
+	snprintf(path, sizeof path, "%s/SERVING", dir);
+	FILE *f = fopen(path, "r");
+	admin[0] = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, "admin ", 6) == 0)
+			snprintf(admin, cap, "%.200s", line + 6);
+	}
+	if (f)
+		fclose(f);
+	return admin[0] != 0;
+}

@@ -16,4 +16,8 @@
  * store's lock is taken), with its pid and address; 0 otherwise. */
 int rk_cli__served(const char *dir, long *pid, char *listen, size_t cap);
 
+/* 1 when DIR is held by a running server that has an admin door (the
+ * `admin` line of its SERVING note), with the door's address. */
+int rk_cli__served_admin(const char *dir, char *admin, size_t cap);
+
 #endif

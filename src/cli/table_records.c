@@ -160,7 +160,11 @@ int rk_cli__table_records(rk_cli_table_records *t, const char *cmd, const char *
 		goto done;
 	}
 	key_template(t);
-	if (rk_rekey__map_init(&m, cmd, t->schema_text, t->schema_text) || make_path(t, cmd, table))
+	if (rk_rekey__map_init(&m, t->schema_text, t->schema_text)) {
+		rk_cli_fail(cmd, "preparing the table's schema");
+		goto done;
+	}
+	if (make_path(t, cmd, table))
 		goto done;
 	if (!(f = fopen(t->path, "w"))) {
 		fprintf(stderr, "rowkey %s: %s: %s\n", cmd, t->path, strerror(errno));

@@ -292,3 +292,44 @@ int rk_sv__catalog_drop(rk_sv_catalog *c, const char *inst, const char *id)
 	pthread_mutex_unlock(&c->mu);
 	return rc;
 }
+
+/* Store table `name` as the catalog should see it: its instance (malloc'd,
+ * NULL: shared) and id. 1 when it exists, 0 when not. */
+static int as_stored(char **inst, char *id, size_t cap, rk_store *store, const char *name)
+{
+	rk_table *t;
+	*inst = NULL;
+	if (rk_table_open(&t, store, name))
+		return 0;
+	rk_table_close(t);
+	*inst = setting(store, name, PROP_INSTANCE);
+	char *tid = *inst ? setting(store, name, PROP_TABLE) : NULL;
+	snprintf(id, cap, "%s", tid ? tid : name);
+	free(tid);
+	return 1;
+}
+
+void rk_sv__catalog_refresh(rk_sv_catalog *c, const char *const *names, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		char *inst, id[RK_MAX_TABLE_NAME_LEN + 1];
+		int there = as_stored(&inst, id, sizeof id, c->store, names[k]);
+		pthread_mutex_lock(&c->mu);
+		centry *e = NULL;
+		for (size_t i = 0; i < c->n && !e; i++)
+			if (c->v[i].state == LIVE && !strcmp(c->v[i].store, names[k]))
+				e = &c->v[i];
+		if (e && !there) {
+			remove_at(c, e);
+		} else if (e) { /* the same name: calls that found it go on with it */
+			free(e->inst);
+			e->inst = inst;
+			inst = NULL;
+			snprintf(e->id, sizeof e->id, "%s", id);
+		} else if (there) {
+			add(c, inst, id, names[k], LIVE); /* out of memory: seen after a restart */
+		}
+		pthread_mutex_unlock(&c->mu);
+		free(inst);
+	}
+}

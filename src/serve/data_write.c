@@ -168,8 +168,13 @@ int rk_sv__mutate_row(const rk_sv_env *env, const Rkbt__MutateRowRequest *r,
 		return rc;
 	mvec v = {0};
 	rc = convert(&v, t, r->table_name, &r->row_key, r->mutations, r->n_mutations, "mutations", st);
-	if (!rc && (rc = rk_table_apply(t, v.m, v.n, NULL)) != 0)
-		rk_sv__from_store(st, rc, "applying the mutations");
+	if (!rc) {
+		const uint8_t *k = r->row_key.data;
+		void *mw = rk_sv__mirror_enter(env->mirrors, store, &k, &r->row_key.len, 1);
+		if ((rc = rk_table_apply(t, v.m, v.n, NULL)) != 0)
+			rk_sv__from_store(st, rc, "applying the mutations");
+		rk_sv__mirror_leave(env->mirrors, mw, t, &k, &r->row_key.len, 1);
+	}
 	if (!rc) {
 		Rkbt__MutateRowResponse resp = RKBT__MUTATE_ROW_RESPONSE__INIT;
 		rc = rk_sv__send(sink, &resp.base, st);
@@ -240,6 +245,29 @@ out:
 	return rc;
 }
 
+/* The entries' mutations applied in one batch, mirrored (mirror.c). */
+static int apply_entries(const rk_sv_env *env, const char *store, rk_table *t,
+                         const Rkbt__MutateRowsRequest *r, const mvec *v, int *results)
+{
+	const uint8_t **keys = malloc(r->n_entries * sizeof *keys);
+	size_t *lens = malloc(r->n_entries * sizeof *lens);
+	if (!keys || !lens) {
+		free(keys);
+		free(lens);
+		return rk__err(RK_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < r->n_entries; i++) {
+		keys[i] = r->entries[i]->row_key.data;
+		lens[i] = r->entries[i]->row_key.len;
+	}
+	void *mw = rk_sv__mirror_enter(env->mirrors, store, keys, lens, r->n_entries);
+	int rc = rk_table_apply(t, v->m, v->n, results);
+	rk_sv__mirror_leave(env->mirrors, mw, t, keys, lens, r->n_entries);
+	free(keys);
+	free(lens);
+	return rc;
+}
+
 /* Each entry is checked alone: a bad entry gets its own status and the
  * others are applied (as Bigtable does), in one batch. */
 int rk_sv__mutate_rows(const rk_sv_env *env, const Rkbt__MutateRowsRequest *r,
@@ -275,7 +303,7 @@ int rk_sv__mutate_rows(const rk_sv_env *env, const Rkbt__MutateRowsRequest *r,
 		rc = rk_sv__fail(st, RK_SV_RESOURCE_EXHAUSTED, RK_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (v.n && (rc = rk_table_apply(t, v.m, v.n, results)) != 0)
+	if (v.n && (rc = apply_entries(env, store, t, r, &v, results)) != 0)
 		rk_sv__from_store(&store_st, rc, "applying the mutations"); /* its message per entry */
 	rc = send_entries(sink, r, est, first, results, &store_st, st);
 out:
@@ -317,8 +345,12 @@ int rk_sv__check_and_mutate(const rk_sv_env *env, const Rkbt__CheckAndMutateRowR
 	    (r->n_false_mutations && (rc = convert(&no, t, r->table_name, &r->row_key, r->false_mutations,
 	                                           r->n_false_mutations, "false_mutations", st))))
 		goto out;
-	if ((rc = rk_table_check_and_mutate(&matched, t, r->row_key.data, r->row_key.len, f, yes.m,
-	                                    yes.n, no.m, no.n)) != 0) {
+	const uint8_t *k = r->row_key.data;
+	void *mw = rk_sv__mirror_enter(env->mirrors, store, &k, &r->row_key.len, 1);
+	rc = rk_table_check_and_mutate(&matched, t, r->row_key.data, r->row_key.len, f, yes.m, yes.n,
+	                               no.m, no.n);
+	rk_sv__mirror_leave(env->mirrors, mw, t, &k, &r->row_key.len, 1);
+	if (rc) {
 		rk_sv__from_store(st, rc, "CheckAndMutateRow");
 		goto out;
 	}
@@ -442,8 +474,12 @@ int rk_sv__read_modify_write(const rk_sv_env *env, const Rkbt__ReadModifyWriteRo
 	}
 	if ((rc = rules_of(rules, t, r->table_name, r, st)) != 0)
 		goto out;
-	if ((rc = rk_table_read_modify_write(&row, t, r->row_key.data, r->row_key.len, rules,
-	                                     r->n_rules, now_ms_micros())) != 0) {
+	const uint8_t *k = r->row_key.data;
+	void *mw = rk_sv__mirror_enter(env->mirrors, store, &k, &r->row_key.len, 1);
+	rc = rk_table_read_modify_write(&row, t, r->row_key.data, r->row_key.len, rules, r->n_rules,
+	                                now_ms_micros());
+	rk_sv__mirror_leave(env->mirrors, mw, t, &k, &r->row_key.len, 1);
+	if (rc) {
 		rk_sv__from_store(st, rc, "ReadModifyWriteRow");
 		/* the rules were checked above, so what the store still refuses is
 		 * the row as it stands (an increment of a value not 8 bytes, an

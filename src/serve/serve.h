@@ -46,4 +46,10 @@ void rk_sv_server_stop(rk_sv_server *s, unsigned drain_ms);
 void rk_sv_server_counts(const rk_sv_server *s, unsigned long long *answered,
                          unsigned *in_flight, unsigned long long *stalled);
 
+/* The hooks through which a rekey run inside the server (rowkey rekey on a
+ * served store) keeps step with the server's mirror of the table's writes
+ * (store/rekey.h, docs/rekey.md). */
+struct rk_rekey_live;
+void rk_sv_server_rekey_live(struct rk_rekey_live *out, rk_sv_server *s);
+
 #endif

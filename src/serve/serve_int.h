@@ -132,6 +132,33 @@ int rk_sv__catalog_create(rk_sv_ref *ref, rk_sv_catalog *c, const char *inst, co
  * it are done. RK_ENOTFOUND. */
 int rk_sv__catalog_drop(rk_sv_catalog *c, const char *inst, const char *id);
 
+/* The store tables names[0..n) read again from the store (after a rename
+ * or a drop made while they were blocked): their entries replaced, with
+ * new serial numbers. */
+void rk_sv__catalog_refresh(rk_sv_catalog *c, const char *const *names, size_t n);
+
+/* ---- the live mirror of a rekey (mirror.c) ---- */
+
+typedef struct rk_sv_mirrors rk_sv_mirrors;
+struct rk_rekey_live;
+
+/* Turns on the mirrors the store's rekey checkpoints ask for. */
+int rk_sv__mirrors_new(rk_sv_mirrors **out, rk_store *store, rk_sv_tables *pool,
+                       rk_sv_catalog *catalog);
+void rk_sv__mirrors_free(rk_sv_mirrors *ms);
+
+/* Around every write to store table `table` of rows keys[0..n): enter
+ * before applying it (through handle t), leave after, applied or not; leave
+ * makes the new-design copy of each row equal to it when `table` is being
+ * rekeyed. */
+void *rk_sv__mirror_enter(rk_sv_mirrors *ms, const char *table, const uint8_t *const *keys,
+                          const size_t *lens, size_t n);
+void rk_sv__mirror_leave(rk_sv_mirrors *ms, void *token, rk_table *t,
+                         const uint8_t *const *keys, const size_t *lens, size_t n);
+
+/* The hooks a rekey the server runs calls (store/rekey.h). */
+void rk_sv__mirrors_live(struct rk_rekey_live *out, rk_sv_mirrors *ms);
+
 /* ---- what every call sees ---- */
 
 typedef struct rk_sv_env {
@@ -140,6 +167,7 @@ typedef struct rk_sv_env {
 	rk_sv_catalog *catalog;
 	const char *project;  /* the names this server answers for; both "*": */
 	const char *instance; /* any project and instance (as the emulator) */
+	rk_sv_mirrors *mirrors; /* NULL: writes are never mirrored (tests) */
 } rk_sv_env;
 
 /* The server's env (store, shared handles, catalog), for the other front

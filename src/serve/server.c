@@ -397,6 +397,9 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 	int rc = rk_sv__tables_new(&srv->env.tables, store);
 	if (!rc)
 		rc = rk_sv__catalog_new(&srv->env.catalog, store, srv->env.tables);
+	if (!rc && (rc = rk_sv__mirrors_new(&srv->env.mirrors, store, srv->env.tables,
+	                                    srv->env.catalog)) != 0)
+		rk_sv__catalog_free(srv->env.catalog);
 	if (rc) {
 		rk_sv__tables_free(srv->env.tables);
 		free(srv);
@@ -426,6 +429,7 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 		grpc_completion_queue_destroy(srv->ncq);
 		grpc_resource_quota_unref(srv->quota);
 		grpc_shutdown();
+		rk_sv__mirrors_free(srv->env.mirrors);
 		rk_sv__catalog_free(srv->env.catalog);
 		rk_sv__tables_free(srv->env.tables);
 		free(srv);
@@ -444,6 +448,11 @@ int rk_sv_server_start(rk_sv_server **out, rk_store *store, const char *listen,
 	srv->have_acceptor = 1;
 	*out = srv;
 	return 0;
+}
+
+void rk_sv_server_rekey_live(struct rk_rekey_live *out, rk_sv_server *s)
+{
+	rk_sv__mirrors_live(out, s->env.mirrors);
 }
 
 const rk_sv_env *rk_sv__server_env(const rk_sv_server *s)
@@ -498,6 +507,7 @@ void rk_sv_server_stop(rk_sv_server *srv, unsigned drain_ms)
 	grpc_completion_queue_destroy(srv->ncq);
 	grpc_resource_quota_unref(srv->quota);
 	grpc_shutdown();
+	rk_sv__mirrors_free(srv->env.mirrors);
 	rk_sv__catalog_free(srv->env.catalog);
 	rk_sv__tables_free(srv->env.tables);
 	pthread_mutex_destroy(&srv->mu);

@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	setup();
 	ensure_table();
-	rk_sv_env env = {store, tables, catalog, "*", "*"};
+	rk_sv_env env = {store, tables, catalog, "*", "*", NULL};
 	rk_sv_status st;
 	unsigned pick = data[0] % (NDATA + NADMIN);
 	if (pick < NDATA) {

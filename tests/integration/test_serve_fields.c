@@ -41,7 +41,7 @@ static int setup(void **state)
 	ST_OK(rk_store_open(&store, dir, &o));
 	ST_OK(rk_sv__tables_new(&pool, store));
 	ST_OK(rk_sv__catalog_new(&catalog, store, pool));
-	env = (rk_sv_env){store, pool, catalog, "p", "i"};
+	env = (rk_sv_env){store, pool, catalog, "p", "i", NULL};
 	static const rk_family_def fams[] = {{"cf", 1, NULL}};
 	rk_table_def d = {NULL, fams, 1, NULL, 0, 0};
 	rk_sv_ref ref;

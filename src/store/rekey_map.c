@@ -12,9 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/rekey.h"
 #include "key/error.h"
+#include "store/rekey.h"
 
 void rk_rekey__map_free(rk_rekey_map *m)
 {
@@ -33,15 +32,13 @@ void rk_rekey__map_free(rk_rekey_map *m)
 	memset(m, 0, sizeof *m);
 }
 
-int rk_rekey__map_init(rk_rekey_map *m, const char *cmd, const char *old_text,
-                       const char *new_text)
+int rk_rekey__map_init(rk_rekey_map *m, const char *old_text, const char *new_text)
 {
 	memset(m, 0, sizeof *m);
-	if (rk_schema_parse(&m->olds, old_text, strlen(old_text), "the table's schema") ||
-	    rk_schema_parse(&m->news, new_text, strlen(new_text), "the new schema")) {
-		rk_cli_fail(cmd, "reading a schema");
-		return -1;
-	}
+	int rc;
+	if ((rc = rk_schema_parse(&m->olds, old_text, strlen(old_text), "the table's schema")) ||
+	    (rc = rk_schema_parse(&m->news, new_text, strlen(new_text), "the new schema")))
+		return rk__err_wrap(rc, "reading a schema");
 	m->nold = rk_schema_nfields(m->olds);
 	m->nnew = rk_schema_nfields(m->news);
 	m->maxkey = rk_schema_max_key_len(m->news);
@@ -52,19 +49,15 @@ int rk_rekey__map_init(rk_rekey_map *m, const char *cmd, const char *old_text,
 	m->text = calloc(nn, sizeof *m->text);
 	m->text_cap = calloc(nn, sizeof *m->text_cap);
 	m->key = malloc(m->maxkey ? m->maxkey : 1);
-	if (!m->from_old || !m->ov || !m->nv || !m->text || !m->text_cap || !m->key) {
-		fprintf(stderr, "rowkey %s: out of memory\n", cmd);
-		return -1;
-	}
+	if (!m->from_old || !m->ov || !m->nv || !m->text || !m->text_cap || !m->key)
+		return rk__err(RK_ENOMEM, "rekey: out of memory");
 	for (size_t i = 0; i < m->nnew; i++) {
 		const char *name = rk_schema_field_name(m->news, i);
 		int k = rk_schema_field_index(m->olds, name, strlen(name));
 		m->from_old[i] = k >= 0 ? k : -1;
 	}
-	if (rk_encoder_new(&m->olde, m->olds, 0) || rk_encoder_new(&m->newe, m->news, 0)) {
-		rk_cli_fail(cmd, "preparing the encoders");
-		return -1;
-	}
+	if ((rc = rk_encoder_new(&m->olde, m->olds, 0)) || (rc = rk_encoder_new(&m->newe, m->news, 0)))
+		return rk__err_wrap(rc, "preparing the encoders");
 	return 0;
 }
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/rekey.h"
 #include "key/error.h"
+#include "store/rekey.h"
 
 static const char *const fields[] = {"source", "target", "old",   "new",  "state",
                                      "done",   "pending", "rows", "cells", "verify"};
