@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st && (st < 400 || !err[0]))
 		abort();
 	rk_hb_puts puts;
-	if (!st && rk_hb__cellset_parse(&puts, body, bl, &p, err, sizeof err) == 0) {
+	if (!st && rk_hb__cellset_parse(&puts, body, bl, &p, (int)(bl & 1), err, sizeof err) == 0) {
 		for (size_t i = 0; i < puts.n; i++)
 			if (!puts.m[i].row_len || !puts.m[i].family || !puts.m[i].family[0])
 				abort();
