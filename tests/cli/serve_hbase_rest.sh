@@ -7,9 +7,13 @@
 # through the Bigtable API by cbt (the same tables, one server) and must be
 # equal; a table cbt makes with splits shows its real regions over REST, and so
 # does a table that split under a load of 10,000 rows.
-# Hostile requests (bad base64, bad JSON, an unknown filter, XML, a body over
-# the limit, a foreign Host) get their 4xx and the server stays up. A write
-# acknowledged over REST survives kill -9.
+# The XML and protobuf representations both ways (puts, rows, schemas,
+# scanners, the cluster's resources), check-and-put and check-and-delete
+# (200, and 304 when the check fails), namespaces (default, default:TABLE).
+# Hostile requests (bad base64 in JSON and XML, bad JSON, an unknown filter,
+# deep or huge XML, a DOCTYPE, bad protobuf, a body over the limit, a
+# foreign Host) get their 4xx and the server stays up. A write acknowledged
+# over REST survives kill -9.
 #
 # Both APIs listen on ports the kernel picks. Exits 77 (skipped) when rowkey
 # was built without gRPC, or curl, python3 or cbt are missing.
@@ -94,6 +98,24 @@ scanner() { # scanner JSON: POSTs it, the scanner's path in $SC
 	[ -n "$SC" ] || fail "no Location for a scanner"
 }
 J=application/json
+X=text/xml
+P=application/x-protobuf
+PB="python3 $(dirname "$0")/hbase_pb.py"
+acc() { # acc TYPE PATH: GET with Accept: TYPE, as req
+	curl -s -o "$T/body" -w '%{http_code}' -H "Accept: $1" "http://$REST$2" >"$T/code"
+}
+# the XML CellSet in $T/body as cells() prints a JSON one
+xcells() {
+	python3 -c '
+import sys, base64
+import xml.etree.ElementTree as ET
+d = lambda s: base64.b64decode(s).decode("latin-1")
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "CellSet", root.tag
+for r in root.findall("Row"):
+    for c in r.findall("Cell"):
+        print(d(r.get("key")), d(c.get("column")), d(c.text or ""), sep="|")' "$T/body"
+}
 
 # a table made small enough to split under a load (the store's own option), for the
 # regions resource after a load
@@ -220,6 +242,100 @@ req GET /t/d; cells >"$T/got"; echo 'd|meta:n|3' | diff - "$T/got" || fail "DELE
 req DELETE /t/d; expect 200
 req GET /t/d; expect 404
 
+# ---- XML ----
+XR="<?xml version=\"1.0\"?><!-- rows --><CellSet><Row key=\"$(b64 x1)\"><Cell column=\"$(b64 cf:x)\">$(b64 'a<b')</Cell>
+  <Cell column=\"$(b64 cf:y)\" timestamp=\"5000\"><![CDATA[$(b64 m1)]]></Cell></Row><Row key=\"$(b64 x2)\"><Cell column=\"$(b64 cf:x)\">$(b64 'x&2')</Cell></Row></CellSet>"
+req PUT /t/false-row-key $X "$XR"; expect 200
+acc $X /t/x1; expect 200 '<CellSet><Row key="eDE="><Cell column="'; xcells >"$T/got"
+printf 'x1|cf:x|a<b\nx1|cf:y|m1\n' | diff - "$T/got" || fail "an XML CellSet read back as XML"
+grep -q 'timestamp="5000"' "$T/body" || fail "the XML cell's timestamp: $(cat "$T/body")"
+req GET /t/x2; cells | grep -qx 'x2|cf:x|x&2' || fail "an XML put read as JSON"
+acc $X '/t/multiget?row=x1&row=x2'; expect 200; [ "$(xcells | wc -l)" = 3 ] || fail "multiget as XML"
+acc $X /t/schema; expect 200 '<TableSchema name="t" IS_META="false" IS_ROOT="false"><ColumnSchema name="cf" VERSIONS="3" TTL="2147483647"/>'
+req PUT /tx/schema $X '<TableSchema name="tx"><ColumnSchema name="f" VERSIONS="2"/></TableSchema>'; expect 201
+req GET /tx/schema; expect 200 '{"name":"f","VERSIONS":"2"'
+acc $X /; expect 200 '<TableList>.*<table name="t"/>'
+acc $X /version; expect 200 '<Version REST="rowkey-'
+acc $X /version/cluster; expect 200 '<ClusterVersion Version="rowkey-'
+acc $X /status/cluster; expect 200 '<ClusterStatus regions="[0-9]*" requests="[0-9]*" averageLoad="[0-9.]*"><LiveNodes><Node name="server-0"'
+grep -q '</LiveNodes><DeadNodes></DeadNodes></ClusterStatus>' "$T/body" || fail "ClusterStatus: $(cat "$T/body")"
+acc $X /s/regions; expect 200 "<TableInfo name=\"s\"><Region id=\"[0-9]*\" startKey=\"\" endKey=\"$(b64 g)\" location=\"server-"
+FX="{&quot;type&quot;:&quot;PrefixFilter&quot;,&quot;value&quot;:&quot;$(b64 x)&quot;}"
+req POST /t/scanner $X "<Scanner batch=\"10\"><column>$(b64 cf)</column><filter>$FX</filter></Scanner>"; expect 201
+SC=$(curl -s -D - -o /dev/null -X POST -H "Content-Type: $X" --data-binary \
+	"<Scanner batch=\"10\"><column>$(b64 cf)</column><filter>$FX</filter></Scanner>" \
+	"http://$REST/t/scanner" | tr -d '\r' | sed -n 's#^Location: http://[^/]*##p')
+acc $X "$SC"; expect 200; xcells >"$T/got"
+printf 'x1|cf:x|a<b\nx1|cf:y|m1\nx2|cf:x|x&2\n' | diff - "$T/got" || fail "an XML scanner with a JSON filter"
+
+# ---- protobuf ----
+$PB cellset 'p1|cf:x|pv1' 'p1|meta:n|pm' 'p2|cf:x|pv2' >"$T/cs.pb"
+req PUT /t/false-row-key $P "@$T/cs.pb"; expect 200
+acc $P /t/p1; expect 200; $PB cells "$T/body" >"$T/got" || fail "decoding a CellSet"
+printf 'p1|cf:x|pv1\np1|meta:n|pm\n' | diff - "$T/got" || fail "a protobuf CellSet read back"
+req GET /t/p2; cells | grep -qx 'p2|cf:x|pv2' || fail "a protobuf put read as JSON"
+acc $P /t/schema; expect 200; $PB dump "$T/body" 3,3.2,2 >"$T/got"
+grep -qx '1=t' "$T/got" && grep -qx '3.1=cf' "$T/got" && grep -qx '3.4=3' "$T/got" &&
+	grep -qx '2.1=IS_META' "$T/got" || fail "TableSchema in protobuf: $(cat "$T/got")"
+$PB schema tp f:4 >"$T/sc.pb"; req PUT /tp/schema $P "@$T/sc.pb"; expect 201
+req GET /tp/schema; expect 200 '{"name":"f","VERSIONS":"4"'
+acc $P /; expect 200; $PB dump "$T/body" | grep -x '1=tp' >/dev/null || fail "TableList in protobuf"
+acc $P /version; expect 200; $PB dump "$T/body" | grep '^1=rowkey-' >/dev/null || fail "Version in protobuf"
+acc $P /status/cluster; expect 200; $PB dump "$T/body" 1,1.6 >"$T/got"
+grep -qx '1.1=server-2' "$T/got" && grep -q '^5=' "$T/got" || fail "status in protobuf: $(cat "$T/got")"
+acc $P /s/regions; expect 200; $PB dump "$T/body" 2 >"$T/got"
+grep -qx '1=s' "$T/got" && grep -qx '2.3=g' "$T/got" || fail "TableInfo in protobuf: $(cat "$T/got")"
+acc $P /version/cluster; expect 406 "no protobuf"
+$PB scanner 1 "{\"type\":\"PrefixFilter\",\"value\":\"$(b64 p)\"}" >"$T/scan.pb"
+SC=$(curl -s -D - -o /dev/null -X POST -H "Content-Type: $P" --data-binary @"$T/scan.pb" \
+	"http://$REST/t/scanner" | tr -d '\r' | sed -n 's#^Location: http://[^/]*##p')
+[ -n "$SC" ] || fail "a protobuf Scanner"
+acc $P "$SC"; expect 200; $PB cells "$T/body" >"$T/got"
+echo 'p1|cf:x|pv1' | diff - "$T/got" || fail "a protobuf scanner's first batch of one cell"
+
+# ---- check-and-put, check-and-delete ----
+ck() { # ck ROW COL VALUE... CHECK-VALUE: a CellSet of one row, the last cell the check
+	local row=$1 col=$2 cells=()
+	shift 2
+	for v in "$@"; do cells+=("$row|$col|$v"); done
+	cellset "${cells[@]}"
+}
+req PUT '/t/c1?check=put' $J "$(ck c1 cf:x new wrong)"; expect 304
+req GET /t/c1/cf:x; expect 404 # a failed check-and-put wrote nothing
+req PUT /t/c1/cf:x $J "$(cellset 'c1|cf:x|old')"; expect 200
+req PUT '/t/c1?check=put' $J "$(ck c1 cf:x new wrong)"; expect 304
+req PUT '/t/c1?check=put' $J "$(ck c1 cf:x new old)"; expect 200
+req GET /t/c1/cf:x; cells >"$T/got"; echo 'c1|cf:x|new' | diff - "$T/got" || fail "check-and-put"
+req POST '/t/c1?check=put' $X "<CellSet><Row key=\"$(b64 c1)\"><Cell column=\"$(b64 cf:x)\">$(b64 newer)</Cell><Cell column=\"$(b64 cf:x)\">$(b64 new)</Cell></Row></CellSet>"
+expect 200
+req GET /t/c1/cf:x; cells | grep -qx 'c1|cf:x|newer' || fail "check-and-put in XML"
+req PUT '/t/c1?check=put' $J "$(ck c1 cf:x newer)"; expect 400 "check"
+req PUT '/t/c1?check=put' $J "$(cellset 'c1|cf:y|v' 'c1|cf:x|newer')"; expect 400 "do not match"
+req PUT '/t/c1?check=append' $J "$(ck c1 cf:x a b)"; expect 400 "not supported"
+req PUT /t/c1/meta:n $J "$(cellset 'c1|meta:n|keep')"; expect 200
+req PUT '/t/c1?check=delete' $J "$(ck c1 cf:x wrong)"; expect 304
+req GET /t/c1/cf:x; expect 200
+req DELETE '/t/c1/cf:x?check=delete'; expect 400 "PUT or POST"
+req GET /t/c1/cf:x; expect 200
+req PUT '/t/c1?check=delete' $J "$(ck c1 cf:x newer)"; expect 200
+req GET /t/c1; cells >"$T/got"; echo 'c1|meta:n|keep' | diff - "$T/got" || fail "check-and-delete"
+req PUT '/t/c1?check=delete' $J "$(cellset 'c1|meta:n|' 'c1|meta:n|keep')"; expect 200
+req GET /t/c1; expect 404
+
+# ---- namespaces ----
+req GET /namespaces; expect 200 '^{"Namespace":\["default"\]}$'
+acc $X /namespaces; expect 200 '<Namespaces><Namespace>default</Namespace></Namespaces>'
+acc $P /namespaces; expect 200; $PB dump "$T/body" | grep -x '1=default' >/dev/null || fail "Namespaces in protobuf"
+req GET /namespaces/default; expect 200 '^{}$'
+req GET /namespaces/default/tables; expect 200 '{"name":"t"}'
+req GET /namespaces/hbase; expect 404 "only default"
+req GET /namespaces/hbase/tables; expect 404
+req POST /namespaces/n2 $J '{}'; expect 403 "cannot be made"
+req DELETE /namespaces/default; expect 403 "cannot be dropped"
+req PUT /namespaces/default $J '{}'; expect 403
+req GET /default:t/p1; expect 200; cells | grep -qx 'p1|cf:x|pv1' || fail "default:t"
+req GET /hbase:meta/schema; expect 404 "namespace hbase"
+
 # ---- hostile requests: 4xx, and the server stays up ----
 req PUT /t/x $J '{"Row":[{"key":"!!notbase64","Cell":[{"column":"Y2Y6eA==","$":"eA=="}]}]}'; expect 400 "not base64"
 req PUT /t/x $J '{"Row":[{"key":'; expect 400 "JSON"
@@ -231,11 +347,22 @@ expect 400 "NOT_EQUAL"
 req POST /t/scanner $J '{"filter":"{\"type\":\"ValueFilter\",\"op\":\"EQUAL\",\"comparator\":{\"type\":\"RegexStringComparator\",\"value\":\"(\"}}"}'
 expect 400
 req POST /nosuch/scanner $J '{}'; expect 404
-req PUT /t/x text/xml '<CellSet/>'; expect 415
-req PUT /t/schema text/xml '<TableSchema name="t"/>'; expect 415
-code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: text/xml' "http://$REST/t/schema")
-[ "$code" = 406 ] || fail "Accept: text/xml: status $code"
-req PUT /t/x application/x-protobuf 'xx'; expect 415
+req PUT /t/x text/plain 'x'; expect 415
+acc text/plain /t/schema; expect 406
+python3 -c 'print("<CellSet>" + "<Row>" * 100 + "</Row>" * 100 + "</CellSet>")' >"$T/deep.xml"
+req PUT /t/x $X "@$T/deep.xml"; expect 400 "nested more than 32"
+req PUT /t/x $X '<CellSet><Row key="!!"><Cell column="Y2Y6eA==">eA==</Cell></Row></CellSet>'; expect 400 "not base64"
+req PUT /t/x $X '<CellSet><Row key="eA=="><Cell column="Y2Y6eA==">e!A=</Cell></Row></CellSet>'; expect 400 "not base64"
+req PUT /t/x $X '<!DOCTYPE CellSet [<!ENTITY a "aaaa">]><CellSet/>'; expect 400 "DOCTYPE"
+req PUT /t/x $X '<CellSet><Row key="eA==">&a;</Row></CellSet>'; expect 400 "entity"
+req PUT /t/x $X '<CellSet><Row key="eA=="><Cell>'; expect 400 "never ends"
+req PUT /t/schema $X '<CellSet/>'; expect 400 "not <TableSchema>"
+req POST /t/scanner $X "<Scanner><filter>{&quot;type&quot;:&quot;SingleColumnValueFilter&quot;}</filter></Scanner>"
+expect 400 "SingleColumnValueFilter"
+python3 -c 'import sys; sys.stdout.write("<CellSet>" + "<!-- padding -->" * (66 << 16) + "</CellSet>")' >"$T/huge.xml"
+req PUT /t/x $X "@$T/huge.xml"; expect 413
+req PUT /t/x $P 'xx'; expect 400 "protobuf CellSet"
+printf '\x0a\x06\x0a\x01x\xa0\x06\x01' >"$T/unknown.pb"; req PUT /t/x $P "@$T/unknown.pb"; expect 400 "field 100"
 head -c $((65 << 20)) /dev/zero >"$T/huge"
 code=$(curl -s -o "$T/body" -w '%{http_code}' -X PUT -H "Content-Type: $J" --data-binary @"$T/huge" "http://$REST/t/x")
 [ "$code" = 413 ] || fail "a 65 MiB body: status $code"

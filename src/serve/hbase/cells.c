@@ -33,11 +33,10 @@ void rk_hb__release(rk_hb *h, const char *table, rk_table *t)
 	rk_sv__table_release(h->env->tables, table, t);
 }
 
-/* 1 when the Accept header takes type (or anything) */
-static int accepts(const rk_hb_req *q, const char *type)
+/* 1 when the Accept header takes a representation of the models */
+static int accepts(const rk_hb_req *q)
 {
-	return !q->accept || strstr(q->accept, type) || strstr(q->accept, "*/*") ||
-	       (!strcmp(type, "application/json") && strstr(q->accept, "application/*"));
+	return rk_hb__negotiate(q->accept) >= 0;
 }
 
 /* the path's columns as read options' columns (in the path's arena) */
@@ -72,9 +71,10 @@ int rk_hb__row_get(rk_hb *h, const rk_hb_req *q, const rk_hb_path *cp, rk_hb_res
 	rk_row *row;
 	int raw = q->accept && strstr(q->accept, "application/octet-stream") && p->ncols == 1 &&
 	          p->cols[0].qual;
-	if (!raw && !accepts(q, "application/json"))
-		return rk_hb__fail(r, 406, "Not acceptable: %s (rows are application/json; one cell's "
-		                           "value also application/octet-stream)", q->accept);
+	if (!raw && !accepts(q))
+		return rk_hb__fail(r, 406, "Not acceptable: %s (rows are application/json, text/xml or "
+		                           "application/x-protobuf; one cell's value also "
+		                           "application/octet-stream)", q->accept);
 	if (read_opts(&o, p, q, r) || rk_hb__acquire(&t, h, p->table, r))
 		return r->status;
 	int rc = rk_table_get(&row, t, p->row, p->row_len, &o);
@@ -98,7 +98,8 @@ int rk_hb__row_get(rk_hb *h, const rk_hb_req *q, const rk_hb_path *cp, rk_hb_res
 	json_t *rows = json_array();
 	long b = rows ? rk_hb__row_json(rows, row, 0, 0) : -1;
 	rk_row_free(row);
-	return rk_hb__json(r, 200, b < 0 ? (json_decref(rows), NULL) : json_pack("{s:o}", "Row", rows));
+	return rk_hb__model(r, RK_HB_M_CELLSET, 200,
+	                    b < 0 ? (json_decref(rows), NULL) : json_pack("{s:o}", "Row", rows));
 }
 
 /* PUT/POST of one raw value at the path's one column */
@@ -130,19 +131,20 @@ int rk_hb__row_put(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp
 	rk_hb_puts o;
 	char err[256];
 	rk_table *t;
-	if (rk_hb__arg(q, "check"))
-		return rk_hb__fail(r, 400, "Bad request: ?check (check-and-put, check-and-delete) is "
-		                           "not supported");
+	const rk_hb_arg *check = rk_hb__arg(q, "check");
+	rk_hb_body b;
+	if (check && check->value[0]) /* HBase: ?check= empty is no check */
+		return rk_hb__check(h, q, p, check->value, r);
 	if (rk_hb__ctype_is(q->ctype, "application/octet-stream")) {
 		if (raw_put(&o, q, p, r))
 			return r->status;
-	} else if (rk_hb__ctype_is(q->ctype, "application/json")) {
-		int st = rk_hb__cellset_parse(&o, q->body, q->body_len, p, err, sizeof err);
+	} else {
+		if (rk_hb__body(&b, q, RK_HB_M_CELLSET, r))
+			return r->status;
+		int st = rk_hb__cellset_parse(&o, b.p, b.len, p, 0, err, sizeof err);
+		free(b.owned);
 		if (st)
 			return rk_hb__fail(r, st, "%s", err);
-	} else {
-		return rk_hb__fail(r, 415, "Unsupported media type: %s (application/json or "
-		                           "application/octet-stream)", q->ctype ? q->ctype : "none");
 	}
 	if (!rk_hb__acquire(&t, h, p->table, r)) {
 		int rc = rk_table_apply(t, o.m, o.n, NULL);
@@ -158,7 +160,13 @@ int rk_hb__row_delete(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_r
 	rk_mutation m[1024];
 	size_t n = p->ncols ? p->ncols : 1;
 	rk_table *t;
-	(void)q;
+	/* HBase's DELETE ignores ?check and deletes: refused here, since a
+	 * client asking for a condition must not lose the row unconditionally */
+	const rk_hb_arg *check = rk_hb__arg(q, "check");
+	if (check && check->value[0])
+		return rk_hb__fail(r, 400, "Bad request: ?check=%.20s on DELETE: a check-and-delete is "
+		                           "PUT or POST /TABLE/ROW?check=delete with a CellSet whose last "
+		                           "cell is the check", check->value);
 	uint64_t from = p->has_ts ? p->ts_from * 1000 : 0;
 	uint64_t to = p->has_ts ? p->ts_to * 1000 - 1 : RK_TS_MAX;
 	for (size_t i = 0; i < n; i++) {
@@ -181,8 +189,9 @@ int rk_hb__multiget(rk_hb *h, const rk_hb_req *q, const rk_hb_path *cp, rk_hb_re
 	rk_read_options o;
 	rk_table *t;
 	size_t asked = 0;
-	if (!accepts(q, "application/json"))
-		return rk_hb__fail(r, 406, "Not acceptable: %s (application/json)", q->accept);
+	if (!accepts(q))
+		return rk_hb__fail(r, 406, "Not acceptable: %s (application/json, text/xml or "
+		                           "application/x-protobuf)", q->accept);
 	for (size_t i = 0; i < q->nargs; i++)
 		asked += !strcmp(q->args[i].name, "row");
 	if (!asked || asked > MAX_MULTIGET)
@@ -224,7 +233,7 @@ int rk_hb__multiget(rk_hb *h, const rk_hb_req *q, const rk_hb_path *cp, rk_hb_re
 		json_decref(rows);
 		return rk_hb__fail(r, 404, "Not found: none of the rows");
 	}
-	return rk_hb__json(r, 200, json_pack("{s:o}", "Row", rows));
+	return rk_hb__model(r, RK_HB_M_CELLSET, 200, json_pack("{s:o}", "Row", rows));
 }
 
 /* ?NAME= as bytes (the decoded value), or NULL/0 */
@@ -244,8 +253,9 @@ int rk_hb__scan(rk_hb *h, const rk_hb_req *q, const rk_hb_path *cp, rk_hb_resp *
 	const rk_row *row;
 	uint64_t mv = 0;
 	const rk_hb_arg *rev = rk_hb__arg(q, "reversed");
-	if (!accepts(q, "application/json"))
-		return rk_hb__fail(r, 406, "Not acceptable: %s (application/json)", q->accept);
+	if (!accepts(q))
+		return rk_hb__fail(r, 406, "Not acceptable: %s (application/json, text/xml or "
+		                           "application/x-protobuf)", q->accept);
 	for (size_t i = 0; i < q->nargs && !p->ncols; i++)
 		if (!strcmp(q->args[i].name, "column"))
 			return rk_hb__fail(r, 400, "Bad request: give columns in the path "
@@ -285,5 +295,5 @@ int rk_hb__scan(rk_hb *h, const rk_hb_req *q, const rk_hb_path *cp, rk_hb_resp *
 		json_decref(rows);
 		return rk_hb__fail(r, 404, "Not found: no row begins with the prefix");
 	}
-	return rk_hb__json(r, 200, json_pack("{s:o}", "Row", rows));
+	return rk_hb__model(r, RK_HB_M_CELLSET, 200, json_pack("{s:o}", "Row", rows));
 }

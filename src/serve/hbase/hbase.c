@@ -8,9 +8,9 @@
  * Loopback unless told otherwise, as the live page: when it listens on
  * loopback, a request whose Host is not a loopback name is refused, so a
  * web page elsewhere cannot reach the store through a browser (DNS
- * rebinding). Bodies must be application/json (or a raw cell's
- * application/octet-stream): a browser cannot send those cross-origin
- * without a CORS preflight, which this server never grants.
+ * rebinding). Bodies must be application/json, text/xml or protobuf (or
+ * a raw cell's application/octet-stream): a browser cannot send those
+ * cross-origin without a CORS preflight, which this server never grants.
  */
 #include "serve/hbase/hbase.h"
 

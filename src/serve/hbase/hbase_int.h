@@ -11,8 +11,19 @@
  *   schema.c   cluster, table list, schema, regions.
  *   cells.c    rows: get, put, delete, multiget, the stateless scan.
  *   scanner.c  scanners: create, next batch, delete, idle expiry.
+ *   check.c    check-and-put and check-and-delete (?check=put|delete).
+ *   repr.c     representations: which one a request sends and accepts;
+ *              a body into the JSON model, an answer out of it.
+ *   xml.c      the XML representation read (a bounded parser).
+ *   xml_write.c  the XML representation written.
+ *   pb.c       the protobuf representation, both ways (proto/hb_rest.proto).
  *
- * The parsers (route.c's path, model.c, filter.c) need no store: the fuzz
+ * The JSON model is the one inside: an XML or protobuf body becomes the
+ * JSON a client would have sent, and an answer is built as JSON and then
+ * written in the representation the client accepts. So model.c and
+ * filter.c hold the one set of rules for what a body may say.
+ *
+ * The parsers (route.c's path, model.c, filter.c, xml.c, pb.c) need no store: the fuzz
  * target (tests/fuzz/fuzz_hbase_rest.c) drives them alone. Timestamps are
  * HBase's milliseconds on the wire and the store's microseconds inside.
  */
@@ -69,6 +80,7 @@ typedef struct rk_hb_req {
 
 typedef struct rk_hb_resp {
 	int status;
+	int repr;          /* RK_HB_JSON, _XML, _PB: what a model answer is written as */
 	const char *type;  /* static */
 	char *body;        /* malloc'd */
 	size_t len;
@@ -84,6 +96,56 @@ int rk_hb__fail(rk_hb_resp *r, int status, const char *fmt, ...)
 int rk_hb__ok(rk_hb_resp *r, int status);
 /* Answers JSON j (taking it, whatever happens) with status. */
 int rk_hb__json(rk_hb_resp *r, int status, json_t *j);
+
+/* ---- representations (repr.c, xml.c, xml_write.c, pb.c) ---- */
+
+enum { RK_HB_JSON = 0, RK_HB_XML, RK_HB_PB };
+
+/* HBase's models, each with its XML root element and protobuf message */
+typedef enum rk_hb_model {
+	RK_HB_M_CELLSET = 0, RK_HB_M_SCHEMA, RK_HB_M_TABLES, RK_HB_M_VERSION, RK_HB_M_CVERSION,
+	RK_HB_M_STATUS, RK_HB_M_TABLEINFO, RK_HB_M_SCANNER, RK_HB_M_NAMESPACES, RK_HB_M_NSPROPS,
+	RK_HB_M_COUNT
+} rk_hb_model;
+
+/* The representation an Accept header takes (the first it names of
+ * application/json, text/xml, application/x-protobuf or
+ * application/protobuf; none, or anything: JSON), or -1. */
+int rk_hb__negotiate(const char *accept);
+/* Answers model m, built as JSON j (taken, whatever happens), in r->repr:
+ * 406 when m has no such representation (ClusterVersion in protobuf). */
+int rk_hb__model(rk_hb_resp *r, rk_hb_model m, int status, json_t *j);
+
+/* A request body as the JSON model (JSON bodies as sent): p[len], with
+ * owned what to free. 0, or the status said in r (415 for another content
+ * type, 400 for a body that does not parse). */
+typedef struct rk_hb_body {
+	const uint8_t *p;
+	size_t len;
+	char *owned;
+} rk_hb_body;
+int rk_hb__body(rk_hb_body *b, const rk_hb_req *q, rk_hb_model m, rk_hb_resp *r);
+
+/* XML (xml.c): nesting deeper than this, or more elements or attributes
+ * than these, is refused (400) before anything is built from it */
+#define RK_HB_XML_MAX_DEPTH 32u
+#define RK_HB_XML_MAX_NODES 2000000u
+#define RK_HB_XML_MAX_ATTRS 256u
+/* An XML body of model m as its JSON model: NULL with err (400) when it
+ * does not parse, is not m's root element, or passes a limit above. */
+json_t *rk_hb__xml_read(const uint8_t *body, size_t len, rk_hb_model m, char *err, size_t cap);
+/* JSON model j of m as an XML document (malloc'd, *len bytes); NULL when
+ * out of memory. */
+char *rk_hb__xml_write(const json_t *j, rk_hb_model m, size_t *len);
+/* m's XML root element name */
+const char *rk_hb__xml_root(rk_hb_model m);
+
+/* protobuf (pb.c): a body of model m (its HBase message) as the JSON model,
+ * or NULL with err (400); and JSON model j as m's message (malloc'd, *len
+ * bytes), NULL when m has no message or out of memory. */
+json_t *rk_hb__pb_read(const uint8_t *body, size_t len, rk_hb_model m, char *err, size_t cap);
+uint8_t *rk_hb__pb_write(const json_t *j, rk_hb_model m, size_t *len);
+int rk_hb__pb_has(rk_hb_model m);
 /* 400, 404, 409, 503... for a store error rc (rk_error_last()). */
 int rk_hb__from_store(rk_hb_resp *r, int rc, const char *what);
 
@@ -110,7 +172,10 @@ enum {
 	RK_HB_SCANNER,     /* /T/scanner/ID */
 	RK_HB_MULTIGET,    /* /T/multiget */
 	RK_HB_ROW,         /* /T/ROW[/COLUMNS[/TS[,TS]]] */
-	RK_HB_SCAN         /* /T/PREFIX*[/COLUMNS...]: rows beginning with PREFIX */
+	RK_HB_SCAN,        /* /T/PREFIX*[/COLUMNS...]: rows beginning with PREFIX */
+	RK_HB_NAMESPACES,  /* /namespaces */
+	RK_HB_NAMESPACE,   /* /namespaces/NS (table: the namespace) */
+	RK_HB_NS_TABLES    /* /namespaces/NS/tables */
 };
 
 typedef struct rk_hb_col {
@@ -150,11 +215,14 @@ int rk_hb__column(rk_hb_col *c, rk_hb_arena *a, const uint8_t *s, size_t n);
 typedef struct rk_hb_puts {
 	rk_mutation *m;
 	size_t n;
+	size_t nrows;  /* the CellSet's Rows */
 	rk_hb_arena a;
 } rk_hb_puts;
 
+/* flags: a Cell may leave out "$" (an empty value; a check's cells) */
+#define RK_HB_CELLS_NO_VALUE 1
 int rk_hb__cellset_parse(rk_hb_puts *out, const uint8_t *body, size_t len,
-                         const rk_hb_path *path, char *err, size_t cap);
+                         const rk_hb_path *path, int flags, char *err, size_t cap);
 
 /* ms (HBase) -> the store's microseconds; -1 past what the store takes */
 int rk_hb__ms_to_us(uint64_t *us, json_int_t ms);
@@ -217,6 +285,13 @@ int rk_hb__version(rk_hb *h, int cluster, rk_hb_resp *r);
 int rk_hb__status(rk_hb *h, rk_hb_resp *r);
 int rk_hb__schema(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp *r);
 int rk_hb__regions(rk_hb *h, const rk_hb_path *p, rk_hb_resp *r);
+
+/* namespaces (schema.c): /namespaces[/default[/tables]] */
+int rk_hb__namespaces(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp *r);
+
+/* check.c: PUT or POST ?check=put|delete on a row */
+int rk_hb__check(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, const char *check,
+                 rk_hb_resp *r);
 
 /* cells.c */
 /* The table's handle for this request (release with rk_hb__release): 404

@@ -68,7 +68,7 @@ int rk_hb__ms_to_us(uint64_t *us, json_int_t ms)
 
 /* one Cell of Row ri into m */
 static int cell(rk_mutation *m, rk_hb_puts *o, json_t *c, const char *where,
-                const rk_hb_path *path, char *err, size_t cap)
+                const rk_hb_path *path, int flags, char *err, size_t cap)
 {
 	uint8_t *col, *val;
 	size_t cl, vl;
@@ -84,8 +84,14 @@ static int cell(rk_mutation *m, rk_hb_puts *o, json_t *c, const char *where,
 		                   : "not family:qualifier"), -1;
 	if (rc)
 		hc = path->cols[0];
-	if ((rc = b64_member(&val, &vl, &o->a, c, "$", where, err, cap)) != 0)
-		return rc < 0 ? -1 : (snprintf(err, cap, "Bad request: %s.$: missing", where), -1);
+	if ((rc = b64_member(&val, &vl, &o->a, c, "$", where, err, cap)) < 0)
+		return -1;
+	if (rc && !(flags & RK_HB_CELLS_NO_VALUE))
+		return snprintf(err, cap, "Bad request: %s.$: missing", where), -1;
+	if (rc) { /* a check's cell, or a delete's: no value is an empty one */
+		val = NULL;
+		vl = 0;
+	}
 	json_t *ts = json_object_get(c, "timestamp");
 	m->type = RK_MUT_PUT;
 	m->family = rk_hb__alloc(&o->a, strlen(hc.family) + 1);
@@ -109,7 +115,7 @@ static int cell(rk_mutation *m, rk_hb_puts *o, json_t *c, const char *where,
 }
 
 int rk_hb__cellset_parse(rk_hb_puts *o, const uint8_t *body, size_t len,
-                         const rk_hb_path *path, char *err, size_t cap)
+                         const rk_hb_path *path, int flags, char *err, size_t cap)
 {
 	char where[64];
 	memset(o, 0, sizeof *o);
@@ -155,13 +161,14 @@ int rk_hb__cellset_parse(rk_hb_puts *o, const uint8_t *body, size_t len,
 		}
 		for (size_t c = 0; c < json_array_size(cs); c++, k++) {
 			snprintf(where, sizeof where, "Row[%zu].Cell[%zu]", i, c);
-			if (cell(&o->m[k], o, json_array_get(cs, c), where, path, err, cap))
+			if (cell(&o->m[k], o, json_array_get(cs, c), where, path, flags, err, cap))
 				goto bad;
 			o->m[k].row = key;
 			o->m[k].row_len = kl;
 		}
 	}
 	o->n = k;
+	o->nrows = json_array_size(rows);
 	json_decref(j);
 	return 0;
 bad:

@@ -351,6 +351,24 @@ int rk_hb__path_parse(rk_hb_path *p, const char *url, char *err, size_t cap)
 	}
 	if (n == 2 && !strcmp(seg[0], "status") && !strcmp(seg[1], "cluster"))
 		return p->route = RK_HB_CSTATUS, 0;
+	if (!strcmp(seg[0], "namespaces")) {
+		if (n == 1 || (n == 2 && !len[1]))
+			return p->route = RK_HB_NAMESPACES, 0;
+		if (!table_ok(seg[1], len[1]) || n > 3 || (n == 3 && strcmp(seg[2], "tables")))
+			return snprintf(err, cap, "Not found: no resource %.80s", url), 404;
+		memcpy(p->table, seg[1], len[1] + 1);
+		return p->route = n == 3 ? RK_HB_NS_TABLES : RK_HB_NAMESPACE, 0;
+	}
+	/* "default:T" is T: the store's tables all live in HBase's default
+	 * namespace (docs/serve.md) */
+	const char *colon = memchr(seg[0], ':', len[0]);
+	if (colon && colon - seg[0] == 7 && !memcmp(seg[0], "default", 7)) {
+		seg[0] += 8;
+		len[0] -= 8;
+	} else if (colon) {
+		return snprintf(err, cap, "Not found: namespace %.*s (this server has only default)",
+		                (int)(colon - seg[0] > 64 ? 64 : colon - seg[0]), seg[0]), 404;
+	}
 	if (!table_ok(seg[0], len[0]) || n == 1 || !len[1])
 		return snprintf(err, cap, "Not found: no resource %.80s", url), 404;
 	memcpy(p->table, seg[0], len[0] + 1);
@@ -414,12 +432,12 @@ void rk_hb__handle(rk_hb *h, const rk_hb_req *q, rk_hb_resp *r)
 		rk_hb__fail(r, st, "%s", err);
 		goto out;
 	}
-	/* JSON is all this server writes; a row's raw value (octet-stream) is
-	 * row_get's own case */
-	if (get && p.route != RK_HB_ROW && q->accept && !strstr(q->accept, "application/json") &&
-	    !strstr(q->accept, "*/*") && !strstr(q->accept, "application/*")) {
-		rk_hb__fail(r, 406, "Not acceptable: %.100s (this server answers application/json)",
-		            q->accept);
+	/* a row's raw value (octet-stream) is row_get's own case */
+	int repr = rk_hb__negotiate(q->accept);
+	r->repr = repr < 0 ? RK_HB_JSON : repr;
+	if (get && p.route != RK_HB_ROW && repr < 0) {
+		rk_hb__fail(r, 406, "Not acceptable: %.100s (this server answers application/json, "
+		            "text/xml and application/x-protobuf)", q->accept);
 		goto out;
 	}
 	switch (p.route) {
@@ -449,6 +467,9 @@ void rk_hb__handle(rk_hb *h, const rk_hb_req *q, rk_hb_resp *r)
 		    : method_is(q, "DELETE") ? rk_hb__scanner_delete(h, &p, r)
 		                             : not_allowed(r, q->method, "a scanner");
 		break;
+	case RK_HB_NAMESPACES:
+	case RK_HB_NAMESPACE:
+	case RK_HB_NS_TABLES: rk_hb__namespaces(h, q, &p, r); break;
 	case RK_HB_SCAN: get ? rk_hb__scan(h, q, &p, r) : not_allowed(r, q->method, "a row prefix"); break;
 	default:
 		get ? rk_hb__row_get(h, q, &p, r)

@@ -97,18 +97,21 @@ int rk_hb__scanner_create(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_
 {
 	rk_hb_scanspec spec;
 	char err[256];
-	if (!rk_hb__ctype_is(q->ctype, "application/json"))
-		return rk_hb__fail(r, 415, "Unsupported media type: %s (a Scanner is application/json)",
-		                   q->ctype ? q->ctype : "none");
-	int st = rk_hb__scanner_parse(&spec, q->body, q->body_len, err, sizeof err);
-	if (st)
+	rk_hb_body b;
+	if (rk_hb__body(&b, q, RK_HB_M_SCANNER, r))
+		return r->status;
+	int st = rk_hb__scanner_parse(&spec, b.p, b.len, err, sizeof err);
+	if (st) {
+		free(b.owned);
 		return rk_hb__fail(r, st, "%s", err);
+	}
 	/* a scan opened and closed: a bad pattern or column is refused now,
 	 * not at the first batch */
 	rk_table *t;
 	rk_scan *sc;
 	if (rk_hb__acquire(&t, h, p->table, r)) {
 		rk_hb__arena_free(&spec.a);
+		free(b.owned);
 		return r->status;
 	}
 	int rc = rk_scan_open(&sc, t, &spec.so);
@@ -116,18 +119,23 @@ int rk_hb__scanner_create(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_
 		rk_scan_close(sc);
 	rk_hb__release(h, p->table, t);
 	rk_hb__arena_free(&spec.a);
-	if (rc)
+	if (rc) {
+		free(b.owned);
 		return rk_hb__from_store(r, rc, "the scanner");
+	}
+	/* the model kept is the JSON one, whatever the body's representation */
 	hscanner *c = calloc(1, sizeof *c);
 	uint64_t rnd = 0;
-	if (!c || !(c->model = malloc(q->body_len + 1)) ||
+	if (!c || !(c->model = malloc(b.len + 1)) ||
 	    getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
 		if (c)
 			sc_free(c);
+		free(b.owned);
 		return rk_hb__fail(r, 503, "Service unavailable: out of memory or randomness");
 	}
-	memcpy(c->model, q->body, q->body_len);
-	c->model_len = q->body_len;
+	memcpy(c->model, b.p, b.len);
+	c->model_len = b.len;
+	free(b.owned);
 	snprintf(c->id, sizeof c->id, "%llx%016llx", (unsigned long long)time(NULL),
 	         (unsigned long long)rnd);
 	snprintf(c->table, sizeof c->table, "%s", p->table);
@@ -303,7 +311,7 @@ int rk_hb__scanner_next(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb
 		r->status = 204;
 		return 204;
 	}
-	return rk_hb__json(r, 200, json_pack("{s:o}", "Row", rows));
+	return rk_hb__model(r, RK_HB_M_CELLSET, 200, json_pack("{s:o}", "Row", rows));
 }
 
 int rk_hb__scanner_delete(rk_hb *h, const rk_hb_path *p, rk_hb_resp *r)

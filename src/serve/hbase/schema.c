@@ -26,21 +26,23 @@ int rk_hb__root(rk_hb *h, rk_hb_resp *r)
 	for (size_t i = 0; list && i < n; i++)
 		json_array_append_new(list, json_pack("{s:s}", "name", ti[i].name));
 	rk_table_info_free(ti, n);
-	return rk_hb__json(r, 200, list ? json_pack("{s:o}", "table", list) : NULL);
+	return rk_hb__model(r, RK_HB_M_TABLES, 200, list ? json_pack("{s:o}", "table", list) : NULL);
 }
 
 int rk_hb__version(rk_hb *h, int cluster, rk_hb_resp *r)
 {
 	(void)h;
 	if (cluster)
-		return rk_hb__json(r, 200, json_pack("{s:s}", "Version", "rowkey-" RK_VERSION));
+		return rk_hb__model(r, RK_HB_M_CVERSION, 200,
+		                    json_pack("{s:s}", "Version", "rowkey-" RK_VERSION));
 	struct utsname u;
 	char os[200] = "unknown";
 	if (uname(&u) == 0)
 		snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
-	return rk_hb__json(r, 200, json_pack("{s:s,s:s,s:s,s:s,s:s}", "REST", "rowkey-" RK_VERSION,
-	                                     "JVM", "none (C)", "OS", os, "Server",
-	                                     "rowkey serve --hbase-rest", "Jersey", "none"));
+	return rk_hb__model(r, RK_HB_M_VERSION, 200,
+	                    json_pack("{s:s,s:s,s:s,s:s,s:s}", "REST", "rowkey-" RK_VERSION, "JVM",
+	                              "none (C)", "OS", os, "Server", "rowkey serve --hbase-rest",
+	                              "Jersey", "none"));
 }
 
 /* "TABLE,STARTKEY,ID." as HBase names a region (the start key as bytes) */
@@ -108,7 +110,7 @@ int rk_hb__status(rk_hb *h, rk_hb_resp *r)
 	                 : NULL;
 	free(sv);
 	rk_region_info_free(rg, nr);
-	return rk_hb__json(r, 200, j);
+	return rk_hb__model(r, RK_HB_M_STATUS, 200, j);
 }
 
 /* s[n] as HBase's Bytes.toStringBinary shows bytes: printable ASCII as is,
@@ -156,8 +158,8 @@ int rk_hb__regions(rk_hb *h, const rk_hb_path *p, rk_hb_resp *r)
 		free(text);
 	}
 	rk_region_info_free(rg, n);
-	return rk_hb__json(r, 200, list ? json_pack("{s:s,s:o}", "name", p->table, "Region", list)
-	                                : NULL);
+	return rk_hb__model(r, RK_HB_M_TABLEINFO, 200,
+	                    list ? json_pack("{s:s,s:o}", "name", p->table, "Region", list) : NULL);
 }
 
 /* ---- /TABLE/schema ---- */
@@ -186,7 +188,7 @@ static int schema_get(rk_hb *h, const rk_hb_path *p, rk_hb_resp *r)
 		return rk_hb__fail(r, 404, "Not found: table %s", p->table);
 	if (json_is_null(j))
 		return rk_hb__json(r, 200, NULL);
-	return rk_hb__json(r, 200, j);
+	return rk_hb__model(r, RK_HB_M_SCHEMA, 200, j);
 }
 
 /* PUT and POST on an existing table: set the families given; PUT (replace)
@@ -231,14 +233,16 @@ int rk_hb__schema(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp 
 	}
 	if (strcmp(q->method, "PUT") && strcmp(q->method, "POST"))
 		return rk_hb__fail(r, 405, "Method not allowed: %s on a schema", q->method);
-	if (!rk_hb__ctype_is(q->ctype, "application/json"))
-		return rk_hb__fail(r, 415, "Unsupported media type: %s (a TableSchema is "
-		                           "application/json)", q->ctype ? q->ctype : "none");
+	rk_hb_body b;
+	if (rk_hb__body(&b, q, RK_HB_M_SCHEMA, r))
+		return r->status;
 	rk_hb_schema s;
-	int st = rk_hb__schema_parse(&s, q->body, q->body_len, err, sizeof err);
+	int st = rk_hb__schema_parse(&s, b.p, b.len, err, sizeof err);
+	free(b.owned);
 	if (st)
 		return rk_hb__fail(r, st, "%s", err);
-	if (s.name[0] && strcmp(s.name, p->table)) {
+	const char *named = strncmp(s.name, "default:", 8) ? s.name : s.name + 8;
+	if (named[0] && strcmp(named, p->table)) {
 		rk_hb__arena_free(&s.a);
 		return rk_hb__fail(r, 400, "Bad request: TableSchema.name %s is not the table of the "
 		                           "path, %s", s.name, p->table);
@@ -254,4 +258,36 @@ int rk_hb__schema(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp 
 	}
 	rk_hb__arena_free(&s.a);
 	return st;
+}
+
+/* ---- namespaces ---- */
+
+/* The store has one namespace: HBase's default, where a table named
+ * without one lives. HBase's own "hbase" namespace holds its system tables
+ * (meta, namespace), which this server has none of, so it is not listed:
+ * a client walking the list finds only tables it can read. */
+int rk_hb__namespaces(rk_hb *h, const rk_hb_req *q, const rk_hb_path *p, rk_hb_resp *r)
+{
+	int get = !strcmp(q->method, "GET") || !strcmp(q->method, "HEAD");
+	int write = !strcmp(q->method, "PUT") || !strcmp(q->method, "POST") ||
+	            !strcmp(q->method, "DELETE");
+	if (p->route != RK_HB_NAMESPACES && strcmp(p->table, "default")) {
+		if (p->route == RK_HB_NAMESPACE && write && strcmp(q->method, "DELETE"))
+			return rk_hb__fail(r, 403, "Forbidden: namespace %s cannot be made: this server's "
+			                           "tables all live in namespace default", p->table);
+		return rk_hb__fail(r, 404, "Not found: namespace %s (this server has only default)",
+		                   p->table);
+	}
+	if (!get && p->route == RK_HB_NAMESPACE && write)
+		return rk_hb__fail(r, 403, "Forbidden: namespace default cannot be %s: it holds every "
+		                           "table of the store, and has no properties to set",
+		                   !strcmp(q->method, "DELETE") ? "dropped" : "made or changed");
+	if (!get)
+		return rk_hb__fail(r, 405, "Method not allowed: %s on %s", q->method, q->url);
+	if (p->route == RK_HB_NAMESPACES)
+		return rk_hb__model(r, RK_HB_M_NAMESPACES, 200,
+		                    json_pack("{s:[s]}", "Namespace", "default"));
+	if (p->route == RK_HB_NAMESPACE)
+		return rk_hb__model(r, RK_HB_M_NSPROPS, 200, json_object());
+	return rk_hb__root(h, r);
 }
