@@ -27,6 +27,14 @@ extern "C" {
  * Before it, such a name is refused (RK_EINVALID) with a message saying so. */
 int rk_bigtable_register(void);
 
+/* The Bigtable table id that holds rowkey table `table` of a Bigtable store
+ * (the name cbt and Google's client libraries open): the table's own name
+ * unless a rename (rk_store_tables_rename, rowkey rekey --cutover) gave the
+ * name another table (docs/formats.md, Part C, Table names). The caller
+ * owns *out and frees it with free(). RK_ENOTFOUND when no such table
+ * exists, RK_EINVALID when `store` is not a Bigtable store. */
+int rk_bigtable_table_id(char **out, rk_store *store, const char *table);
+
 #ifdef __cplusplus
 }
 #endif

@@ -216,8 +216,11 @@ typedef struct rk_table_rename {
  * frees, so two tables can swap names. Cells, regions and settings stay
  * with the table. RK_ENOTFOUND (a `from`), RK_EEXISTS (a `to` held by a
  * table not renamed away), RK_EINVALID (a name twice, a bad name, or a
- * backend without renames: Bigtable has none), RK_EBUSY while a handle on
- * one of them is open. Nothing is renamed on error. */
+ * backend without renames), RK_EBUSY while a handle on one of them is open
+ * (on Bigtable also when another process changed the names meanwhile: run
+ * it again). Nothing is renamed on error. On Bigtable the names are
+ * rowkey's own, over Bigtable table ids that do not change (docs/formats.md
+ * Part C, Table names; rk_bigtable_table_id in rowkey/bigtable.h). */
 int rk_store_tables_rename(rk_store *store, const rk_table_rename *renames, size_t n);
 
 typedef struct rk_table_info {

@@ -62,6 +62,7 @@ int rk_cli_describe(int argc, char **argv)
 		o.background_splits = 0;
 		rk_store *st = rk_cli__open_store("describe", db, 0, &o);
 		int bad = !st;
+		char *bt_id = st ? rk_cli__bigtable_id(st, table) : NULL;
 		if (st && s)
 			bad = rk_cli__table_schema(st, "describe", table, s, 0, 0) != 0;
 		else if (st)
@@ -69,6 +70,7 @@ int rk_cli_describe(int argc, char **argv)
 		if (st)
 			bad = rk_cli__close_store("describe", st, bad) != 0;
 		if (bad) {
+			free(bt_id);
 			rk_schema_free(s);
 			return RK_EXIT_FAIL;
 		}
@@ -76,6 +78,9 @@ int rk_cli_describe(int argc, char **argv)
 			printf("table       %s (%s)\n", table,
 			       schema_arg ? "the given schema is the one it remembers, or it remembers none"
 			                  : "the schema it remembers");
+		if (!json && bt_id)
+			printf("bigtable    table %s (what cbt and the client libraries open)\n", bt_id);
+		free(bt_id);
 	}
 	char *text;
 	int rc = json ? rk_schema_describe_json(&text, s) : rk_schema_describe(&text, s);

@@ -197,10 +197,21 @@ static int list_plain(rk_store *s, const char *table, int json)
 		(json ? print_json : print_text)(&x, &R, kt);
 	}
 	rk__keytext_free(kt);
-	rk_region_info_free(ri, n);
 	if (!json)
 		printf("(server, written, read, now: - where the backend does not say; size: its "
 		       "estimate)\n");
+	for (size_t i = 0; !json && i < n; i++) {
+		if (i && !strcmp(ri[i].table, ri[i - 1].table))
+			continue;
+		/* after a rekey cutover a name answers from a table of another id,
+		 * which is the one other Bigtable clients must open */
+		char *id = rk_cli__bigtable_id(s, ri[i].table);
+		if (id && strcmp(id, ri[i].table))
+			printf("(table %s is Bigtable table %s: what cbt and the client libraries "
+			       "open)\n", ri[i].table, id);
+		free(id);
+	}
+	rk_region_info_free(ri, n);
 	return RK_EXIT_OK;
 }
 

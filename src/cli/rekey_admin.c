@@ -2,9 +2,10 @@
  * rowkey rekey's steps after the copy: --cutover (the names swapped in one
  * catalogue change, refused without a clean verify on record), --abort
  * (the new table and its checkpoint dropped) and --drop-old (the old table
- * dropped once the new one has its name). Bigtable has no rename, so there
- * the cutover is refused with what to do instead: point the clients at the
- * new table (docs/rekey.md).
+ * dropped once the new one has its name). On Bigtable the store renames
+ * in rowkey's own table of names (Bigtable has no rename), so the cutover
+ * also says which Bigtable table ids now hold the names: clients that open
+ * Bigtable tables themselves must open those (docs/rekey.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +13,21 @@
 
 #include "cli/cli.h"
 #include "cli/rekey.h"
+#include "cli/store_cli.h"
 
 #define CMD RK_REKEY_CMD
 
-static int on_bigtable(const rk_rekey_names *n)
+/* On Bigtable: which table ids now hold the table and the old one, for
+ * the clients that open tables by id (cbt, Google's client libraries). */
+static void say_bigtable_ids(rk_store *s, const rk_rekey_names *n)
 {
-	return !strncmp(n->db, "bigtable://", 11);
+	char *id = rk_cli__bigtable_id(s, n->table), *old = rk_cli__bigtable_id(s, n->oldname);
+	if (id && old)
+		fprintf(RK_REKEY_OUT, "on Bigtable, %s is now table %s and %s is table %s: rowkey "
+		        "finds them by name; cbt and the client libraries open table ids, so point "
+		        "them at %s\n", n->table, id, n->oldname, old, id);
+	free(id);
+	free(old);
 }
 
 /* Prints text single-quoted for a shell. */
@@ -137,13 +147,6 @@ int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n)
 		                "verify %s): run rowkey rekey --verify --db %s %s first\n",
 		        n->table, n->target, c.state, c.verify, n->db, n->table);
 		rc = RK_EXIT_FAIL;
-	} else if (on_bigtable(n)) {
-		fprintf(RK_REKEY_ERR, "rowkey rekey: Bigtable has no table rename, so a cutover there is "
-		                "yours to make: %s holds the new design, verified clean (%s); point "
-		                "the clients at table %s, then delete %s when none reads it\n",
-		        n->target, c.verify, n->target, n->table);
-		say_new_design(&c, n->target);
-		rc = RK_EXIT_FAIL;
 	} else if (rk_rekey__table_exists(s, n->oldname) != 0) {
 		fprintf(RK_REKEY_ERR, "rowkey rekey: table %s already exists: the old table is kept under "
 		                "that name; drop or rename it first\n", n->oldname);
@@ -163,6 +166,7 @@ int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n)
 			fprintf(RK_REKEY_OUT, "cut over: %s now holds the new design (%llu rows); the old table is %s "
 			       "until rowkey rekey --drop-old --db %s %s\n",
 			       n->table, (unsigned long long)c.rows, n->oldname, n->db, n->table);
+			say_bigtable_ids(s, n);
 			say_new_design(&c, n->table);
 		}
 	}
@@ -227,16 +231,25 @@ int rk_rekey__drop_old(rk_store *s, const rk_rekey_names *n)
 	}
 	rk_rekey__ckpt_free(&c);
 	int rc = 0;
+	char *id = rk_cli__bigtable_id(s, n->oldname);
 	if (rk_rekey__table_exists(s, n->oldname) == 1) {
 		const rk_rekey_names only_old = {n->db, n->oldname, n->oldname, n->oldname, n->live};
 		live_hold(&only_old, 1);
 		rc = rk_table_drop(s, n->oldname);
 		live_let_go(&only_old, 1, rc == 0);
 	}
-	if (rc)
+	if (rc) {
+		free(id);
 		return rk_rekey__fail("dropping the old table");
-	if (rk_store_table_prop_set(s, n->table, RK_REKEY_SETTING, NULL, 0))
+	}
+	if (rk_store_table_prop_set(s, n->table, RK_REKEY_SETTING, NULL, 0)) {
+		free(id);
 		return rk_rekey__fail("removing the checkpoint");
-	fprintf(RK_REKEY_OUT, "dropped %s; the rekey of %s is finished\n", n->oldname, n->table);
+	}
+	fprintf(RK_REKEY_OUT, "dropped %s", n->oldname);
+	if (id)
+		fprintf(RK_REKEY_OUT, " (Bigtable table %s)", id);
+	fprintf(RK_REKEY_OUT, "; the rekey of %s is finished\n", n->table);
+	free(id);
 	return RK_EXIT_OK;
 }

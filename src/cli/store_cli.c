@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef RK_WITH_BIGTABLE
+#include <rowkey/bigtable.h>
+#endif
+
 #include "cli/cli.h"
 #include "key/schema_int.h"
 #include "key/units.h"
@@ -37,6 +41,19 @@ int rk_cli__say_served(const char *cmd, const char *dir)
 	        "client there (BIGTABLE_EMULATOR_HOST=%s), or stop the server first\n",
 	        cmd, dir, *pid ? pid : "?", listen, listen);
 	return 1;
+}
+
+char *rk_cli__bigtable_id(rk_store *s, const char *table)
+{
+	char *id = NULL;
+#ifdef RK_WITH_BIGTABLE
+	if (rk_bigtable_table_id(&id, s, table) < 0)
+		id = NULL;
+#else
+	(void)s;
+	(void)table;
+#endif
+	return id;
 }
 
 rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,

@@ -57,6 +57,12 @@ int rk_cli__say_served(const char *cmd, const char *dir);
 rk_store *rk_cli__open_store(const char *cmd, const char *dir, int create,
                              const rk_store_options *opts);
 
+/* On a Bigtable store, the Bigtable table id that holds `table` (what cbt
+ * and Google's client libraries open; it differs from the name after a
+ * rowkey rekey --cutover): malloc'd, the caller frees it. NULL on any other
+ * store, or when there is no such table. */
+char *rk_cli__bigtable_id(rk_store *s, const char *table);
+
 /* Closes the store. When that fails after a command that succeeded (rc 0),
  * says what was done (`done`, "the delete was applied"; NULL: "the command
  * finished") and what failed, and returns RK_EXIT_CLOSE; after a command

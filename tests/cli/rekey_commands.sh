@@ -10,8 +10,11 @@
 # the field; a table with no remembered schema is refused. kill -9 at
 # random moments of a copy, 10 rounds, then the same command finishes it:
 # verify clean, counts equal, rowkey check clean. On Bigtable (the
-# emulator, when installed): copy and verify, and a cutover that says why
-# Bigtable cannot rename.
+# emulator, when installed): copy, verify and a cutover in rowkey's table
+# of names: the name reads the new design's rows, TABLE__old the old ones,
+# the Bigtable ids printed and shown by describe and regions; --drop-old
+# deletes the old id (gone from cbt ls); a second rekey takes a fresh id,
+# --abort drops it; a third goes through to its cutover.
 set -u
 R=${ROWKEY:?ROWKEY must point at the rowkey binary}
 T=$(mktemp -d)
@@ -186,9 +189,88 @@ ok rekey --db "$B" ev -s "$NEW" -q --batch 300
 has "copied 2,000 rows of ev into ev__rekey" out
 ok rekey --verify --db "$B" ev
 has "2,000 old rows, 2,000 new rows, 0 rows differ, key digests equal: clean" out
-code 1 rekey --cutover --db "$B" ev
-has "Bigtable has no table rename" err
-has "point the clients at table ev__rekey" err
-ok query --db "$B" -t ev__rekey -w 'id = 1999'
+ok scan --db "$B" ev
+cp "$T/out" "$T/bt-old-scan"
+ok scan --db "$B" ev__rekey
+cp "$T/out" "$T/bt-new-scan"
+ok query --db "$B" -t ev
+cp "$T/out" "$T/bt-old-query"
+# the cutover: the names swap in _rowkey_meta, the Bigtable tables keep their ids
+ok rekey --cutover --db "$B" ev
+has "cut over: ev now holds the new design (2000 rows)" out
+has "on Bigtable, ev is now table ev__rekey and ev__old is table ev" out
+has "point them at ev__rekey" out
+has "rowkey gen --lang java -s 'fields id:u64" out
+ok rekey --cutover --db "$B" ev
+has "already cut over" out
+code 1 rekey --abort --db "$B" ev
+has "already cut over" err
+# ev answers with the new design's rows (salted keys), ev__old with the old ones
+ok scan --db "$B" ev
+cmp -s "$T/out" "$T/bt-new-scan" || { diff "$T/bt-new-scan" "$T/out" | head; fail "ev does not hold the new design's rows"; }
+ok scan --db "$B" ev__old
+cmp -s "$T/out" "$T/bt-old-scan" || { diff "$T/bt-old-scan" "$T/out" | head; fail "ev__old does not hold the old rows"; }
+code 1 scan --db "$B" ev__rekey
+has "table ev__rekey does not exist" err
+ok query --db "$B" -t ev
+cmp -s "$T/out" "$T/bt-old-query" || { diff "$T/bt-old-query" "$T/out" | head; fail "query through the new design differs from the old table's"; }
+ok query --db "$B" -t ev -w 'id = 1999'
 has "value-" out
+ok explain --db "$B" --table ev -w 'id = 5'
+has '^  \\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x05$' out   # the salted key
+ok query --db "$B" -t ev__old -w 'id = 1999'
+has "value-" out
+ok describe --db "$B" --table ev
+has "bucket(8, xxh3(id))" out
+has "bigtable    table ev__rekey" out
+ok regions --db "$B" ev
+has "(table ev is Bigtable table ev__rekey" out
+ok regions --db "$B"
+has "(table ev__old is Bigtable table ev:" out
+# what other clients see: the ids, unchanged, and the names row
+if command -v cbt >/dev/null; then
+	cbt -project p -instance i ls >"$T/cbt" 2>&1 || { cat "$T/cbt"; fail "cbt ls"; }
+	grep -qx ev "$T/cbt" && grep -qx ev__rekey "$T/cbt" || { cat "$T/cbt"; fail "cbt ls: the ids changed"; }
+	cbt -project p -instance i read _rowkey_meta prefix='#names' >"$T/cbt" 2>&1
+	grep -q '"ev__rekey"' "$T/cbt" || { cat "$T/cbt"; fail "cbt read _rowkey_meta: no names row"; }
+fi
+# writes through the name land in the new table (and so in id ev__rekey)
+ok put --db "$B" ev 'planted-row' d:v x
+code 1 get --db "$B" ev__old 'planted-row'
+ok delete --db "$B" ev 'planted-row'
+# --drop-old deletes the table behind ev__old: Bigtable id ev
+ok rekey --drop-old --db "$B" ev
+has "dropped ev__old (Bigtable table ev); the rekey of ev is finished" out
+code 1 scan --db "$B" ev__old
+ok scan --db "$B" ev
+cmp -s "$T/out" "$T/bt-new-scan" || fail "ev changed when ev__old was dropped"
+if command -v cbt >/dev/null; then
+	cbt -project p -instance i ls >"$T/cbt" 2>&1 || { cat "$T/cbt"; fail "cbt ls"; }
+	! grep -qx ev "$T/cbt" || { cat "$T/cbt"; fail "cbt ls: table ev is still there after --drop-old"; }
+	grep -qx ev__rekey "$T/cbt" || { cat "$T/cbt"; fail "cbt ls: ev__rekey is gone"; }
+fi
+# a second rekey of the same name: its new table takes a fresh id
+NEW2='fields id:u64, ts:ts, user:str, v:str; key bucket(4, xxh3(id)) u64(id)'
+ok rekey --db "$B" ev -s "$NEW2" -q
+ok describe --db "$B" --table ev__rekey
+has "bigtable    table ev__rekey-2" out
+# --abort before a cutover drops the new table (id ev__rekey-2), ev unchanged
+ok rekey --abort --db "$B" ev
+has "aborted: dropped ev__rekey" out
+code 1 scan --db "$B" ev__rekey
+ok scan --db "$B" ev
+cmp -s "$T/out" "$T/bt-new-scan" || fail "ev changed when the second rekey was aborted"
+if command -v cbt >/dev/null; then
+	cbt -project p -instance i ls >"$T/cbt" 2>&1
+	! grep -qx 'ev__rekey-2' "$T/cbt" || { cat "$T/cbt"; fail "cbt ls: the aborted table is still there"; }
+fi
+# and once more to the end: copy, verify, cut over; the names stay consistent
+ok rekey --db "$B" ev -s "$NEW2" -q
+ok rekey --verify --db "$B" ev
+ok rekey --cutover --db "$B" ev
+has "on Bigtable, ev is now table ev__rekey-2 and ev__old is table ev__rekey" out
+ok query --db "$B" -t ev
+cmp -s "$T/out" "$T/bt-old-query" || fail "query after the second cutover differs"
+ok rekey --drop-old --db "$B" ev
+has "dropped ev__old (Bigtable table ev__rekey)" out
 echo ok

@@ -34,6 +34,9 @@
  *   balancing are the service's business (RK_EINVALID, or no servers).
  * - table settings: one row per table in the instance's _rowkey_meta table
  *   (bt_settings.c).
+ * - renames: Bigtable has none, so rowkey's table names resolve to Bigtable
+ *   table ids through one row of that table, changed atomically
+ *   (bt_names.c); every call that names a table resolves it first.
  */
 #include "store/bigtable/bt_store.h"
 
@@ -108,6 +111,20 @@ int rk_bigtable_register(void)
 	return rk_store__provide("bigtable", rk_bt__store_open);
 }
 
+int rk_bigtable_table_id(char **out, rk_store *st, const char *table)
+{
+	*out = NULL;
+	if (!st || st->ops != &bt_ops)
+		return rk__err(RK_EINVALID, "table %s: not a Bigtable store", table ? table : "(null)");
+	rk_table *t;
+	int rc = rk_table_open(&t, st, table); /* checks the name, resolves it, finds the table */
+	if (rc < 0)
+		return rc;
+	*out = strdup(((bt_table *)t)->id);
+	rk_table_close(t);
+	return *out ? 0 : rk__err(RK_ENOMEM, "table %s: out of memory", table);
+}
+
 static int bt_close(rk_store *st)
 {
 	bt_store *s = (bt_store *)st;
@@ -160,7 +177,7 @@ static const struct rk_backend_ops bt_ops = {
 	NULL, /* flush: nothing is ever queued */
 	rk_bt__prop_set_op, /* in the instance's _rowkey_meta table (bt_settings.c) */
 	rk_bt__prop_get_op,
-	NULL, /* tables_rename: Bigtable has no rename (docs/rekey.md) */
+	rk_bt__tables_rename_op, /* in the #names row of _rowkey_meta (bt_names.c) */
 	NULL, /* family_set */
 	NULL, /* family_drop */
 	NULL, /* split_due: Bigtable splits tablets itself */

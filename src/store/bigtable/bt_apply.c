@@ -304,7 +304,7 @@ int rk_bt__apply(rk_table *tb, const rk_mutation *muts, size_t n, int *results)
 	if ((rc = run_alloc(&r, n, tb->name)) < 0 ||
 	    (rc = map_all(&r, t, muts, n, results, now_us)) != 0 ||
 	    (rc = group_rows(&r, tb->name, muts, n, results)) < 0 ||
-	    (rc = rk_bt__writer_new(&w, s->c, tb->name)) < 0)
+	    (rc = rk_bt__writer_new(&w, s->c, t->id)) < 0)
 		goto done;
 	apply_ctx ctx = {r.row_rc, 0, r.nrows};
 	rk_bt__writer_on_done(w, row_done, &ctx);

@@ -45,7 +45,7 @@ int rk_bt__check_and_mutate(int *matched, rk_table *tb, const uint8_t *row, size
 	if (!rc)
 		rc = map_all(&no, &nn, t, if_false, nfalse, now);
 	if (!rc)
-		rc = rk_bt__check_and_mutate_row(matched, t->s->c, tb->name, row, len, pred_src, yes,
+		rc = rk_bt__check_and_mutate_row(matched, t->s->c, t->id, row, len, pred_src, yes,
 		                                 ny, no, nn);
 	if (rc < 0)
 		rc = rk__err_wrap(rc, "%s", t->s->uri);
@@ -59,6 +59,6 @@ int rk_bt__read_modify_write(rk_row **out, rk_table *tb, const uint8_t *row, siz
 {
 	(void)ts; /* the service's clock stamps the new cells */
 	bt_table *t = (bt_table *)tb;
-	int rc = rk_bt__read_modify_write_row(out, t->s->c, tb->name, row, len, rules, n);
+	int rc = rk_bt__read_modify_write_row(out, t->s->c, t->id, row, len, rules, n);
 	return rc < 0 ? rk__err_wrap(rc, "%s", t->s->uri) : 0;
 }

@@ -230,7 +230,7 @@ int rk_bt__get(rk_row **out, rk_table *tb, const uint8_t *row, size_t len,
 	rk_bt_scan *sc = NULL;
 	const rk_bt_row *r;
 	bt_rowconv conv = {0};
-	if ((rc = rk_bt__scan_open(&sc, t->s->c, tb->name, &q)) < 0)
+	if ((rc = rk_bt__scan_open(&sc, t->s->c, t->id, &q)) < 0)
 		goto done;
 	rc = rk_bt__scan_next(&r, sc);
 	if (rc == RK_EITEROVER) {
@@ -301,7 +301,7 @@ int rk_bt__scan_open_op(rk_scan **out, rk_table *tb, const rk_scan_options *so)
 	sc->limit = so->limit;
 	if (!sc->spec.local_time)
 		q.rows_limit = so->limit > (uint64_t)INT64_MAX ? 0 : (int64_t)so->limit;
-	if (!empty && (rc = rk_bt__scan_open(&sc->sc, t->s->c, tb->name, &q)) < 0) {
+	if (!empty && (rc = rk_bt__scan_open(&sc->sc, t->s->c, t->id, &q)) < 0) {
 		free(cols);
 		free(sc);
 		return rk__err_wrap(rc, "%s", t->s->uri);

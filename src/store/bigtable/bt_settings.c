@@ -1,8 +1,9 @@
 /*
  * The Bigtable backend's table settings (bt_store.h): what the embedded
  * store keeps in its META (a table's key schema, serve's names), kept in a
- * Bigtable table of the instance, `_rowkey_meta`, one row per table, one
- * cell per setting (docs/formats.md, Part C, Table settings). Each change is
+ * Bigtable table of the instance, `_rowkey_meta`, one row per table (keyed
+ * by its Bigtable id, so settings go with the table when names move:
+ * bt_names.c), one cell per setting (docs/formats.md, Part C, Table settings). Each change is
  * one MutateRows entry of that row, so Bigtable applies it whole.
  *
  * The settings table is made on the first setting stored, never to be read:
@@ -32,12 +33,16 @@ static int not_meta(const char *table)
 	return 0;
 }
 
-/* RK_ENOTFOUND naming the table when it does not exist. */
-static int table_exists(bt_store *s, const char *table)
+/* The Bigtable id of table `table` into id (its settings row's key),
+ * RK_ENOTFOUND naming the table when it does not exist. */
+static int table_id(char id[RK_MAX_TABLE_NAME_LEN + 1], bt_store *s, const char *table)
 {
 	rk_bt_family *f;
 	size_t n;
-	int rc = rk_bt__table_families(&f, &n, s->c, table);
+	int rc = rk_bt__resolve(id, s, table);
+	if (rc < 0)
+		return rc;
+	rc = rk_bt__table_families(&f, &n, s->c, id);
 	if (rc == RK_ENOTFOUND)
 		return rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->uri);
 	if (rc < 0)
@@ -48,9 +53,7 @@ static int table_exists(bt_store *s, const char *table)
 
 /* ---- writing the row ---- */
 
-/* Creates the settings table; one that already exists (made meanwhile by
- * another process) is fine. */
-static int meta_create(bt_store *s)
+int rk_bt__meta_create(bt_store *s)
 {
 	rk_bt_family f = {META_FAMILY, 1, NULL};
 	int rc = rk_bt__table_create(s->c, RK_BT_META_TABLE, &f, 1, NULL, 0);
@@ -77,7 +80,7 @@ static int meta_write(bt_store *s, const char *table, const rk_bt_mutation *m, s
 {
 	int rc = meta_write_once(s, table, m, n);
 	if (rc == RK_ENOTFOUND && make) {
-		if ((rc = meta_create(s)) < 0)
+		if ((rc = rk_bt__meta_create(s)) < 0)
 			return rk__err_wrap(rc, "creating %s", RK_BT_META_TABLE);
 		rc = meta_write_once(s, table, m, n);
 	}
@@ -160,15 +163,16 @@ int rk_bt__prop_set_op(rk_store *st, const char *table, const char *key, const v
                        size_t len)
 {
 	bt_store *s = (bt_store *)st;
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
 	int rc;
-	if ((rc = not_meta(table)) || (rc = key_ok(table, key)) || (rc = table_exists(s, table)))
+	if ((rc = not_meta(table)) || (rc = key_ok(table, key)) || (rc = table_id(id, s, table)))
 		return rc;
 	rk_bt_mutation m = {0};
 	m.family = META_FAMILY;
 	m.qualifier = (const uint8_t *)key;
 	m.qualifier_len = strlen(key);
 	if (val) {
-		if ((rc = room_for(s, table, key)) < 0)
+		if ((rc = room_for(s, id, key)) < 0)
 			return rc;
 		m.kind = RK_BT_SET_CELL;
 		m.ts_micros = rk_bt__client_next_ts(s->c);
@@ -177,7 +181,7 @@ int rk_bt__prop_set_op(rk_store *st, const char *table, const char *key, const v
 	} else {
 		m.kind = RK_BT_DELETE_COLUMN; /* both ends 0: every version */
 	}
-	rc = meta_write(s, table, &m, 1, val != NULL);
+	rc = meta_write(s, id, &m, 1, val != NULL);
 	return rc < 0 ? rk__err_wrap(rc, "%s: table %s: setting %s", s->uri, table, key) : 0;
 }
 
@@ -187,10 +191,11 @@ int rk_bt__prop_get_op(void **out, size_t *out_len, rk_store *st, const char *ta
 	bt_store *s = (bt_store *)st;
 	const rk_bt_row *row;
 	rk_bt_scan *sc;
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
 	int rc;
-	if ((rc = not_meta(table)) || (rc = key_ok(table, key)) || (rc = table_exists(s, table)))
+	if ((rc = not_meta(table)) || (rc = key_ok(table, key)) || (rc = table_id(id, s, table)))
 		return rc;
-	if ((rc = meta_read(&row, &sc, s, table, key)) < 0) {
+	if ((rc = meta_read(&row, &sc, s, id, key)) < 0) {
 		rk_bt__scan_free(sc);
 		return rk__err_wrap(rc, "%s: table %s: reading setting %s", s->uri, table, key);
 	}

@@ -10,6 +10,8 @@
  *   bt_rows.c     reads: gets and scans onto ReadRows
  *   bt_atomic.c   CheckAndMutateRow and ReadModifyWriteRow
  *   bt_settings.c table settings, in the instance's _rowkey_meta table
+ *   bt_names.c    rowkey table names over Bigtable table ids, and renames,
+ *                 in the `#names` row of that table
  */
 #ifndef RK_STORE_BT_STORE_H
 #define RK_STORE_BT_STORE_H
@@ -26,6 +28,7 @@
 #define BT_MAX_VALUE (100u << 20)
 #define BT_MAX_KEY 4096u
 #define BT_MAX_ROW_MUTATIONS 100000u
+#define BT_MAX_TABLE_ID 50 /* bytes of a Bigtable table id */
 
 typedef struct bt_open {
 	char name[RK_MAX_TABLE_NAME_LEN + 1];
@@ -43,9 +46,10 @@ typedef struct bt_store {
 } bt_store;
 
 typedef struct bt_table {
-	struct rk_table base;
+	struct rk_table base; /* base.name: the rowkey name it was opened by */
 	bt_store *s;
 	rk__family *fams;
+	char id[RK_MAX_TABLE_NAME_LEN + 1]; /* the Bigtable table id behind it (bt_names.c) */
 } bt_table;
 
 /* The clock value this thread was last handed by a store, to recognise a
@@ -69,9 +73,12 @@ static inline int rk_bt__bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b
 /* The families of `name` as the store API shows them; a family without a
  * version limit keeps UINT_MAX versions. */
 int rk_bt__get_families(rk__family **out, size_t *count, bt_store *s, const char *name);
-/* Regions of one table from SampleRowKeys, appended to *a (n entries, cap). */
+/* Regions of table `table` (Bigtable id `id`) from SampleRowKeys, appended
+ * to *a (n entries, cap). */
 int rk_bt__table_regions(rk_region_info **a, size_t *n, size_t *cap, bt_store *s,
-                         const char *table);
+                         const char *table, const char *id);
+/* The handles this process holds on table `name`. */
+unsigned rk_bt__handles(bt_store *s, const char *name);
 int rk_bt__table_create_op(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
                            size_t nprops);
 int rk_bt__table_drop_op(rk_store *st, const char *name);
@@ -124,6 +131,50 @@ int rk_bt__settings_check(const char *table, const rk_table_prop *props, size_t 
 int rk_bt__settings_create(bt_store *s, const char *table, const rk_table_prop *props, size_t n);
 /* After DeleteTable: the table's settings row removed. */
 int rk_bt__settings_drop(bt_store *s, const char *table);
+/* Creates the _rowkey_meta table; one made meanwhile by another process is
+ * fine. */
+int rk_bt__meta_create(bt_store *s);
+
+/* ---- bt_names.c ---- */
+
+/* One entry of the `#names` row: rowkey table name -> Bigtable table id
+ * ("" : no table answers to the name). */
+typedef struct bt_name {
+	char name[RK_MAX_TABLE_NAME_LEN + 1];
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
+} bt_name;
+
+/* The row as read: its entries and its generation (has_gen 0: none yet). */
+typedef struct bt_names {
+	bt_name *v;
+	size_t n, cap;
+	uint64_t gen;
+	int has_gen;
+} bt_names;
+
+/* Reads the row (none, or no _rowkey_meta: no entries). The caller frees
+ * *out with rk_bt__names_free. */
+int rk_bt__names_load(bt_names *out, bt_store *s);
+void rk_bt__names_free(bt_names *nm);
+int rk_bt__names_copy(bt_names *out, const bt_names *nm);
+/* Sets the entry of `name` ("" id: no table of that name). */
+int rk_bt__names_set(bt_names *nm, const char *name, const char *id);
+/* 1 when `name` has an entry in the row. */
+int rk_bt__names_has(const bt_names *nm, const char *name);
+/* The id `name` resolves to (itself when not in the row), or NULL when no
+ * table answers to it. Borrowed from nm, or name itself. */
+const char *rk_bt__names_id(const bt_names *nm, const char *name);
+/* The name table id `id` answers to, or NULL when none (it is held under
+ * no name). Borrowed from nm, or id itself. */
+const char *rk_bt__names_of(const bt_names *nm, const char *id);
+/* Writes the row as nm (normalized here, its generation one past old's)
+ * in one CheckAndMutateRow guarded by old's generation: RK_EBUSY, nothing
+ * written, when the row changed since old was read. */
+int rk_bt__names_write(bt_store *s, const bt_names *old, bt_names *nm);
+/* The id table `name` resolves to, into id; RK_ENOTFOUND naming it when no
+ * table answers to it (whether the id's table exists is not checked). */
+int rk_bt__resolve(char id[RK_MAX_TABLE_NAME_LEN + 1], bt_store *s, const char *name);
+int rk_bt__tables_rename_op(rk_store *st, const rk_table_rename *v, size_t n);
 
 /* ---- bt_rows.c ---- */
 

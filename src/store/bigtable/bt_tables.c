@@ -16,6 +16,46 @@
 
 /* ---- tables ---- */
 
+/* CreateTable of the id `name` resolves to, or of a fresh id when the name
+ * is held empty (its own id serves another name: docs/formats.md, Part C,
+ * Table names): `name-2`, `name-3`, ... (name cut to fit 50 bytes), the
+ * first that is no table and no name in the row. The id into id. */
+static int make_table(char id[RK_MAX_TABLE_NAME_LEN + 1], bt_store *s, const bt_names *nm,
+                      const char *name, const rk_bt_family *fams, size_t nf,
+                      const rk_bt_bytes *splits, size_t ns)
+{
+	const char *to = rk_bt__names_id(nm, name);
+	int rc = RK_EEXISTS;
+	if (to) {
+		snprintf(id, RK_MAX_TABLE_NAME_LEN + 1, "%s", to);
+		rc = rk_bt__table_create(s->c, id, fams, nf, splits, ns);
+	}
+	for (unsigned k = 2; !to && k < 1000 && rc == RK_EEXISTS; k++) {
+		char tail[8];
+		int tl = snprintf(tail, sizeof tail, "-%u", k);
+		snprintf(id, RK_MAX_TABLE_NAME_LEN + 1, "%.*s%s", BT_MAX_TABLE_ID - tl, name, tail);
+		if (!rk_bt__names_has(nm, id))
+			rc = rk_bt__table_create(s->c, id, fams, nf, splits, ns);
+	}
+	if (rc == RK_EEXISTS)
+		return rk__err(RK_EEXISTS, "table %s already exists in %s", name, s->uri);
+	return rc < 0 ? rk__err_wrap(rc, "%s", s->uri) : 0;
+}
+
+/* Table `name` was made under the fresh id `id`: the row says so. */
+static int name_fresh(bt_store *s, const bt_names *old, const char *name, const char *id)
+{
+	bt_names nm;
+	int rc = rk_bt__names_copy(&nm, old);
+	if (rc == 0 && (rc = rk_bt__names_set(&nm, name, id)) == 0 &&
+	    (rc = rk_bt__names_set(&nm, id, "")) == 0)
+		rc = rk_bt__names_write(s, old, &nm);
+	rk_bt__names_free(&nm);
+	if (rc < 0)
+		rk_bt__settings_drop(s, id); /* the table goes too (the caller) */
+	return rc;
+}
+
 int rk_bt__table_create_op(rk_store *st, const rk_table_def *def, const rk_table_prop *props,
                            size_t nprops)
 {
@@ -46,22 +86,25 @@ int rk_bt__table_create_op(rk_store *st, const rk_table_def *def, const rk_table
 		return rk__err(RK_ENOMEM, "table %s: out of memory", def->name);
 	for (size_t i = 0; i < def->nsplits; i++)
 		splits[i] = (rk_bt_bytes){def->split_points[i].ptr, def->split_points[i].len};
-	rc = rk_bt__table_create(s->c, def->name, fams, def->nfamilies, splits, def->nsplits);
-	free(splits);
-	if (rc == RK_EEXISTS)
-		return rk__err(RK_EEXISTS, "table %s already exists in %s", def->name, s->uri);
-	if (rc < 0)
-		return rk__err_wrap(rc, "%s", s->uri);
-	if ((rc = rk_bt__settings_create(s, def->name, props, nprops)) < 0) {
-		/* a table without the settings it was made with is not the one asked for */
-		char msg[512];
-		snprintf(msg, sizeof msg, "%s", rk_error_last());
-		int drc = rk_bt__table_delete(s->c, def->name);
-		return rk__err(rc, "%s; table %s %s", msg, def->name,
-		               drc < 0 ? "was created without them (deleting it failed too)"
-		                       : "was not created");
+	bt_names nm;
+	char id[RK_MAX_TABLE_NAME_LEN + 1];
+	if ((rc = rk_bt__names_load(&nm, s)) == 0 &&
+	    (rc = make_table(id, s, &nm, def->name, fams, def->nfamilies, splits, def->nsplits)) == 0) {
+		if ((rc = rk_bt__settings_create(s, id, props, nprops)) == 0 && strcmp(id, def->name))
+			rc = name_fresh(s, &nm, def->name, id);
+		if (rc < 0) {
+			/* a table without its settings or its name is not the one asked for */
+			char msg[512];
+			snprintf(msg, sizeof msg, "%s", rk_error_last());
+			int drc = rk_bt__table_delete(s->c, id);
+			rc = rk__err(rc, "%s; table %s %s", msg, def->name,
+			             drc < 0 ? "was created without them (deleting it failed too)"
+			                     : "was not created");
+		}
 	}
-	return 0;
+	rk_bt__names_free(&nm);
+	free(splits);
+	return rc;
 }
 
 static bt_open *find_open(bt_store *s, const char *name)
@@ -72,27 +115,48 @@ static bt_open *find_open(bt_store *s, const char *name)
 	return NULL;
 }
 
-int rk_bt__table_drop_op(rk_store *st, const char *name)
+unsigned rk_bt__handles(bt_store *s, const char *name)
 {
-	bt_store *s = (bt_store *)st;
 	pthread_mutex_lock(&s->mu);
 	bt_open *o = find_open(s, name);
 	unsigned h = o ? o->handles : 0;
 	pthread_mutex_unlock(&s->mu);
+	return h;
+}
+
+int rk_bt__table_drop_op(rk_store *st, const char *name)
+{
+	bt_store *s = (bt_store *)st;
+	unsigned h = rk_bt__handles(s, name);
 	/* only this process's handles are known: Bigtable has no notion of them */
 	if (h)
 		return rk__err(RK_EBUSY, "table %s: %u handles still open in this process", name, h);
 	if (rk_bt__is_meta(name))
 		return rk__err(RK_EINVALID, "table %s holds the settings of the other tables of %s: "
 		               "rowkey does not drop it", name, s->uri);
-	int rc = rk_bt__table_delete(s->c, name);
-	if (rc == RK_ENOTFOUND)
-		return rk__err(RK_ENOTFOUND, "table %s does not exist in %s", name, s->uri);
+	bt_names old, nm;
+	int rc = rk_bt__names_load(&old, s);
 	if (rc < 0)
-		return rk__err_wrap(rc, "%s", s->uri);
-	rc = rk_bt__settings_drop(s, name);
-	return rc < 0 ? rk__err_wrap(rc, "table %s is dropped but its settings row stays (a new "
-	                                 "table %s clears it)", name, name) : 0;
+		return rc;
+	const char *id = rk_bt__names_id(&old, name);
+	rc = id ? rk_bt__table_delete(s->c, id) : RK_ENOTFOUND;
+	if (rc == RK_ENOTFOUND)
+		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", name, s->uri);
+	else if (rc < 0)
+		rc = rk__err_wrap(rc, "%s", s->uri);
+	else if ((rc = rk_bt__settings_drop(s, id)) < 0)
+		rc = rk__err_wrap(rc, "table %s is dropped but its settings row stays (a new "
+		                      "table %s clears it)", name, name);
+	/* the name no longer answers: the row says so, or forgets the id */
+	if (rc == 0 && rk_bt__names_has(&old, name) && (rc = rk_bt__names_copy(&nm, &old)) == 0) {
+		if ((rc = rk_bt__names_set(&nm, name, "")) == 0)
+			rc = rk_bt__names_write(s, &old, &nm);
+		if (rc < 0)
+			rc = rk__err_wrap(rc, "table %s is dropped", name);
+		rk_bt__names_free(&nm);
+	}
+	rk_bt__names_free(&old);
+	return rc;
 }
 
 /* The families of `name` as the store API shows them; a family without a
@@ -128,13 +192,14 @@ int rk_bt__get_families(rk__family **out, size_t *count, bt_store *s, const char
 	return 0;
 }
 
-/* Regions of one table from SampleRowKeys, appended to *a (n entries, cap). */
+/* Regions of table `table` (Bigtable id `id`) from SampleRowKeys, appended
+ * to *a (n entries, cap). */
 int rk_bt__table_regions(rk_region_info **a, size_t *n, size_t *cap, bt_store *s,
-                         const char *table)
+                         const char *table, const char *id)
 {
 	rk_bt_sample *sm;
 	size_t ns;
-	int rc = rk_bt__sample_row_keys(&sm, &ns, s->c, table);
+	int rc = rk_bt__sample_row_keys(&sm, &ns, s->c, id);
 	if (rc == RK_ENOTFOUND)
 		return rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->uri);
 	if (rc < 0)
@@ -196,38 +261,79 @@ nomem:
 	return rk__err(RK_ENOMEM, "out of memory listing the regions of %s", table);
 }
 
+/* A table as listed: the name it answers to, and its Bigtable id. */
+typedef struct bt_listed {
+	const char *name, *id;
+} bt_listed;
+
+static int listed_cmp(const void *a, const void *b)
+{
+	return strcmp(((const bt_listed *)a)->name, ((const bt_listed *)b)->name);
+}
+
+/* The instance's tables under the names they answer to, sorted by name:
+ * *out (free it; its strings are borrowed from *ids and *nm, which the
+ * caller frees with rk_bt__strv_free and rk_bt__names_free). */
+static int list_named(bt_listed **out, size_t *count, char ***ids, bt_names *nm, bt_store *s)
+{
+	size_t n;
+	int rc = rk_bt__table_list(ids, &n, s->c);
+	if (rc < 0)
+		return rk__err_wrap(rc, "%s", s->uri);
+	if ((rc = rk_bt__names_load(nm, s)) < 0) {
+		rk_bt__strv_free(*ids);
+		return rc;
+	}
+	bt_listed *v = calloc(n ? n : 1, sizeof *v);
+	if (!v) {
+		rk_bt__strv_free(*ids);
+		rk_bt__names_free(nm);
+		return rk__err(RK_ENOMEM, "out of memory listing tables");
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = rk_bt__names_of(nm, (*ids)[i]);
+		if (name && !rk_bt__is_meta((*ids)[i])) /* _rowkey_meta: rowkey's, not the user's */
+			v[k++] = (bt_listed){name, (*ids)[i]};
+	}
+	qsort(v, k, sizeof *v, listed_cmp);
+	*out = v;
+	*count = k;
+	return 0;
+}
+
 int rk_bt__table_list_op(rk_table_info **out, size_t *count, rk_store *st)
 {
 	bt_store *s = (bt_store *)st;
 	char **names;
+	bt_names nm;
+	bt_listed *ls;
 	size_t n;
-	int rc = rk_bt__table_list(&names, &n, s->c);
+	int rc = list_named(&ls, &n, &names, &nm, s);
 	if (rc < 0)
-		return rk__err_wrap(rc, "%s", s->uri);
+		return rc;
 	rk_table_info *a = calloc(n ? n : 1, sizeof *a);
 	if (!a) {
-		rk_bt__strv_free(names);
-		return rk__err(RK_ENOMEM, "out of memory listing tables");
+		rc = rk__err(RK_ENOMEM, "out of memory listing tables");
+		goto fail;
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		rk__family *f = NULL;
 		size_t nf = 0, nr = 0, cap = 0;
 		rk_region_info *ri = NULL;
-		if (rk_bt__is_meta(names[i]))
-			continue; /* rowkey's, not the user's */
-		rc = rk_bt__get_families(&f, &nf, s, names[i]);
+		rc = rk_bt__get_families(&f, &nf, s, ls[i].id);
 		if (rc == RK_ENOTFOUND)
 			continue; /* dropped meanwhile */
 		if (rc == 0)
-			rc = rk_bt__table_regions(&ri, &nr, &cap, s, names[i]);
+			rc = rk_bt__table_regions(&ri, &nr, &cap, s, ls[i].name, ls[i].id);
 		rk_region_info_free(ri, nr);
 		if (rc < 0) {
 			rk_store__families_free(f, nf);
 			goto fail;
 		}
 		rk_table_info *t = &a[k++];
-		t->name = strdup(names[i]);
+		t->name = strdup(ls[i].name);
 		t->families = calloc(nf ? nf : 1, sizeof *t->families);
 		t->nregions = nr;
 		if (!t->name || !t->families) {
@@ -247,12 +353,17 @@ int rk_bt__table_list_op(rk_table_info **out, size_t *count, rk_store *st)
 		}
 		rk_store__families_free(f, nf);
 	}
+	free(ls);
+	rk_bt__names_free(&nm);
 	rk_bt__strv_free(names);
 	*out = a;
 	*count = k;
 	return 0;
 fail:
-	rk_table_info_free(a, k);
+	if (a)
+		rk_table_info_free(a, k);
+	free(ls);
+	rk_bt__names_free(&nm);
 	rk_bt__strv_free(names);
 	return rc;
 }
@@ -264,7 +375,9 @@ int rk_bt__table_open_op(rk_table **out, rk_store *st, const char *name)
 	if (!t)
 		return rk__err(RK_ENOMEM, "table %s: out of memory", name);
 	size_t nf;
-	int rc = rk_bt__get_families(&t->fams, &nf, s, name);
+	int rc = rk_bt__resolve(t->id, s, name);
+	if (rc == 0 && (rc = rk_bt__get_families(&t->fams, &nf, s, t->id)) == RK_ENOTFOUND)
+		rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", name, s->uri);
 	if (rc < 0) {
 		free(t);
 		return rc;
@@ -322,19 +435,24 @@ int rk_bt__regions(rk_region_info **out, size_t *count, rk_store *st, const char
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	if (table) {
-		rc = rk_bt__table_regions(&a, &n, &cap, s, table);
+		char id[RK_MAX_TABLE_NAME_LEN + 1];
+		if ((rc = rk_bt__resolve(id, s, table)) == 0 &&
+		    (rc = rk_bt__table_regions(&a, &n, &cap, s, table, id)) == RK_ENOTFOUND)
+			rc = rk__err(RK_ENOTFOUND, "table %s does not exist in %s", table, s->uri);
 	} else {
 		char **names;
+		bt_names nm;
+		bt_listed *ls;
 		size_t nt;
-		if ((rc = rk_bt__table_list(&names, &nt, s->c)) < 0)
-			return rk__err_wrap(rc, "%s", s->uri);
+		if ((rc = list_named(&ls, &nt, &names, &nm, s)) < 0)
+			return rc;
 		for (size_t i = 0; i < nt && rc == 0; i++) {
-			if (rk_bt__is_meta(names[i]))
-				continue; /* as rk_bt__table_list_op */
-			rc = rk_bt__table_regions(&a, &n, &cap, s, names[i]);
+			rc = rk_bt__table_regions(&a, &n, &cap, s, ls[i].name, ls[i].id);
 			if (rc == RK_ENOTFOUND)
 				rc = 0; /* dropped meanwhile */
 		}
+		free(ls);
+		rk_bt__names_free(&nm);
 		rk_bt__strv_free(names);
 	}
 	if (rc < 0) {
@@ -398,7 +516,7 @@ int rk_bt__check(size_t *out, rk_store *st, void (*report)(const char *, void *)
 		size_t nf, nr = 0, cap = 0;
 		int r = rk_bt__get_families(&f, &nf, s, names[i]);
 		if (r == 0)
-			r = rk_bt__table_regions(&ri, &nr, &cap, s, names[i]);
+			r = rk_bt__table_regions(&ri, &nr, &cap, s, names[i], names[i]);
 		rk_store__families_free(f, nf);
 		rk_region_info_free(ri, nr);
 		if (r == RK_ENOTFOUND)
