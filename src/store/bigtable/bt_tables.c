@@ -5,7 +5,9 @@
  * only: Bigtable has none); regions from SampleRowKeys, and the maintenance
  * calls the service does itself (split, move, balance: refused). A table's
  * settings row (bt_settings.c) is made after it and removed after it; the
- * table holding those rows is left out of the listings.
+ * table holding those rows is left out of the listings. Tables are named
+ * by rowkey names resolved to Bigtable ids (bt_names.c): every call here
+ * resolves first, listings show each id under the name it answers to.
  */
 #include <limits.h>
 #include <stdio.h>
