@@ -505,8 +505,8 @@ int rk_key_bucket(const rk_encoder *e, const uint8_t *key, size_t len)
 	size_t pos = 0;
 	for (size_t k = 0; k < e->s->nparts; k++) {
 		const rk_part *p = &e->s->parts[k];
-		if (p->fixed < 0)
-			return -1;
+		if (p->fixed < 0 || p->kind == P_VAL)
+			return -1; /* a bucket after a field spreads its prefix: not the key's bucket */
 		if ((size_t)p->fixed > len - pos)
 			return rk__err(RK_ECORRUPT, "key of %zu bytes is shorter than its prefix", len);
 		if (p->kind == P_PSALT) {

@@ -136,9 +136,10 @@ void rk_schema__render(char **b, size_t *l, size_t *c, const rk_schema *s, const
 
 /* ---- describe ---- */
 
+/* What spreads the key's prefix, before its first field, or NULL. */
 static const char *spread_words(const rk_schema *s)
 {
-	for (size_t i = 0; i < s->nparts; i++) {
+	for (size_t i = 0; i < s->nparts && s->parts[i].kind != P_VAL; i++) {
 		switch (s->parts[i].kind) {
 		case P_PSALT: return "Phoenix salt byte";
 		case P_SALT: return s->parts[i].salt == SALT_RANDOM ? "random salt" : "round-robin salt";
@@ -146,6 +147,18 @@ static const char *spread_words(const rk_schema *s)
 		case P_HASH: case P_HEX: case P_SLICE: return "hash prefix";
 		default: break;
 		}
+	}
+	return NULL;
+}
+
+/* A bucket after fields: it spreads each of their prefixes, or NULL. */
+static const rk_part *inner_bucket(const rk_schema *s)
+{
+	int field = 0;
+	for (size_t i = 0; i < s->nparts; i++) {
+		field |= s->parts[i].kind == P_VAL;
+		if (field && s->parts[i].kind == P_BUCKET)
+			return &s->parts[i];
 	}
 	return NULL;
 }
@@ -232,10 +245,18 @@ int rk_schema_describe(char **out, const rk_schema *s)
 	else if (spread)
 		cat(&b, &l, &c, "reads       range reads over the hashed fields are full scans (%s, %u bytes)\n",
 		    spread, in->prefix_len);
-	else
+	const rk_part *ib = inner_bucket(s);
+	if (!ib && in->buckets <= 1 && !spread)
 		cat(&b, &l, &c, "reads       no fan-out: ranges over leading fields are single scans\n");
+	if (ib)
+		cat(&b, &l, &c, "reads       a range under the fields before bucket(%u, ...) fans out over its %u "
+		                "buckets: ordered reads need %s %u-way merge\n",
+		    ib->n, ib->n, rk__article(ib->n), ib->n);
 	if (spread) {
 		cat(&b, &l, &c, "writes      spread by the prefix\n");
+	} else if (ib) {
+		cat(&b, &l, &c, "writes      each value of the fields before bucket(%u, ...) spread over %u "
+		                "sub-ranges (a hot tenant or device over %u regions)\n", ib->n, ib->n, ib->n);
 	} else {
 		const char *lead = NULL;
 		for (size_t i = 0; i < s->nparts && !lead; i++)

@@ -147,9 +147,13 @@ static int check_top_level(parser *ps, const rk_schema *s, const rk_part *parts,
 			if (spread++)
 				return rk__err(RK_EINVALID, "%s:%d:%d: a key has at most one salt or bucket part",
 				               ps->name, p->line, p->col);
-			if (seen_field)
-				return rk__err(RK_EINVALID, "%s:%d:%d: a salt or bucket part must come before the key's fields "
-				               "(it decides where a row lands)", ps->name, p->line, p->col);
+			/* a salt leads (it decides where a row lands and a Phoenix salt hashes
+			   the whole key); a bucket may follow fields: it spreads the rows of one
+			   prefix (a hot tenant's) over N sub-ranges, read back one range each */
+			if (seen_field && p->kind != P_BUCKET)
+				return rk__err(RK_EINVALID, "%s:%d:%d: a salt part must come before the key's fields "
+				               "(it decides where a row lands); a bucket() may follow them",
+				               ps->name, p->line, p->col);
 		}
 		if (p->kind != P_VAL)
 			continue;
@@ -218,7 +222,7 @@ void rk_schema__compute_info(rk_schema *s)
 	in->point_get_mask = rk_schema__fields_used(s->parts, s->nparts);
 	in->buckets = 1;
 	in->deterministic = 1;
-	int unbounded = 0;
+	int unbounded = 0, seen_field = 0;
 	for (size_t i = 0; i < s->nparts; i++) {
 		const rk_part *p = &s->parts[i];
 		if (p->fixed >= 0) {
@@ -231,8 +235,12 @@ void rk_schema__compute_info(rk_schema *s)
 		if (p->kind == P_VAL && (p->vop == V_FIELD || p->vop == V_RTS || p->vop == V_REVERSE ||
 		                         p->vop == V_REVLABELS || p->vop == V_REVNUM))
 			in->decodable_mask |= 1ULL << p->field;
-		if ((p->kind == P_BUCKET || p->kind == P_SALT || p->kind == P_PSALT) && in->buckets == 1)
+		/* the table's buckets are a leading spread part's: one after fields
+		   spreads inside a prefix, and the table splits anywhere */
+		if ((p->kind == P_BUCKET || p->kind == P_SALT || p->kind == P_PSALT) && in->buckets == 1 &&
+		    !seen_field)
 			in->buckets = p->n;
+		seen_field |= p->kind == P_VAL;
 		if (p->kind == P_SALT)
 			in->deterministic = 0;
 	}

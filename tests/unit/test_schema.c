@@ -85,7 +85,7 @@ static void test_parse_errors(void **state)
 	expect_error("", NULL, "no 'key' line");
 	expect_error("fields a:str\nkey md5(md5(md5(md5(a)[0:1])[0:1])[0:1])[0:1] a", NULL, "nested deeper than 4");
 	expect_error("fields a:str\nkey roundrobin(4) roundrobin(3) a", "t.rk:2:19", "at most one salt or bucket");
-	expect_error("fields a:str\nkey a \":\" bucket(4, md5(a))", "t.rk:2:11", "must come before the key's fields");
+	expect_error("fields a:str, b:u64\nkey a \":\" random(4) u64(b)", "t.rk:2:11", "a salt part must come before the key's fields");
 	/* parts that fail half-parsed are freed (ASan checks) */
 	expect_error("fields a:str\nkey md5(a):desc", NULL, "desc needs");
 	expect_error("fields a:str\nkey bucket(4, md5(a), hex) a", NULL, "expected a bucket form");
