@@ -85,6 +85,72 @@ static int fork_buckets(planner *pl, const rk_part *p)
 	return 0;
 }
 
+#define TIME_BUCKETS_MAX 64 /* windows a bounded time range is read one range each */
+
+/* A time bucket whose field a bounded range binds (tbucket(ts, 3600000)
+ * under ts >= a AND ts < b): the windows it spans are few and known, so each
+ * key prefix forks once per window and the parts after it (a host bound by
+ * =) still narrow each one: OpenTSDB's row per metric, hour and tags read as
+ * one range an hour. 0: not done (unbounded, too many windows, or over the
+ * plan's bound), and the walk stops on the part as before. */
+static int fork_time_buckets(planner *pl, const rk_part *p, int *done)
+{
+	const fcons *f = &pl->fc[p->field];
+	int sgn = rk_type__is_signed(pl->s->ftype[p->field]);
+	*done = 0;
+	if (p->kind != P_VAL || p->vop != V_TBUCKET || f->eq || !f->lo || !f->hi || p->varg <= 0)
+		return 0;
+	/* worth it only when a part after it is bound too: else one range over
+	   the windows reads the same rows with fewer seeks */
+	int narrows = 0;
+	for (const rk_part *q = p + 1; q < pl->s->parts + pl->s->nparts && !narrows; q++) {
+		uint64_t used = rk_schema__fields_used(q, 1);
+		narrows = q->kind == P_VAL && used && (used & ~pl->eqmask) == 0;
+	}
+	if (!narrows)
+		return 0;
+	int64_t W = p->varg, lo = sgn ? f->lo->v.i : (int64_t)f->lo->v.u,
+	        hi = sgn ? f->hi->v.i : (int64_t)f->hi->v.u;
+	if (!sgn && (f->lo->v.u > INT64_MAX || f->hi->v.u > INT64_MAX))
+		return 0;
+	if (!f->hi_incl) {
+		if (hi == INT64_MIN)
+			return 0;
+		hi--;
+	}
+	if (hi < lo)
+		return 0;
+	int64_t blo = lo - ((lo % W) + W) % W, bhi = hi - ((hi % W) + W) % W;
+	uint64_t n = ((uint64_t)bhi - (uint64_t)blo) / (uint64_t)W + 1;
+	if (n > TIME_BUCKETS_MAX || pl->nst * n > pl->max)
+		return 0;
+	size_t old = pl->nst;
+	int rc = rk_plan__states_fork(pl, (size_t)n);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < old; i++)
+		for (uint64_t b = 0; b < n; b++) {
+			state *st = &pl->st[i * n + b];
+			rk_plan__state_values(pl, st);
+			pl->vals[p->field].present = 1;
+			if (sgn)
+				pl->vals[p->field].v.i = blo + (int64_t)b * W;
+			else
+				pl->vals[p->field].v.u = (uint64_t)blo + b * (uint64_t)W;
+			rk_wbuf w = {st->bytes, st->len, pl->s->max_key_len};
+			size_t at = st->len;
+			if ((rc = rk_key__encode_part(pl->enc, &w, p, pl->vals)) < 0 ||
+			    (rc = rk_plan__append_logical(st, st->bytes + at, w.len - at)) < 0)
+				return rc;
+			st->len = w.len;
+		}
+	char pw[256];
+	rk_plan__say(pl, "%s spans %llu window%s of the range: one range each. ",
+	    rk_plan__part_words(pl->s, p, pw, sizeof pw), (unsigned long long)n, n == 1 ? "" : "s");
+	*done = 1;
+	return 0;
+}
+
 /* A part whose inputs are all bound by = / IN: each key prefix extended
  * once per value combination. Past the bound, the walk stops before it. */
 static int bind_part(planner *pl, const rk_part *p, uint64_t used, int *stop)
@@ -140,6 +206,11 @@ static int walk(planner *pl)
 				return rc;
 			continue;
 		}
+		int forked = 0;
+		if ((rc = fork_time_buckets(pl, p, &forked)) < 0)
+			return rc;
+		if (forked)
+			continue;
 		if ((used & ~pl->eqmask) == 0) { /* every input bound by = / IN */
 			int stop = 0;
 			if ((rc = bind_part(pl, p, used, &stop)) < 0)

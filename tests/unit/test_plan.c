@@ -188,6 +188,59 @@ static void test_buckets_fan_out(void **state)
 	fx_free(&f);
 }
 
+/* A bucket after a field spreads each of its values: a query binding the
+ * field reads one range per bucket under its prefix, merged; one binding the
+ * hashed field too computes the bucket. The table is not salted by it. */
+static void test_inner_bucket(void **state)
+{
+	(void)state;
+	fx f;
+	rk_schema_info info;
+	const char *S = "fields t:u32, ts:ts, id:u64; key u32(t) bucket(4, xxh3(id)) i64(ts) u64(id)";
+	plan_of(&f, S, "t = 5 AND ts >= 100 AND ts < 200");
+	assert_int_equal(f.plan->nranges, 4);
+	assert_int_equal(f.plan->merge, 1);
+	assert_int_equal(f.plan->residual, 0);
+	expect_range(f.plan, 2, "00000005" "02" "8000000000000064", "00000005" "02" "80000000000000c8");
+	rk_schema_get_info(&info, f.s);
+	assert_int_equal(info.buckets, 1);
+	assert_int_equal(info.prefix_len, 0);
+	fx_free(&f);
+
+	plan_of(&f, S, "t = 5 AND id = 9 AND ts >= 100 AND ts < 200");
+	assert_int_equal(f.plan->nranges, 1);
+	assert_int_equal(f.plan->merge, 0);
+	fx_free(&f);
+}
+
+/* A time bucket under a bounded time range, with a field bound after it:
+ * one range a window, each narrowed by that field (OpenTSDB's metric, hour,
+ * tags); without such a field, or over too many windows, one range. */
+static void test_time_bucket_windows(void **state)
+{
+	(void)state;
+	fx f;
+	const char *S = "fields m:u32, ts:i64, h:u32; key u32(m) i64(tbucket(ts, 100)) u32(h) i64(ts)";
+	plan_of(&f, S, "m = 1 AND h = 2 AND ts >= 150 AND ts < 350");
+	assert_int_equal(f.plan->nranges, 3);
+	assert_int_equal(f.plan->residual, 0);
+	assert_int_equal(f.plan->merge, 0);
+	expect_range(f.plan, 0, "00000001" "8000000000000064" "00000002" "8000000000000096",
+	             "00000001" "8000000000000064" "00000002" "800000000000015e");
+	expect_range(f.plan, 2, "00000001" "800000000000012c" "00000002" "8000000000000096",
+	             "00000001" "800000000000012c" "00000002" "800000000000015e");
+	fx_free(&f);
+
+	plan_of(&f, S, "m = 1 AND ts >= 150 AND ts < 350");
+	assert_int_equal(f.plan->nranges, 1);
+	fx_free(&f);
+
+	plan_of(&f, S, "m = 1 AND h = 2 AND ts >= 0 AND ts < 100000");
+	assert_int_equal(f.plan->nranges, 1);
+	assert_int_equal(f.plan->residual, 1);
+	fx_free(&f);
+}
+
 static void test_full_scan_said_plainly(void **state)
 {
 	(void)state;
@@ -439,6 +492,8 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_in_lists_bounded),
 		cmocka_unit_test(test_logical_order),
+		cmocka_unit_test(test_inner_bucket),
+		cmocka_unit_test(test_time_bucket_windows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
