@@ -213,6 +213,168 @@ static size_t base_of(const gen *g, const rk__qshape *q, size_t *fs, size_t *neq
 	return n;
 }
 
+/* The key fs with a bucket over hashed (m fields) right after its first
+ * neq fields: each value of those spread over S sub-ranges. */
+static void add_inner(gen *g, const size_t *fs, size_t n, size_t neq, const size_t *hashed,
+                      size_t m, int shape, const char *why)
+{
+	char key[1200] = "", hs[128], head[128], tail[256], label[600];
+	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
+	names(hs, sizeof hs, g->d, hashed, m, ", ", -1);
+	for (size_t j = 0; j < n; j++) {
+		if (j == neq) {
+			size_t o = strlen(key);
+			snprintf(key + o, sizeof key - o, " bucket(%u, xxh3(%s))", S, hs);
+		}
+		if ((int)fs[j] == g->desc)
+			put_field_desc(key, sizeof key, g->d, fs[j]);
+		else
+			put_field(key, sizeof key, g->d, fs[j]);
+	}
+	names(head, sizeof head, g->d, fs, neq, " + ", g->desc);
+	names(tail, sizeof tail, g->d, fs + neq, n - neq, " + ", g->desc);
+	snprintf(label, sizeof label, "%s + hash(%s) %u buckets + %s%s", head, hs, S, tail, why);
+	add(g, label, key, shape, "inner");
+}
+
+/* A bucket after the equality fields (a hot tenant's or device's writes
+ * spread inside its prefix, where a salt in front would spread every
+ * query's reads over all the table's regions): over the identifying fields
+ * the equalities leave out, and over each of them alone (a query that also
+ * binds it computes its bucket: one range). */
+static void inner_buckets(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
+{
+	size_t rest[8], m = 0;
+	if (!neq || n <= neq)
+		return;
+	for (size_t j = 0; j < g->out->nident && m < 8; j++)
+		if (!has(fs, neq, g->out->ident[j]) && !g->d->col[g->out->ident[j]].seq)
+			rest[m++] = g->out->ident[j];
+	if (m)
+		add_inner(g, fs, n, neq, rest, m, shape, why);
+	for (size_t j = 0; m > 1 && j < m; j++)
+		add_inner(g, fs, n, neq, rest + j, 1, shape, why);
+	/* a field another shape binds by equality (service = ? AND host = ?
+	 * beside service = ?): hashed after this shape's equalities and kept
+	 * after its range, so that shape computes its bucket */
+	const rk__qset *qs = &g->src->q;
+	const rk__qshape *q = shape >= 0 && (size_t)shape < qs->n ? &qs->q[shape] : NULL;
+	uint64_t others = 0;
+	for (size_t k = 0; q && k < qs->n; k++)
+		others |= (size_t)shape == k ? 0 : qs->q[k].eq_mask;
+	for (size_t f = 0; q && f < g->d->nf && n < 63; f++) {
+		if (!(others >> f & 1) || has(fs, neq, f))
+			continue;
+		size_t alt[64], a = neq, tail[64], t = 0, k = 0;
+		for (size_t j = neq; j < n; j++)
+			if (fs[j] != f)
+				tail[t++] = fs[j];
+		while (k < t && ((q->range_mask >> tail[k] & 1) || (int)tail[k] == q->order_field))
+			k++;
+		memcpy(alt, fs, neq * sizeof *fs);
+		memcpy(alt + a, tail, k * sizeof *tail);
+		a += k;
+		alt[a++] = f;
+		memcpy(alt + a, tail + k, (t - k) * sizeof *tail);
+		a += t - k;
+		add_inner(g, alt, a, neq, &f, 1, shape, why);
+	}
+}
+
+/* "1h", "10min": a window W in a time field's units, in words. */
+static void dur_words(char *out, size_t cap, int64_t W, rk__tunit tu)
+{
+	static const double unit_ms[] = {0, 1000, 1, 1e-3, 1e-6};
+	double ms = (double)W * unit_ms[tu];
+	if (ms >= 86400000)
+		snprintf(out, cap, "%.0fd", ms / 86400000);
+	else if (ms >= 3600000)
+		snprintf(out, cap, "%.0fh", ms / 3600000);
+	else if (ms >= 60000)
+		snprintf(out, cap, "%.0fmin", ms / 60000);
+	else
+		snprintf(out, cap, "%.0fs", ms / 1000);
+}
+
+/* The window of a time bucket for time field t, in its own units: the
+ * largest of 1 s, 10 s, 1 min, 10 min, 1 h and 1 day that is at most a tenth
+ * of the data's span (a range over a tenth of the history then spans a few
+ * windows), or 0 when t is no epoch number. */
+static int64_t window_of(const gen *g, size_t t)
+{
+	static const double unit_ms[] = {0, 1000, 1, 1e-3, 1e-6};
+	static const double windows_ms[] = {86400000, 3600000, 600000, 60000, 10000, 1000};
+	const rk__column *c = &g->d->col[t];
+	if (c->tu < RK__TU_S || c->tu > RK__TU_NS || !(c->st.max > c->st.min))
+		return 0;
+	double span_ms = (c->st.max - c->st.min) * unit_ms[c->tu], w = 1000;
+	for (size_t i = 0; i < sizeof windows_ms / sizeof *windows_ms; i++)
+		if (windows_ms[i] <= span_ms / 10) {
+			w = windows_ms[i];
+			break;
+		}
+	return (int64_t)(w / unit_ms[c->tu]);
+}
+
+/* A time bucket between a shape's equalities and the fields another shape
+ * binds too (metric = ? AND ts range beside metric = ? AND host = ? AND ts
+ * range: metric + tbucket(ts) + host + ts, OpenTSDB's row key): the first
+ * reads one range over the windows, the second one range a window, each
+ * narrowed by the host. */
+static void time_windows(gen *g, int shape)
+{
+	const rk__qset *qs = &g->src->q;
+	const rk__qshape *q = &qs->q[shape];
+	size_t fs[64], n, neq, t = 64;
+	n = base_of(g, q, fs, &neq);
+	for (size_t f = 0; f < g->d->nf; f++)
+		if ((q->range_mask >> f & 1) && g->d->col[f].tu)
+			t = f;
+	int64_t W = t < 64 ? window_of(g, t) : 0;
+	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
+	if (!neq || !W)
+		return;
+	for (size_t k = 0; k < qs->n; k++) {
+		uint64_t more = qs->q[k].eq_mask & ~q->eq_mask;
+		if ((int)k == shape || !more || (qs->q[k].eq_mask & q->eq_mask) != q->eq_mask ||
+		    !(qs->q[k].range_mask >> t & 1))
+			continue;
+		char key[1200] = "", label[400], eqs[128], ms[128], lbl_w[32];
+		size_t alt[64], a = 0, m = 0, mf[64];
+		for (size_t j = 0; j < neq; j++)
+			put_field(key, sizeof key, g->d, fs[j]);
+		size_t o = strlen(key);
+		snprintf(key + o, sizeof key - o, " i64(tbucket(%s, %lld))", g->d->col[t].name, (long long)W);
+		for (size_t f = 0; f < g->d->nf; f++)
+			if (more >> f & 1) {
+				put_field(key, sizeof key, g->d, f);
+				mf[m++] = f;
+			}
+		for (size_t j = neq; j < n; j++)
+			if (!(more >> fs[j] & 1))
+				alt[a++] = fs[j];
+		for (size_t j = 0; j < a; j++)
+			put_field(key, sizeof key, g->d, alt[j]);
+		names(eqs, sizeof eqs, g->d, fs, neq, " + ", -1);
+		names(ms, sizeof ms, g->d, mf, m, " + ", -1);
+		dur_words(lbl_w, sizeof lbl_w, W, g->d->col[t].tu);
+		snprintf(label, sizeof label, "%s + tbucket(%s, %s) + %s + %s", eqs, g->d->col[t].name,
+		         lbl_w, ms, g->d->col[t].name);
+		add(g, label, key, shape, "windows");
+		/* and salted by the fields the narrower shape binds: it computes its
+		   bucket, the wider one reads every bucket's windows */
+		char key2[1400], label2[600], all[128];
+		size_t both[64], nb = 0;
+		for (size_t f = 0; f < g->d->nf; f++)
+			if (qs->q[k].eq_mask >> f & 1)
+				both[nb++] = f;
+		names(all, sizeof all, g->d, both, nb, ", ", -1);
+		snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, all, key);
+		snprintf(label2, sizeof label2, "hash(%s) %u buckets + %s", all, S, label);
+		add(g, label2, key2, shape, "windows");
+	}
+}
+
 /* The plain key, its equality fields hashed in front, and salted by the
  * identifying fields. */
 static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
@@ -246,6 +408,7 @@ static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, 
 	snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, ids, key);
 	snprintf(label, sizeof label, "salt(%s) %u buckets + %s%s", ids, S, all, why);
 	add(g, label, key2, shape, "salted");
+	inner_buckets(g, fs, n, neq, shape, why);
 }
 
 /* The other orders of the shape's first equality fields (up to three): the
@@ -359,6 +522,8 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 		n = base_of(&g, &src->q.q[s], fs, &neq);
 		g.desc = desc_of(&src->q.q[s]);
 		other_orders(&g, fs, n, neq, (int)s);
+		g.desc = -1;
+		time_windows(&g, (int)s);
 	}
 	return 0;
 }

@@ -40,19 +40,52 @@ static size_t lower(uint8_t *const *keys, const size_t *kl, size_t n, const uint
 	return lo;
 }
 
-/* The regions a range touches in the final map. */
-static size_t regions_of(const rk__tmeta *t, const rk_key_range *r, int get)
+/* The first and last region a range touches in the final map. */
+static void regions_of(const rk__tmeta *t, const rk_key_range *r, int get, size_t *i0, size_t *i1)
 {
-	size_t i0 = rk_meta__lookup_index(t, r->start, r->start_len);
+	*i0 = *i1 = rk_meta__lookup_index(t, r->start, r->start_len);
 	if (get)
-		return 1;
-	if (!r->stop_len)
-		return t->nregions - i0;
-	size_t i1 = rk_meta__lookup_index(t, r->stop, r->stop_len);
-	if (i1 > i0 && !rk_meta__row_cmp(t->regions[i1]->start, t->regions[i1]->start_len, r->stop,
-	                                r->stop_len))
-		i1--; /* an exclusive stop at a region's first row does not reach into it */
-	return i1 - i0 + 1;
+		return;
+	if (!r->stop_len) {
+		*i1 = t->nregions - 1;
+		return;
+	}
+	*i1 = rk_meta__lookup_index(t, r->stop, r->stop_len);
+	if (*i1 > *i0 && !rk_meta__row_cmp(t->regions[*i1]->start, t->regions[*i1]->start_len, r->stop,
+	                                  r->stop_len))
+		(*i1)--; /* an exclusive stop at a region's first row does not reach into it */
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The distinct regions a plan's ranges touch: the servers a query asks
+ * (16 adjacent ranges of one small tenant are one region, a salt's 16 are
+ * 16). */
+static double plan_regions(const rk__tmeta *t, const rk_plan *plan, int get)
+{
+	size_t *iv = malloc(2 * (plan->nranges ? plan->nranges : 1) * sizeof *iv), n = 0, last = 0;
+	double regions = 0;
+	if (!iv) /* out of memory: every range its own regions, as an upper bound */
+		return (double)plan->nranges;
+	for (size_t j = 0; j < plan->nranges; j++)
+		regions_of(t, &plan->ranges[j], get, &iv[2 * j], &iv[2 * j + 1]);
+	qsort(iv, plan->nranges, 2 * sizeof *iv, by_first);
+	for (size_t j = 0; j < plan->nranges; j++) {
+		size_t a = iv[2 * j], b = iv[2 * j + 1];
+		if (n && a <= last)
+			a = last + 1;
+		if (a <= b)
+			regions += (double)(b - a + 1);
+		if (!n || b > last)
+			last = b;
+		n = 1;
+	}
+	free(iv);
+	return regions;
 }
 
 typedef struct tally {
@@ -117,9 +150,9 @@ static void one_plan(tally *t, const rk__qsample *q, const rk__price_in *in)
 		double inside = 0;
 		t->gets += get;
 		t->ranges += (double)plan->nranges;
+		t->regions += plan_regions(in->map, plan, get);
 		for (size_t j = 0; j < plan->nranges; j++) {
 			const rk_key_range *r = &plan->ranges[j];
-			t->regions += (double)regions_of(in->map, r, get);
 			if (plan->residual && !get && in->nkeys) {
 				size_t a = lower(in->keys, in->key_len, in->nkeys, r->start, r->start_len);
 				size_t b = r->stop_len ? lower(in->keys, in->key_len, in->nkeys, r->stop, r->stop_len)

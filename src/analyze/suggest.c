@@ -174,6 +174,14 @@ static double read_score(rk_analysis *const *t, size_t k, uint64_t *serves)
 
 /* ---- proposals ---- */
 
+/* The N of the candidate's bucket(N, ...) part, or 0. */
+static unsigned bucket_n(const char *key)
+{
+	const char *b = strstr(key, "bucket(");
+	unsigned n = 0;
+	return b && sscanf(b, "bucket(%u", &n) == 1 ? n : 0;
+}
+
 static char *trade_of(const rk__cand *c, const rk__candidates *cs, const rk_analysis *a)
 {
 	const rk_report *r = rk_analysis_report(a);
@@ -190,6 +198,14 @@ static char *trade_of(const rk__cand *c, const rk__candidates *cs, const rk_anal
 		                      "salting by the identifying fields spreads every write over %u "
 		                      "buckets; every query reads %u ranges, merged to keep order",
 		                      a->info.buckets, a->info.buckets);
+	else if (!strcmp(c->variant, "inner"))
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "a hash after the equality fields spreads each of their values "
+		                      "over %u sub-ranges (a hot value's writes over as many regions); "
+		                      "a query that binds only them reads %u adjacent ranges merged (one "
+		                      "region for a small value), one that binds the hashed fields too "
+		                      "reads one",
+		                      bucket_n(c->key), bucket_n(c->key));
 	else if (!strcmp(c->variant, "promoted"))
 		o += (size_t)snprintf(buf + o, sizeof buf - o,
 		                      "a well-spread field in front keeps the rising field off one "
@@ -228,7 +244,23 @@ static int single(rk_suggestion *s, result *r, const rk__cand *c, const rk__cand
 	return s->table[0].label && s->trade ? 0 : rk__err(RK_ENOMEM, "out of memory");
 }
 
-/* Best score first; at a tie the shorter key (no prefix that buys nothing). */
+/* Regions a read visits, the shapes' weighted mean in the first table:
+ * the servers a query asks (16 adjacent ranges of one small tenant are one
+ * region; a salt's 16 are 16). */
+static double regions_read(const rk_suggestion *s)
+{
+	const rk_report *r = rk_analysis_report(s->table[0].analysis);
+	double sum = 0, wsum = 0;
+	for (size_t q = 0; q < r->nqueries; q++) {
+		double w = r->queries[q].weight > 0 ? r->queries[q].weight : 1;
+		sum += w * r->queries[q].regions;
+		wsum += w;
+	}
+	return wsum > 0 ? sum / wsum : 0;
+}
+
+/* Best score first; at a tie the fewer regions a read visits, then the
+ * shorter key (no prefix that buys nothing). */
 static int cmp_score(const void *a, const void *b)
 {
 	const rk_suggestion *x = a, *y = b;
@@ -236,6 +268,9 @@ static int cmp_score(const void *a, const void *b)
 	       ky = rk_analysis_report(y->table[0].analysis)->key_mean;
 	if (x->score != y->score)
 		return x->score < y->score ? 1 : -1;
+	double rx = regions_read(x), ry = regions_read(y);
+	if (fabs(rx - ry) >= 1) /* a whole region more a read: a server more to ask */
+		return rx < ry ? -1 : 1;
 	if (x->ntables != y->ntables)
 		return x->ntables < y->ntables ? -1 : 1;
 	if (kx != ky)
