@@ -3,29 +3,59 @@
 #   rowkey-store     the table API and the embedded store          rowkey-key, LevelDB, RE2
 #   rowkey-bigtable  the store API on Cloud Bigtable (gRPC)        rowkey-store, gRPC, protobuf-c
 #   rowkey-analyze   workloads, the simulator, reports, heatmaps   rowkey-store, cairo
-# rk_add_part(NAME SOURCES ... DEPS ... [PUBLIC_PARTS ...]) builds part NAME once
-# as position-independent objects, then as librowkey-NAME.a (target rk_NAME_static)
-# and librowkey-NAME.so.VERSION with SONAME librowkey-NAME.so.MAJOR (target
-# rk_NAME_shared), and installs both. A shared library exports the public API
-# (the rk_ functions declared in include/rowkey/) and the few internal names
-# another part calls (cmake/rowkey-internal.list), nothing else: the version
-# script rk_export_map writes. rk_export_map must run before the first part.
+# rk_add_part(NAME SOURCES ... [SHARED_INTERNALS ...] DEPS ... [PUBLIC_PARTS ...])
+# builds part NAME once as position-independent objects, then as
+# librowkey-NAME.a (target rk_NAME_static) and librowkey-NAME.so.VERSION with
+# SONAME librowkey-NAME.so.MAJOR (target rk_NAME_shared), and installs both.
 # DEPS are the external libraries (imported targets), linked privately; the
 # parts below it in PUBLIC_PARTS (without the rk_ prefix) publicly, since their
 # headers are part of this one's API. pkg-config files: pkgconfig/*.pc.in.
+#
+# What a shared library exports: the public API (the rk_ functions declared
+# in include/rowkey/) and nothing else, no rk_x__ internal name (the version
+# script rk_export_map writes; tests/package/exports.sh checks it). Parts
+# still share internal code, in one of two ways:
+# - Stateless helpers (string builders, sizes and rates, date formats, the
+#   records reader, the store's meta, split, balance, GC-rule and family
+#   code...) are the SHARED_INTERNALS of the part they live in: a subset of
+#   its SOURCES, compiled once into an archive rk_NAME_internals (not
+#   installed). The part's own libraries hold them as ever; the shared
+#   library of every part above links that archive, so it carries a hidden
+#   copy of just the members it calls. Copies are safe because these files
+#   hold no state: exports.sh fails when an archive member has writable data
+#   (.data, .bss, thread-local) or defines a name that is not rk_x__.
+#   The static libraries hold each file once, in its own part.
+# - State has one home and a public API: the calling thread's error message
+#   lives in rowkey-key (src/key/error.c) and every part sets it through
+#   rk_error_set/rk_error_wrap (key.h; rk__err is their internal spelling);
+#   the store-name registry lives in rowkey-store (src/store/backends.c) and
+#   the Bigtable part registers through rk_store_register (store.h), as any
+#   program may.
+# Copies and the code they meet are of one release: each .pc file requires
+# the part below at exactly its own version (Requires: rowkey-key = VERSION).
+# A new internal function one part calls in a part below: put its file in the
+# lower part's SHARED_INTERNALS list (RK_KEY_SHARED, RK_STORE_SHARED in
+# CMakeLists.txt). A member may call public functions and the rk_x__ of other
+# members of its own or a lower archive; split the file first if it also
+# holds state, defines public functions, or calls code that drags in much
+# else (the link of the part above names what is missing: --no-undefined).
+# If what it needs is state (a registry, a cache, a counter), it needs a
+# public function of the part that owns the state instead, declared in
+# include/rowkey/. Only the four parts' shared libraries are concerned: the
+# command, serve and the tests link the static libraries.
+# rk_export_map must run before the first part.
 
 set(RK_PARTS)
 set(RK_EXPORT_MAP ${PROJECT_BINARY_DIR}/rowkey.map)
 
 # The version script of every part, written at configure time (and again when
-# a public header or the list changes): the rk_ functions the preprocessed
-# public headers declare, exactly (a glob such as rk_* would take the rk_x__
-# internals too), then the internal list; everything else is local. A name
-# one part lists but another defines is ignored by the linker.
+# a public header changes): the rk_ functions the preprocessed public headers
+# declare, exactly (a glob such as rk_* would take the rk_x__ internals too);
+# everything else is local. A name one part lists but another defines is
+# ignored by the linker.
 function(rk_export_map)
   file(GLOB headers ${PROJECT_SOURCE_DIR}/include/rowkey/*.h)
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-               ${headers} ${PROJECT_SOURCE_DIR}/cmake/rowkey-internal.list)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${headers})
   execute_process(
     COMMAND ${CMAKE_C_COMPILER} -E -P -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include
             ${PROJECT_SOURCE_DIR}/include/rowkey/rowkey.h
@@ -47,15 +77,10 @@ function(rk_export_map)
   if(count LESS 50)
     message(FATAL_ERROR "only ${count} public functions found in include/rowkey/: the export list is wrong")
   endif()
-  file(STRINGS ${PROJECT_SOURCE_DIR}/cmake/rowkey-internal.list internal REGEX "^rk_")
   set(text "/* Generated by cmake/parts.cmake (rk_export_map): what rowkey's shared\n")
-  string(APPEND text "   libraries export. Edit include/rowkey/ or cmake/rowkey-internal.list. */\n")
+  string(APPEND text "   libraries export: the public API of include/rowkey/. */\n")
   string(APPEND text "{\n  global:\n    /* the public API */\n")
   foreach(n ${names})
-    string(APPEND text "    ${n};\n")
-  endforeach()
-  string(APPEND text "    /* internal names another part calls */\n")
-  foreach(n ${internal})
     string(APPEND text "    ${n};\n")
   endforeach()
   string(APPEND text "  local: *;\n};\n")
@@ -77,22 +102,57 @@ foreach(d LIBDIR INCLUDEDIR)
   endif()
 endforeach()
 function(rk_add_part name)
-  cmake_parse_arguments(P "" "" "SOURCES;DEPS;PUBLIC_PARTS" ${ARGN})
-  add_library(rk_${name}_obj OBJECT ${P_SOURCES})
-  target_include_directories(rk_${name}_obj PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
-    PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  # the objects compile against the external headers (cairo.h, grpc/...)
-  target_link_libraries(rk_${name}_obj PRIVATE ${P_DEPS})
+  cmake_parse_arguments(P "" "" "SOURCES;SHARED_INTERNALS;DEPS;PUBLIC_PARTS" ${ARGN})
+  list(REMOVE_ITEM P_SOURCES ${P_SHARED_INTERNALS})
+  set(objs)
+  foreach(set obj int)
+    if(set STREQUAL obj)
+      set(srcs ${P_SOURCES})
+    else()
+      set(srcs ${P_SHARED_INTERNALS})
+    endif()
+    if(NOT srcs)
+      continue()
+    endif()
+    add_library(rk_${name}_${set} OBJECT ${srcs})
+    target_include_directories(rk_${name}_${set} PUBLIC
+      $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+      $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+      PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    # the objects compile against the external headers (cairo.h, grpc/...)
+    target_link_libraries(rk_${name}_${set} PRIVATE ${P_DEPS})
+    list(APPEND objs $<TARGET_OBJECTS:rk_${name}_${set}>)
+  endforeach()
+  # the parts below this one, nearest first (each archive before the ones
+  # its members call into)
+  set(below)
+  foreach(p ${P_PUBLIC_PARTS})
+    list(APPEND below ${p} ${RK_PARTS_BELOW_${p}})
+  endforeach()
+  list(REMOVE_DUPLICATES below)
+  set(RK_PARTS_BELOW_${name} ${below} PARENT_SCOPE)
+  if(P_SHARED_INTERNALS)
+    add_library(rk_${name}_internals STATIC $<TARGET_OBJECTS:rk_${name}_int>)
+    set_target_properties(rk_${name}_internals PROPERTIES OUTPUT_NAME rowkey-${name}-internals)
+    # what its members call (fmod, XXH64...) comes with them
+    target_link_libraries(rk_${name}_internals PUBLIC ${P_DEPS})
+  endif()
   foreach(kind static shared)
     string(TOUPPER ${kind} KIND)
     set(t rk_${name}_${kind})
-    add_library(${t} ${KIND} $<TARGET_OBJECTS:rk_${name}_obj>)
+    add_library(${t} ${KIND} ${objs})
     target_include_directories(${t} PUBLIC
       $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
       $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
       $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+    if(kind STREQUAL shared)
+      # hidden copies of the shared internals this part calls (see above)
+      foreach(p ${below})
+        if(TARGET rk_${p}_internals)
+          target_link_libraries(${t} PRIVATE rk_${p}_internals)
+        endif()
+      endforeach()
+    endif()
     foreach(p ${P_PUBLIC_PARTS})
       target_link_libraries(${t} PUBLIC rk_${p}_${kind})
     endforeach()
@@ -100,15 +160,18 @@ function(rk_add_part name)
     set_target_properties(${t} PROPERTIES OUTPUT_NAME rowkey-${name} EXPORT_NAME ${name}_${kind})
   endforeach()
   # a part with C++ inside (RE2's shim) links as C++, so its runtime comes along
-  if(P_SOURCES MATCHES "\\.cc(;|$)")
+  if("${P_SOURCES};${P_SHARED_INTERNALS}" MATCHES "\\.cc(;|$)")
     set_target_properties(rk_${name}_static rk_${name}_shared PROPERTIES LINKER_LANGUAGE CXX)
   endif()
   set_target_properties(rk_${name}_shared PROPERTIES
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR} EXPORT_NAME ${name}
     LINK_DEPENDS ${RK_EXPORT_MAP})
   # every dependency is named (no undefined symbols left for the program to
-  # supply), and only the public API and the listed internals are exported
-  target_link_options(rk_${name}_shared PRIVATE -Wl,--version-script=${RK_EXPORT_MAP})
+  # supply), and only the public API is exported
+  # (--as-needed: a copied helper's libraries are named only when a member
+  # that calls them is pulled, as libm by rk__size_str)
+  target_link_options(rk_${name}_shared PRIVATE -Wl,--version-script=${RK_EXPORT_MAP}
+                      -Wl,--as-needed)
   if(NOT RK_SANITIZE) # a sanitizer's runtime comes with the program
     target_link_options(rk_${name}_shared PRIVATE -Wl,--no-undefined)
   endif()

@@ -46,6 +46,24 @@ const char *rk_error_last(void);
 /* A short static name for an error code ("invalid", "corrupt", ...). */
 const char *rk_strerror(int code);
 
+#if defined(__GNUC__) || defined(__clang__)
+#define RK_FORMAT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define RK_FORMAT_PRINTF(fmt, args)
+#endif
+
+/* Sets the calling thread's message (what rk_error_last() returns) from a
+ * printf format and returns `code`, so that code reporting the rowkey way
+ * reads `return rk_error_set(RK_EINVALID, "row %zu: ...", i);`: a callback
+ * handed to rowkey, a store opener (rk_store_register), or a library on top
+ * of rowkey. rk_error_last() may be one of the arguments. */
+int rk_error_set(int code, const char *fmt, ...) RK_FORMAT_PRINTF(2, 3);
+
+/* Prepends "context: " (from a printf format) to the calling thread's
+ * message and returns `code`: `return rk_error_wrap(rc, "file %s", path);`
+ * after a rowkey call that failed with rc. */
+int rk_error_wrap(int code, const char *fmt, ...) RK_FORMAT_PRINTF(2, 3);
+
 /* ---- values ---- */
 
 /* Field types of a schema. Stored in describe output and plans; frozen. */

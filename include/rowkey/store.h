@@ -112,6 +112,23 @@ int rk_store_close(rk_store *store);
 /* Makes every acknowledged write durable (fsync), whatever the mode. */
 int rk_store_sync(rk_store *store);
 
+/* What opens a store name: rk_store_open's own signature. */
+typedef int (*rk_store_opener)(rk_store **out, const char *name, const rk_store_options *opts);
+
+#define RK_STORE_SCHEMES_MAX 8
+
+/* Hands every store name that begins with `scheme` to `open`, for
+ * rk_store_open in this process (the options are checked first; opening
+ * anything else is unchanged). A scheme is 1..16 of [a-z0-9+.-] then "://".
+ * A later call for the same scheme replaces its opener; `open` NULL takes
+ * the scheme back. Thread-safe; at most RK_STORE_SCHEMES_MAX schemes.
+ * rk_store_repair refuses such names (no logs to repair here).
+ * The opener reports failures with rk_error_set (key.h). rowkey's Bigtable
+ * part registers "bigtable://" through this (rk_bigtable_register); a
+ * program may register its own, e.g. names that stand for a store opened
+ * elsewhere with rk_store_open. RK_EINVALID for a bad scheme or one too many. */
+int rk_store_register(const char *scheme, rk_store_opener open);
+
 /* ---- tables ---- */
 
 /* Which versions of a column a family keeps (Bigtable's GcRule, HBase's

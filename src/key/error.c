@@ -1,6 +1,8 @@
 /*
  * Per-thread error messages. Each thread keeps one message buffer; a failing
  * call overwrites it. Messages say what failed, where and why; codes stay few.
+ * This file holds the buffer, so only rowkey-key links it: every other part
+ * sets messages through the public rk_error_set/rk_error_wrap (key/error.h).
  */
 #include "key/error.h"
 
@@ -34,7 +36,7 @@ const char *rk_strerror(int code)
 	}
 }
 
-int rk__err(int code, const char *fmt, ...)
+int rk_error_set(int code, const char *fmt, ...)
 {
 	/* format aside first: callers may pass rk_error_last() as an argument */
 	char buf[RK_ERRMSG_MAX];
@@ -46,7 +48,7 @@ int rk__err(int code, const char *fmt, ...)
 	return code;
 }
 
-int rk__err_wrap(int code, const char *fmt, ...)
+int rk_error_wrap(int code, const char *fmt, ...)
 {
 	char prefix[RK_ERRMSG_MAX], old[RK_ERRMSG_MAX];
 	va_list ap;
@@ -64,23 +66,4 @@ int rk__err_wrap(int code, const char *fmt, ...)
 	memcpy(errmsg + n + 2, old, m);
 	errmsg[n + 2 + m] = 0;
 	return code;
-}
-
-const char *rk__err_bytes(char *buf, size_t cap, const uint8_t *p, size_t n)
-{
-	size_t o = 0, max = 48;
-	if (cap == 0)
-		return buf;
-	for (size_t i = 0; i < n && i < max && o + 5 < cap; i++) {
-		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
-			buf[o++] = (char)p[i];
-		else
-			o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", p[i]);
-	}
-	if (n > max && o + 4 < cap) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o < cap ? o : cap - 1] = 0;
-	return buf;
 }

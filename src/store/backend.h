@@ -5,8 +5,9 @@
  * of its store object and `struct rk_table` in its table handle.
  *
  * Backends: local (src/store/local, the embedded cluster) and Bigtable
- * (src/store/bigtable), registered in src/store/backends.c; nothing above
- * this file knows which one runs.
+ * (src/store/bigtable, which registers its scheme with rk_store_register);
+ * src/store/backends.c picks one by the store's name; nothing above this
+ * file knows which one runs.
  */
 #ifndef RK_STORE_BACKEND_H
 #define RK_STORE_BACKEND_H
@@ -134,25 +135,12 @@ struct rk_backend_ops {
 	                         const rk_rmw_rule *rules, size_t n, uint64_t ts);
 };
 
-typedef int rk__backend_open_fn(rk_store **out, const char *where, const rk_store_options *opts);
-
-/* A backend as the registry knows it (src/store/backends.c). */
-typedef struct rk__backend {
-	const char *name;
-	const char *scheme; /* the store names it opens start with this; NULL: any other name */
-	rk__backend_open_fn *open;
-	/* NULL: the backend keeps no logs to repair */
-	int (*repair)(size_t *out, const char *where, void (*report)(const char *, void *),
-	              void *payload);
-} rk__backend;
-
-/* The backend that opens store name `where` (never NULL: a name no scheme
- * claims is a local directory). */
-const rk__backend *rk_store__backend(const char *where);
-
-/* Gives the registry the opener of backend `name` ("bigtable"), one that
- * lives in a library of its own. Thread-safe; a later call replaces it. */
-int rk_store__provide(const char *name, rk__backend_open_fn *open);
+/* rk_store_open and rk_store_repair of a checked name: a scheme registered
+ * with rk_store_register, else a directory of the local backend
+ * (src/store/backends.c, the registry). */
+int rk_store__open_name(rk_store **out, const char *name, const rk_store_options *opts);
+int rk_store__repair_name(size_t *out, const char *name,
+                          void (*report)(const char *, void *), void *payload);
 
 /* 1 when `name` is 1..max bytes of [A-Za-z0-9_.-] (src/store/names.c, as
  * the next: shared by store.c and the backends). */

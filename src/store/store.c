@@ -35,7 +35,7 @@ int rk_store_open(rk_store **out, const char *dir, const rk_store_options *opts)
 	if (opts->key_buckets == 1 || opts->key_buckets > 1000)
 		return rk__err(RK_EINVALID, "store %s: %u key buckets (allowed 2..1000, or 0: none)",
 		               dir, opts->key_buckets);
-	return rk_store__backend(dir)->open(out, dir, opts);
+	return rk_store__open_name(out, dir, opts);
 }
 
 int rk_store_repair(size_t *out, const char *dir,
@@ -45,11 +45,7 @@ int rk_store_repair(size_t *out, const char *dir,
 		*out = 0;
 	if (!dir || !*dir)
 		return rk__err(RK_EINVALID, "store: no directory given");
-	const rk__backend *b = rk_store__backend(dir);
-	if (!b->repair)
-		return rk__err(RK_EINVALID, "store %s: the %s backend keeps no logs to repair", dir,
-		               b->name);
-	return b->repair(out, dir, report, payload);
+	return rk_store__repair_name(out, dir, report, payload);
 }
 
 int rk_store_close(rk_store *store)

@@ -5,7 +5,8 @@
 #   static ones, headers, pkg-config files, the CMake package;
 # - one version everywhere: rowkey --version, pkg-config, <rowkey/version.h>;
 # - link only what you use: the key part needs libcrypto and libxxhash and
-#   nothing of the store, gRPC or cairo; each part exports rk_ names only;
+#   nothing of the store, gRPC or cairo; each part exports public rk_ names
+#   only (no rk_x__ internals);
 # - every program in examples/ built through pkg-config, dynamically and
 #   fully static (--static), and run (the Bigtable one against Google's
 #   emulator on a free loopback port, skipped when it is not installed);
@@ -49,9 +50,12 @@ for p in $parts; do
 	[ -f "$LIB/librowkey-$p.a" ] || fail "missing librowkey-$p.a"
 	readelf -d "$so" | grep -q "SONAME.*\[librowkey-$p.so.$major\]" || fail "SONAME of $so"
 	[ "$(pkg-config --modversion "rowkey-$p")" = "$version" ] || fail "rowkey-$p.pc version"
-	# only rk_ names are exported
+	# only rk_ names are exported, and none of the rk_x__ internals (which
+	# names exactly: exports.sh)
 	other=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^rk_' | head -3)
 	[ -z "$other" ] || fail "librowkey-$p exports non-rk_ symbols: $other"
+	internal=$(nm -D --defined-only "$so" | awk '{print $3}' | grep '__' | head -3)
+	[ -z "$internal" ] || fail "librowkey-$p exports internal names: $internal"
 done
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
 key_needs=$(needed "$LIB/librowkey-key.so")

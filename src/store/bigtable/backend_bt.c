@@ -108,7 +108,7 @@ int rk_bt__store_open(rk_store **out, const char *uri, const rk_store_options *o
 
 int rk_bigtable_register(void)
 {
-	return rk_store__provide("bigtable", rk_bt__store_open);
+	return rk_store_register("bigtable://", rk_bt__store_open);
 }
 
 int rk_bigtable_table_id(char **out, rk_store *st, const char *table)

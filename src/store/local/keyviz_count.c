@@ -8,6 +8,7 @@
  * region server's writer adds them after the engine applied the batch. When
  * the open interval changed its layout meanwhile, a run goes to the bucket
  * of the first key its batch put there, or of the layout's bucket start.
+ * A table's counters are made and freed in keyviz_table.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,41 +18,6 @@
 #include "key/error.h"
 #include "store/local/keyviz_count.h"
 #include "store/local/metrics.h"
-
-/* ---- the table's counters ---- */
-
-rk__kvt *rk_kvt__new(unsigned width_ms, unsigned budget)
-{
-	rk__kvt *t = calloc(1, sizeof *t);
-	size_t zero = 0;
-	const uint8_t *none = NULL;
-	if (!t || !(t->layout = rk_kvlayout__new(1, &none, &zero))) {
-		free(t);
-		rk__err(RK_ENOMEM, "out of memory for a table's key buckets");
-		return NULL;
-	}
-	pthread_mutex_init(&t->mu, NULL);
-	t->width_ms = width_ms ? width_ms : 1000;
-	t->budget = budget < 2 ? 2 : budget > RK_KV_BUCKETS ? RK_KV_BUCKETS : budget;
-	t->cur_start = -1;
-	atomic_init(&t->stride, 1);
-	t->countdown = 1;
-	return t;
-}
-
-void rk_kvt__free(rk__kvt *t)
-{
-	if (!t)
-		return;
-	rk_kvhist__clear(&t->hist);
-	free(t->hist.iv);
-	rk_kvlayout__unref(t->layout);
-	free(t->b);
-	free(t->skeys);
-	free(t->slen);
-	pthread_mutex_destroy(&t->mu);
-	free(t);
-}
 
 /* a key cut to RK_KV_KEY_MAX: bucket boundaries keep at most that much */
 static inline size_t cut_len(size_t len)
