@@ -53,6 +53,19 @@ int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n);
 int rk_rekey__abort(rk_store *s, const rk_rekey_names *n);
 int rk_rekey__drop_old(rk_store *s, const rk_rekey_names *n);
 
+/* The new keys the new table may hold (rekey_seen.c): a Bloom filter that
+ * never says "no" for a key added. Zeroed is empty. */
+#define RK_REKEY_SEEN_MAX ((size_t)256 << 20)
+typedef struct rk_rekey_seen {
+	struct rk_rekey_seen_level *lv;
+	size_t nlv, bytes;
+	int full; /* past the cap (or out of memory): every key "maybe" */
+} rk_rekey_seen;
+void rk_rekey__seen_add(rk_rekey_seen *s, const uint8_t *k, size_t n);
+/* 0: key k was never added; 1: it may have been. */
+int rk_rekey__seen_maybe(const rk_rekey_seen *s, const uint8_t *k, size_t n);
+void rk_rekey__seen_free(rk_rekey_seen *s);
+
 /* Reads that see every version a family keeps. */
 void rk_rekey__all_versions(rk_read_options *ro);
 

@@ -5,11 +5,21 @@
  * checkpoint (docs/formats.md B.6).
  *
  * Nothing is ever overwritten: before a batch is applied its new keys are
- * checked against each other (sorted) and against the new table (a point
- * read each). A key already held is a collision of two old rows, and the
- * copy stops naming both, except where a killed run may already have
- * written that very row (the checkpoint's `pending` rows after `done`) and
- * the row holds exactly its cells: rewriting those is idempotent.
+ * checked against each other (sorted) and against the new table. A key
+ * already held is a collision of two old rows, and the copy stops naming
+ * both, except where a killed run may already have written that very row
+ * (the checkpoint's `pending` rows after `done`) and the row holds exactly
+ * its cells: rewriting those is idempotent.
+ *
+ * The check against the new table reads a key only when it may be there:
+ * every key the new table held when the copy began, and every key written
+ * since, is in a Bloom filter (rekey_seen.c); a key it may hold is looked
+ * for in the batches the store may still be writing (their keys are kept,
+ * sorted), then read. Batches are queued two ahead as `rowkey load` does
+ * (rk_table_apply_async), and the checkpoint is saved once for several
+ * batches: its `pending` covers every row queued before the next save.
+ * On a served table (the mirror writes the new table too) every key is
+ * read and each batch is applied before its rows' locks are let go.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -61,6 +71,12 @@ typedef struct brow {
 	int gone; /* served: the row changed since the scan read it (the mirror wrote it) */
 } brow;
 
+/* A ring of batches: the one being filled and the two the store may still
+ * be writing (rk_table_apply_async keeps at most two in flight). */
+#define RING 3
+/* Batches a checkpoint covers (its `pending`): a kill redoes at most these. */
+#define BATCHES_PER_SAVE 8
+
 typedef struct batch {
 	brow *rows;
 	size_t nrows, rcap;
@@ -69,6 +85,8 @@ typedef struct batch {
 	rk_cell *cells;             /* a row's cells as a read gives them, to compare */
 	size_t nm, mcap;
 	arena a;
+	size_t *ix;                 /* the rows in new-key order */
+	int flight;                 /* queued, maybe not yet acknowledged */
 } batch;
 
 typedef struct copier {
@@ -77,7 +95,13 @@ typedef struct copier {
 	const rk_rekey_opts *o;
 	rk_rekey_map map;
 	rk_table *old, *nt;
-	batch b;
+	batch ring[RING], *b; /* b: the one being filled */
+	unsigned cur;         /* b is ring[cur] */
+	rk_rekey_seen seen;
+	int filter;           /* not served: every key the new table holds is in seen */
+	uint64_t budget;      /* rows the saved checkpoint lets be written after its done */
+	uint64_t since;       /* rows queued after it */
+	uint64_t per_save;
 	uint64_t window; /* rows of the next batches a killed run may have written */
 	rk_cli_progress pr;
 	uint64_t total, copied;
@@ -92,6 +116,7 @@ static void batch_free(batch *b)
 	free(b->qoff);
 	free(b->voff);
 	free(b->cells);
+	free(b->ix);
 	free(b->a.p);
 }
 
@@ -122,9 +147,12 @@ static int grow(batch *b, size_t more)
 	if (b->nrows == b->rcap) {
 		size_t c = b->rcap ? b->rcap * 2 : 256;
 		brow *r = realloc(b->rows, c * sizeof *r);
-		if (!r)
+		if (r)
+			b->rows = r;
+		size_t *ix = r ? realloc(b->ix, c * sizeof *ix) : NULL;
+		if (!ix)
 			return -1;
-		b->rows = r;
+		b->ix = ix;
 		b->rcap = c;
 	}
 	return 0;
@@ -138,7 +166,7 @@ static long put(batch *b, const void *p, size_t n)
 /* Old row r with new key m->key[0..klen) into the batch. */
 static int add_row(copier *cp, const rk_row *r, size_t klen)
 {
-	batch *b = &cp->b;
+	batch *b = cp->b;
 	char kt[RK_REKEY_KEYTEXT];
 	if (r->key_len > cp->max_old_key) {
 		fprintf(RK_REKEY_ERR, "rowkey rekey: old row %s: its key of %zu bytes would not fit the "
@@ -195,12 +223,16 @@ static void fix_up(batch *b)
 
 static const batch *sort_batch; /* for by_new_key (one rekey runs at a time, in the command or the server) */
 
+static int keycmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : (al > bl) - (al < bl);
+}
+
 static int by_new_key(const void *x, const void *y)
 {
 	const brow *a = &sort_batch->rows[*(const size_t *)x], *b = &sort_batch->rows[*(const size_t *)y];
-	size_t n = a->nl < b->nl ? a->nl : b->nl;
-	int c = memcmp(sort_batch->a.p + a->nk, sort_batch->a.p + b->nk, n);
-	return c ? c : (a->nl > b->nl) - (a->nl < b->nl);
+	return keycmp(sort_batch->a.p + a->nk, a->nl, sort_batch->a.p + b->nk, b->nl);
 }
 
 static void say_collision(copier *cp, const uint8_t *o1, size_t l1, const uint8_t *o2,
@@ -208,6 +240,8 @@ static void say_collision(copier *cp, const uint8_t *o1, size_t l1, const uint8_
 {
 	char a[RK_REKEY_KEYTEXT], b[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
 	char fa[RK_REKEY_KEYTEXT], fb[RK_REKEY_KEYTEXT];
+	if (rk_table_flush(cp->nt)) /* the rows counted below are written */
+		rk_rekey__fail("writing a batch to the new table");
 	uint64_t copied = cp->c->rows;
 	fprintf(RK_REKEY_ERR,
 	        "rowkey rekey: old rows %s (%s) and %s (%s) both map to new key %s: the new design "
@@ -222,13 +256,12 @@ static void say_collision(copier *cp, const uint8_t *o1, size_t l1, const uint8_
 	        copied == 1 ? "" : "s");
 }
 
-/* Two rows of the batch with one new key: said, 1; else 0 (-1: memory). */
+/* Two rows of the batch with one new key: said, 1; else 0. The batch's
+ * rows are left in b->ix in new-key order. */
 static int batch_duplicates(copier *cp)
 {
-	batch *b = &cp->b;
-	size_t *ix = malloc(b->nrows * sizeof *ix);
-	if (!ix)
-		return -1;
+	batch *b = cp->b;
+	size_t *ix = b->ix;
 	for (size_t i = 0; i < b->nrows; i++)
 		ix[i] = i;
 	sort_batch = b;
@@ -238,11 +271,33 @@ static int batch_duplicates(copier *cp)
 			const brow *x = &b->rows[ix[i - 1]], *y = &b->rows[ix[i]];
 			say_collision(cp, b->a.p + x->ok, x->ol, b->a.p + y->ok, y->ol, b->a.p + x->nk,
 			              x->nl);
-			free(ix);
 			return 1;
 		}
-	free(ix);
 	return 0;
+}
+
+/* The row with new key k of a batch the store may still be writing (its
+ * keys may not read back yet), or NULL; *in its batch. */
+static const brow *in_flight(const copier *cp, const uint8_t *k, size_t n, const batch **in)
+{
+	for (unsigned d = 1; d < RING; d++) {
+		const batch *f = &cp->ring[(cp->cur + d) % RING];
+		size_t lo = 0, hi = f->flight ? f->nrows : 0;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const brow *r = &f->rows[f->ix[mid]];
+			int c = keycmp(f->a.p + r->nk, r->nl, k, n);
+			if (!c) {
+				*in = f;
+				return r;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return NULL;
 }
 
 /* The old row other than `old` whose new key is `nk`, found by a scan of
@@ -278,7 +333,7 @@ static void name_other(copier *cp, const uint8_t *old, size_t ol, const uint8_t 
  * collision (said), -1 on a read error (said). */
 static int held_keys(copier *cp)
 {
-	batch *b = &cp->b;
+	batch *b = cp->b;
 	rk_read_options ro;
 	rk_rekey__all_versions(&ro);
 	for (size_t i = 0; i < b->nrows; i++) {
@@ -286,6 +341,17 @@ static int held_keys(copier *cp)
 		rk_row *got;
 		if (br->gone)
 			continue;
+		if (cp->filter) {
+			const batch *f;
+			const brow *fr;
+			if (!rk_rekey__seen_maybe(&cp->seen, b->a.p + br->nk, br->nl))
+				continue; /* certainly not in the new table */
+			if ((fr = in_flight(cp, b->a.p + br->nk, br->nl, &f)) != NULL) {
+				say_collision(cp, f->a.p + fr->ok, fr->ol, b->a.p + br->ok, br->ol,
+				              b->a.p + br->nk, br->nl);
+				return 1;
+			}
+		}
 		int rc = rk_table_get(&got, cp->nt, b->a.p + br->nk, br->nl, &ro);
 		if (rc == RK_ENOTFOUND)
 			continue;
@@ -319,7 +385,7 @@ static int held_keys(copier *cp)
 /* Holds (1) or lets go (0) the server's locks of the batch's old rows. */
 static int hold_rows(copier *cp, int hold)
 {
-	batch *b = &cp->b;
+	batch *b = cp->b;
 	const rk_rekey_live *lv = cp->o->live;
 	const uint8_t **k = malloc(b->nrows * sizeof *k);
 	size_t *l = malloc(b->nrows * sizeof *l);
@@ -343,7 +409,7 @@ static int hold_rows(copier *cp, int hold)
  * deleted it), so the copy leaves it. 0, or -1 (said). */
 static int still_same(copier *cp)
 {
-	batch *b = &cp->b;
+	batch *b = cp->b;
 	rk_read_options ro;
 	rk_rekey__all_versions(&ro);
 	for (size_t i = 0; i < b->nrows; i++) {
@@ -377,39 +443,76 @@ static size_t kept_mutations(batch *b)
 
 /* ---- the batch's write ---- */
 
+/* Saves the checkpoint, once every batch queued is acknowledged (its
+ * `done` is the last row queued). */
 static int save(copier *cp)
 {
+	if (rk_table_flush(cp->nt))
+		return rk_rekey__fail("writing a batch to the new table");
+	for (unsigned i = 0; i < RING; i++)
+		cp->ring[i].flight = 0;
 	if (rk_rekey__ckpt_save(cp->s, cp->c->target, cp->c))
 		return rk_rekey__fail("saving the checkpoint");
 	return 0;
 }
 
-/* Writes the batch: checkpoint first (its rows as pending), then the
- * checks, then the cells; the checkpoint's `done` moves on with the next
- * save. 0, or the exit status (said). */
+/* A checkpoint whose `pending` covers the next n rows and the batches
+ * after them up to the next save, and the rows a killed run may have
+ * written past them. */
+static int save_ahead(copier *cp, uint64_t n)
+{
+	uint64_t p = cp->per_save > n ? cp->per_save : n;
+	cp->c->pending = p > cp->window ? p : cp->window;
+	int rc = save(cp);
+	if (rc)
+		return rc;
+	cp->budget = cp->c->pending;
+	cp->since = 0;
+	return 0;
+}
+
+/* Applies the checked batch: queued (not served; its keys then count as
+ * held), or applied with its rows held (served). 0, or the exit status. */
+static int apply(copier *cp)
+{
+	batch *b = cp->b;
+	if (cp->o->live) {
+		size_t nm = kept_mutations(b);
+		if (nm && rk_table_apply(cp->nt, b->m, nm, NULL))
+			return rk_rekey__fail("writing a batch to the new table");
+		return 0;
+	}
+	if (rk_table_apply_async(cp->nt, b->m, b->nm))
+		return rk_rekey__fail("writing a batch to the new table");
+	b->flight = 1;
+	for (size_t i = 0; i < b->nrows; i++)
+		rk_rekey__seen_add(&cp->seen, b->a.p + b->rows[i].nk, b->rows[i].nl);
+	return 0;
+}
+
+/* Writes the batch: a checkpoint first when the last one does not cover
+ * its rows, then the checks, then the cells; the checkpoint's `done` moves
+ * on with the next save. 0, or the exit status (said). */
 static int flush_batch(copier *cp)
 {
-	batch *b = &cp->b;
+	batch *b = cp->b;
 	rk_rekey_ckpt *c = cp->c;
 	if (!b->nrows)
 		return 0;
 	fix_up(b);
 	int rc = batch_duplicates(cp);
 	if (rc)
-		return rc < 0 ? no_memory() : RK_EXIT_FAIL;
-	c->pending = b->nrows > cp->window ? b->nrows : cp->window;
-	if ((rc = save(cp)) != 0)
+		return RK_EXIT_FAIL;
+	if (cp->since + b->nrows > cp->budget && (rc = save_ahead(cp, b->nrows)) != 0)
 		return rc;
 	if (cp->o->live && hold_rows(cp, 1))
 		return no_memory();
-	size_t nm = b->nm;
 	if (cp->o->live && still_same(cp))
 		rc = RK_EXIT_FAIL;
 	else if (held_keys(cp))
 		rc = RK_EXIT_FAIL;
-	else if ((nm = cp->o->live ? kept_mutations(b) : nm) &&
-	         rk_table_apply(cp->nt, b->m, nm, NULL))
-		rc = rk_rekey__fail("writing a batch to the new table");
+	else
+		rc = apply(cp);
 	if (cp->o->live)
 		hold_rows(cp, 0);
 	if (rc)
@@ -425,8 +528,12 @@ static int flush_batch(copier *cp)
 	c->rows += b->nrows;
 	c->cells += b->nm;
 	cp->copied += b->nrows;
+	cp->since += b->nrows;
 	cp->window = cp->window > b->nrows ? cp->window - b->nrows : 0;
-	b->nrows = b->nm = b->a.len = 0;
+	cp->cur = (cp->cur + 1) % RING; /* its batch was acknowledged: queuing this one waited */
+	cp->b = &cp->ring[cp->cur];
+	cp->b->nrows = cp->b->nm = cp->b->a.len = 0;
+	cp->b->flight = 0;
 	rk_cli_progress_rows(&cp->pr, "copy", cp->copied, cp->total);
 	return 0;
 }
@@ -451,6 +558,28 @@ static int scan_from_done(rk_scan **sc, copier *cp, uint8_t **startbuf, int keys
 		so.start_len = cp->c->done_len + 1;
 	}
 	return rk_scan_open(sc, cp->old, &so);
+}
+
+/* Every key the new table holds into the filter (a keys-only scan; a
+ * table the copy has not yet written is empty). 0, or the exit status. */
+static int seed(copier *cp)
+{
+	rk_filter kids[2] = {{.kind = RK_FILTER_ROW_LIMIT, .n = 1}, {.kind = RK_FILTER_STRIP_VALUE}};
+	rk_filter f = {.kind = RK_FILTER_CHAIN, .kids = kids, .nkids = 2};
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	rk_scan *sc;
+	const rk_row *r;
+	int e;
+	so.read.filter = &f;
+	if (rk_scan_open(&sc, cp->nt, &so))
+		return rk_rekey__fail("reading the new table");
+	while ((e = rk_scan_next(&r, sc)) == 0)
+		rk_rekey__seen_add(&cp->seen, r->key, r->key_len);
+	rk_scan_close(sc);
+	if (e != RK_EITEROVER)
+		return rk_rekey__fail("reading the new table");
+	cp->filter = 1;
+	return 0;
 }
 
 /* Rows left to copy, for the progress line's ETA (a keys-only scan). */
@@ -492,7 +621,7 @@ static int copy_rows(copier *cp)
 			rc = e == -1 ? no_memory() : RK_EXIT_FAIL;
 			break;
 		}
-		if ((cp->b.nrows >= cp->o->batch || cp->b.a.len > (16u << 20)) &&
+		if ((cp->b->nrows >= cp->o->batch || cp->b->a.len > (16u << 20)) &&
 		    (rc = flush_batch(cp)) != 0)
 			break;
 	}
@@ -505,7 +634,8 @@ static int copy_rows(copier *cp)
 
 int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 {
-	copier cp = {.s = s, .c = c, .o = o, .window = c->pending};
+	/* the saved checkpoint already covers its pending rows after done */
+	copier cp = {.s = s, .c = c, .o = o, .window = c->pending, .budget = c->pending};
 	struct timespec t0, t1;
 	int rc = RK_EXIT_FAIL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -518,6 +648,9 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	size_t fixed = 300 + strlen(c->source) + strlen(c->target) + strlen(c->old_schema) +
 	               strlen(c->new_schema);
 	cp.max_old_key = fixed < 65536 ? (65536 - fixed) / 2 : 0;
+	/* served: the mirror's writes must be read before each batch anyway */
+	cp.per_save = o->live ? o->batch : BATCHES_PER_SAVE * o->batch;
+	cp.b = &cp.ring[0];
 	if (rk_table_open(&cp.old, s, c->source) || rk_table_open(&cp.nt, s, c->target)) {
 		rk_rekey__fail("opening the tables");
 		goto out;
@@ -526,6 +659,9 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 		rk_rekey__fail("turning the server's mirror of the table's writes on");
 		goto out;
 	}
+	if (!o->live && (rc = seed(&cp)) != 0)
+		goto out;
+	rc = RK_EXIT_FAIL;
 	if (c->done && !o->quiet) {
 		char kt[RK_REKEY_KEYTEXT];
 		fprintf(RK_REKEY_ERR, "rowkey rekey: resuming after old row %s (%llu rows copied)\n",
@@ -551,9 +687,13 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	       rk__count_text(n[2], RK_NUM_STR, c->rows), rk__count_text(n[3], RK_NUM_STR, c->cells));
 out:
 	rk_cli_progress_done(&cp.pr);
+	if (rc && cp.nt && rk_table_flush(cp.nt)) /* the batches queued before the failure */
+		rk_rekey__fail("writing a batch to the new table");
 	rk_table_close(cp.old);
 	rk_table_close(cp.nt);
 	rk_rekey__map_free(&cp.map);
-	batch_free(&cp.b);
+	for (unsigned i = 0; i < RING; i++)
+		batch_free(&cp.ring[i]);
+	rk_rekey__seen_free(&cp.seen);
 	return rc;
 }
