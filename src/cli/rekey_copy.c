@@ -104,7 +104,8 @@ typedef struct copier {
 	uint64_t per_save;
 	uint64_t window; /* rows of the next batches a killed run may have written */
 	rk_cli_progress pr;
-	uint64_t total, copied;
+	rk_rekey_eta eta;
+	uint64_t copied;
 	size_t max_old_key; /* the longest old key the checkpoint can hold */
 } copier;
 
@@ -534,20 +535,18 @@ static int flush_batch(copier *cp)
 	cp->b = &cp->ring[cp->cur];
 	cp->b->nrows = cp->b->nm = cp->b->a.len = 0;
 	cp->b->flight = 0;
-	rk_cli_progress_rows(&cp->pr, "copy", cp->copied, cp->total);
+	rk_cli_progress_rows(&cp->pr, "copy", cp->copied,
+	                     rk_rekey__eta_total(&cp->eta, c->done, c->done_len, cp->copied));
 	return 0;
 }
 
 /* ---- the copy ---- */
 
 /* Where the copy resumes: just after `done`. */
-static int scan_from_done(rk_scan **sc, copier *cp, uint8_t **startbuf, int keys_only,
-                          const rk_filter *f)
+static int scan_from_done(rk_scan **sc, copier *cp, uint8_t **startbuf)
 {
 	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
 	rk_rekey__all_versions(&so.read);
-	if (keys_only)
-		so.read.filter = f;
 	*startbuf = NULL;
 	if (cp->c->done) { /* the smallest key after done: done followed by 0x00 */
 		if (!(*startbuf = malloc(cp->c->done_len + 1)))
@@ -582,29 +581,13 @@ static int seed(copier *cp)
 	return 0;
 }
 
-/* Rows left to copy, for the progress line's ETA (a keys-only scan). */
-static void count_rows(copier *cp)
-{
-	rk_filter kids[2] = {{.kind = RK_FILTER_ROW_LIMIT, .n = 1}, {.kind = RK_FILTER_STRIP_VALUE}};
-	rk_filter f = {.kind = RK_FILTER_CHAIN, .kids = kids, .nkids = 2};
-	rk_scan *sc;
-	uint8_t *start;
-	const rk_row *r;
-	if (scan_from_done(&sc, cp, &start, 1, &f) == 0) {
-		while (rk_scan_next(&r, sc) == 0)
-			cp->total++;
-		rk_scan_close(sc);
-	}
-	free(start);
-}
-
 static int copy_rows(copier *cp)
 {
 	rk_scan *sc;
 	uint8_t *start;
 	const rk_row *r;
 	size_t klen;
-	int rc = scan_from_done(&sc, cp, &start, 0, NULL), e;
+	int rc = scan_from_done(&sc, cp, &start), e;
 	if (rc) {
 		free(start);
 		return rk_rekey__fail("reading the old table");
@@ -617,6 +600,8 @@ static int copy_rows(copier *cp)
 			rc = RK_EXIT_FAIL;
 			break;
 		}
+		if (!cp->copied && !cp->b->nrows)
+			rk_rekey__eta_start(&cp->eta, r->key, r->key_len);
 		if ((e = add_row(cp, r, klen)) != 0) {
 			rc = e == -1 ? no_memory() : RK_EXIT_FAIL;
 			break;
@@ -640,6 +625,7 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	int rc = RK_EXIT_FAIL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rk_cli_progress_init(&cp.pr, RK_REKEY_CMD, o->quiet);
+	cp.pr.about = 1;
 	if (rk_rekey__map_init(&cp.map, c->old_schema, c->new_schema)) {
 		rk_rekey__fail("preparing the new design");
 		goto out;
@@ -648,8 +634,7 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	size_t fixed = 300 + strlen(c->source) + strlen(c->target) + strlen(c->old_schema) +
 	               strlen(c->new_schema);
 	cp.max_old_key = fixed < 65536 ? (65536 - fixed) / 2 : 0;
-	/* served: the mirror's writes must be read before each batch anyway */
-	cp.per_save = o->live ? o->batch : BATCHES_PER_SAVE * o->batch;
+	cp.per_save = BATCHES_PER_SAVE * o->batch;
 	cp.b = &cp.ring[0];
 	if (rk_table_open(&cp.old, s, c->source) || rk_table_open(&cp.nt, s, c->target)) {
 		rk_rekey__fail("opening the tables");
@@ -669,7 +654,7 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 		        (unsigned long long)c->rows);
 	}
 	if (!o->quiet)
-		count_rows(&cp);
+		rk_rekey__eta_init(&cp.eta, cp.old);
 	if ((rc = copy_rows(&cp)) != 0)
 		goto out;
 	snprintf(c->state, sizeof c->state, "copied");
@@ -695,5 +680,6 @@ out:
 	for (unsigned i = 0; i < RING; i++)
 		batch_free(&cp.ring[i]);
 	rk_rekey__seen_free(&cp.seen);
+	rk_rekey__eta_free(&cp.eta);
 	return rc;
 }
