@@ -24,6 +24,7 @@ void rk_cli_progress_init(rk_cli_progress *p, const char *cmd, int quiet)
 	p->tty = isatty(STDERR_FILENO);
 	p->quiet = quiet;
 	p->shown = 0;
+	p->about = 0;
 }
 
 void rk_cli_progress_cb(const char *what, uint64_t done, uint64_t bytes, void *payload)
@@ -56,11 +57,11 @@ void rk_cli_progress_rows(rk_cli_progress *p, const char *what, uint64_t done, u
 		return;
 	p->last = t;
 	p->shown = 1;
-	char n[RK_NUM_STR], m[RK_NUM_STR], r[RK_NUM_STR], eta[48] = "";
+	char n[RK_NUM_STR], m[RK_NUM_STR], r[RK_NUM_STR], eta[64] = "";
 	double rate = (double)done / (t - p->start);
 	if (total >= done && rate > 0)
-		snprintf(eta, sizeof eta, " of %s, ETA %.0f s", rk__count_text(m, sizeof m, total),
-		         (double)(total - done) / rate);
+		snprintf(eta, sizeof eta, " of %s%s, ETA %.0f s", p->about ? "about " : "",
+		         rk__count_text(m, sizeof m, total), (double)(total - done) / rate);
 	fprintf(stderr, "%srowkey %s: %s: %s rows%s, %s%s", p->tty ? "\r" : "", p->cmd, what,
 	        rk__count_text(n, sizeof n, done), eta, rk__rate_str(r, rate, "rows"),
 	        p->tty ? "   " : "\n");

@@ -13,6 +13,7 @@ typedef struct rk_cli_progress {
 	const char *cmd;
 	double start, last;
 	int tty, quiet, shown;
+	int about; /* the totals given are estimates: "of about N" */
 } rk_cli_progress;
 
 void rk_cli_progress_init(rk_cli_progress *p, const char *cmd, int quiet);

@@ -53,6 +53,36 @@ int rk_rekey__cutover(rk_store *s, const rk_rekey_names *n);
 int rk_rekey__abort(rk_store *s, const rk_rekey_names *n);
 int rk_rekey__drop_old(rk_store *s, const rk_rekey_names *n);
 
+/* The new keys the new table may hold (rekey_seen.c): a Bloom filter that
+ * never says "no" for a key added. Zeroed is empty. */
+#define RK_REKEY_SEEN_MAX ((size_t)256 << 20)
+typedef struct rk_rekey_seen {
+	struct rk_rekey_seen_level *lv;
+	size_t nlv, bytes;
+	int full; /* past the cap (or out of memory): every key "maybe" */
+} rk_rekey_seen;
+void rk_rekey__seen_add(rk_rekey_seen *s, const uint8_t *k, size_t n);
+/* 0: key k was never added; 1: it may have been. */
+int rk_rekey__seen_maybe(const rk_rekey_seen *s, const uint8_t *k, size_t n);
+void rk_rekey__seen_free(rk_rekey_seen *s);
+
+/* The rows a copy has in all, estimated from how far through the old
+ * table's key range it has come (rekey_eta.c). */
+typedef struct rk_rekey_eta {
+	uint8_t *first, *last; /* the first key copied in this run; the table's last */
+	size_t first_len, last_len, plen;
+	double lo, hi;
+	int ok;
+} rk_rekey_eta;
+/* Reads the old table's last key (nothing known when it cannot). */
+void rk_rekey__eta_init(rk_rekey_eta *e, rk_table *old);
+/* The first old key this run copies: the range's start. */
+void rk_rekey__eta_start(rk_rekey_eta *e, const uint8_t *k, size_t n);
+/* The rows this run will copy in all, estimated when it has copied `rows`
+ * and reached old key k; 0: no estimate. */
+uint64_t rk_rekey__eta_total(const rk_rekey_eta *e, const uint8_t *k, size_t n, uint64_t rows);
+void rk_rekey__eta_free(rk_rekey_eta *e);
+
 /* Reads that see every version a family keeps. */
 void rk_rekey__all_versions(rk_read_options *ro);
 

@@ -5,11 +5,21 @@
  * checkpoint (docs/formats.md B.6).
  *
  * Nothing is ever overwritten: before a batch is applied its new keys are
- * checked against each other (sorted) and against the new table (a point
- * read each). A key already held is a collision of two old rows, and the
- * copy stops naming both, except where a killed run may already have
- * written that very row (the checkpoint's `pending` rows after `done`) and
- * the row holds exactly its cells: rewriting those is idempotent.
+ * checked against each other (sorted) and against the new table. A key
+ * already held is a collision of two old rows, and the copy stops naming
+ * both, except where a killed run may already have written that very row
+ * (the checkpoint's `pending` rows after `done`) and the row holds exactly
+ * its cells: rewriting those is idempotent.
+ *
+ * The check (rekey_check.c) reads a key from the new table only when it
+ * may be there: every key the new table held when the copy began, and
+ * every key written since, is in a Bloom filter (rekey_seen.c); a key it
+ * may hold is looked for in the batches the store may still be writing
+ * (their keys are kept, sorted), then read. Batches are queued two ahead as `rowkey load` does
+ * (rk_table_apply_async), and the checkpoint is saved once for several
+ * batches: its `pending` covers every row queued before the next save.
+ * On a served table (the mirror writes the new table too) every key is
+ * read and each batch is applied before its rows' locks are let go.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -19,9 +29,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/load_batch.h"
-#include "cli/progress.h"
-#include "cli/rekey.h"
+#include "cli/rekey_copy_int.h"
 #include "key/units.h"
 
 void rk_rekey__all_versions(rk_read_options *ro)
@@ -46,7 +54,7 @@ int rk_rekey__same_cells(const rk_row *a, const rk_row *b)
 }
 
 /* Says the copy ran out of memory; RK_EXIT_FAIL. */
-static int no_memory(void)
+int rk_rekey__no_memory(void)
 {
 	fprintf(RK_REKEY_ERR, "rowkey rekey: out of memory\n");
 	return RK_EXIT_FAIL;
@@ -56,34 +64,6 @@ static int no_memory(void)
 
 /* One old row of a batch: offsets into the arena (its old key, its new
  * key) and its mutations. */
-typedef struct brow {
-	size_t ok, ol, nk, nl, m0, nm;
-	int gone; /* served: the row changed since the scan read it (the mirror wrote it) */
-} brow;
-
-typedef struct batch {
-	brow *rows;
-	size_t nrows, rcap;
-	rk_mutation *m;
-	size_t *foff, *qoff, *voff; /* per mutation: family, qualifier, value offsets */
-	rk_cell *cells;             /* a row's cells as a read gives them, to compare */
-	size_t nm, mcap;
-	arena a;
-} batch;
-
-typedef struct copier {
-	rk_store *s;
-	rk_rekey_ckpt *c;
-	const rk_rekey_opts *o;
-	rk_rekey_map map;
-	rk_table *old, *nt;
-	batch b;
-	uint64_t window; /* rows of the next batches a killed run may have written */
-	rk_cli_progress pr;
-	uint64_t total, copied;
-	size_t max_old_key; /* the longest old key the checkpoint can hold */
-} copier;
-
 static void batch_free(batch *b)
 {
 	free(b->rows);
@@ -92,6 +72,7 @@ static void batch_free(batch *b)
 	free(b->qoff);
 	free(b->voff);
 	free(b->cells);
+	free(b->ix);
 	free(b->a.p);
 }
 
@@ -122,9 +103,12 @@ static int grow(batch *b, size_t more)
 	if (b->nrows == b->rcap) {
 		size_t c = b->rcap ? b->rcap * 2 : 256;
 		brow *r = realloc(b->rows, c * sizeof *r);
-		if (!r)
+		if (r)
+			b->rows = r;
+		size_t *ix = r ? realloc(b->ix, c * sizeof *ix) : NULL;
+		if (!ix)
 			return -1;
-		b->rows = r;
+		b->ix = ix;
 		b->rcap = c;
 	}
 	return 0;
@@ -138,7 +122,7 @@ static long put(batch *b, const void *p, size_t n)
 /* Old row r with new key m->key[0..klen) into the batch. */
 static int add_row(copier *cp, const rk_row *r, size_t klen)
 {
-	batch *b = &cp->b;
+	batch *b = cp->b;
 	char kt[RK_REKEY_KEYTEXT];
 	if (r->key_len > cp->max_old_key) {
 		fprintf(RK_REKEY_ERR, "rowkey rekey: old row %s: its key of %zu bytes would not fit the "
@@ -191,233 +175,86 @@ static void fix_up(batch *b)
 		}
 }
 
-/* ---- collisions ---- */
-
-static const batch *sort_batch; /* for by_new_key (one rekey runs at a time, in the command or the server) */
-
-static int by_new_key(const void *x, const void *y)
-{
-	const brow *a = &sort_batch->rows[*(const size_t *)x], *b = &sort_batch->rows[*(const size_t *)y];
-	size_t n = a->nl < b->nl ? a->nl : b->nl;
-	int c = memcmp(sort_batch->a.p + a->nk, sort_batch->a.p + b->nk, n);
-	return c ? c : (a->nl > b->nl) - (a->nl < b->nl);
-}
-
-static void say_collision(copier *cp, const uint8_t *o1, size_t l1, const uint8_t *o2,
-                          size_t l2, const uint8_t *nk, size_t nl)
-{
-	char a[RK_REKEY_KEYTEXT], b[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
-	char fa[RK_REKEY_KEYTEXT], fb[RK_REKEY_KEYTEXT];
-	uint64_t copied = cp->c->rows;
-	fprintf(RK_REKEY_ERR,
-	        "rowkey rekey: old rows %s (%s) and %s (%s) both map to new key %s: the new design "
-	        "does not tell them apart, and writing both would lose one. Nothing of this batch "
-	        "is written (%llu row%s copied before it); choose a design whose key keeps the "
-	        "fields that identify a row, and drop this copy with --abort\n",
-	        rk_rekey__key_text(a, sizeof a, o1, l1),
-	        rk_rekey__fields_text(&cp->map, fa, sizeof fa, o1, l1),
-	        rk_rekey__key_text(b, sizeof b, o2, l2),
-	        rk_rekey__fields_text(&cp->map, fb, sizeof fb, o2, l2),
-	        rk_rekey__key_text(n, sizeof n, nk, nl), (unsigned long long)copied,
-	        copied == 1 ? "" : "s");
-}
-
-/* Two rows of the batch with one new key: said, 1; else 0 (-1: memory). */
-static int batch_duplicates(copier *cp)
-{
-	batch *b = &cp->b;
-	size_t *ix = malloc(b->nrows * sizeof *ix);
-	if (!ix)
-		return -1;
-	for (size_t i = 0; i < b->nrows; i++)
-		ix[i] = i;
-	sort_batch = b;
-	qsort(ix, b->nrows, sizeof *ix, by_new_key);
-	for (size_t i = 1; i < b->nrows; i++)
-		if (!by_new_key(&ix[i - 1], &ix[i])) {
-			const brow *x = &b->rows[ix[i - 1]], *y = &b->rows[ix[i]];
-			say_collision(cp, b->a.p + x->ok, x->ol, b->a.p + y->ok, y->ol, b->a.p + x->nk,
-			              x->nl);
-			free(ix);
-			return 1;
-		}
-	free(ix);
-	return 0;
-}
-
-/* The old row other than `old` whose new key is `nk`, found by a scan of
- * the old table (only when a collision is met, so its cost is paid once);
- * said with both keys. */
-static void name_other(copier *cp, const uint8_t *old, size_t ol, const uint8_t *nk, size_t nl)
-{
-	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
-	rk_scan *sc;
-	const rk_row *r;
-	size_t klen;
-	rk_rekey__all_versions(&so.read);
-	if (rk_scan_open(&sc, cp->old, &so) == 0) {
-		while (rk_scan_next(&r, sc) == 0) {
-			if ((r->key_len == ol && !memcmp(r->key, old, ol)) ||
-			    rk_rekey__map_row(&cp->map, &klen, r) || klen != nl ||
-			    memcmp(cp->map.key, nk, nl))
-				continue;
-			say_collision(cp, r->key, r->key_len, old, ol, nk, nl);
-			rk_scan_close(sc);
-			return;
-		}
-		rk_scan_close(sc);
-	}
-	char a[RK_REKEY_KEYTEXT], n[RK_REKEY_KEYTEXT];
-	fprintf(RK_REKEY_ERR, "rowkey rekey: old row %s maps to new key %s, which the new table already "
-	                "holds with other cells (from no old row found now): nothing of this batch "
-	                "is written\n",
-	        rk_rekey__key_text(a, sizeof a, old, ol), rk_rekey__key_text(n, sizeof n, nk, nl));
-}
-
-/* Checks the batch's new keys against the new table. 0 to write it, 1 on a
- * collision (said), -1 on a read error (said). */
-static int held_keys(copier *cp)
-{
-	batch *b = &cp->b;
-	rk_read_options ro;
-	rk_rekey__all_versions(&ro);
-	for (size_t i = 0; i < b->nrows; i++) {
-		const brow *br = &b->rows[i];
-		rk_row *got;
-		if (br->gone)
-			continue;
-		int rc = rk_table_get(&got, cp->nt, b->a.p + br->nk, br->nl, &ro);
-		if (rc == RK_ENOTFOUND)
-			continue;
-		if (rc) {
-			rk_rekey__fail("reading the new table");
-			return -1;
-		}
-		rk_row want = {b->a.p + br->nk, br->nl, b->cells + br->m0, br->nm};
-		/* written by the killed run, or (served) by the mirror: as the
-		   old row holds now, rewritten alike */
-		int same = (i < cp->window || cp->o->live) && rk_rekey__same_cells(got, &want);
-		rk_row_free(got);
-		if (same)
-			continue;
-		uint8_t *o = malloc(br->ol + br->nl + 1);
-		if (!o) {
-			no_memory();
-			return -1;
-		}
-		memcpy(o, b->a.p + br->ok, br->ol);
-		memcpy(o + br->ol, b->a.p + br->nk, br->nl);
-		name_other(cp, o, br->ol, o + br->ol, br->nl);
-		free(o);
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- a served table: the batch against the mirror ---- */
-
-/* Holds (1) or lets go (0) the server's locks of the batch's old rows. */
-static int hold_rows(copier *cp, int hold)
-{
-	batch *b = &cp->b;
-	const rk_rekey_live *lv = cp->o->live;
-	const uint8_t **k = malloc(b->nrows * sizeof *k);
-	size_t *l = malloc(b->nrows * sizeof *l);
-	if (!k || !l) {
-		free(k);
-		free(l);
-		return -1;
-	}
-	for (size_t i = 0; i < b->nrows; i++) {
-		k[i] = b->a.p + b->rows[i].ok;
-		l[i] = b->rows[i].ol;
-	}
-	lv->rows(lv->ctx, cp->c->source, k, l, b->nrows, hold);
-	free(k);
-	free(l);
-	return 0;
-}
-
-/* With the rows held: each old row read again; one that is not as the scan
- * read it changed since, and the mirror wrote its new row as it is now (or
- * deleted it), so the copy leaves it. 0, or -1 (said). */
-static int still_same(copier *cp)
-{
-	batch *b = &cp->b;
-	rk_read_options ro;
-	rk_rekey__all_versions(&ro);
-	for (size_t i = 0; i < b->nrows; i++) {
-		brow *br = &b->rows[i];
-		rk_row *now;
-		int rc = rk_table_get(&now, cp->old, b->a.p + br->ok, br->ol, &ro);
-		if (rc == RK_ENOTFOUND) {
-			br->gone = 1;
-			continue;
-		}
-		if (rc) {
-			rk_rekey__fail("reading the old table");
-			return -1;
-		}
-		rk_row was = {b->a.p + br->ok, br->ol, b->cells + br->m0, br->nm};
-		br->gone = !rk_rekey__same_cells(now, &was);
-		rk_row_free(now);
-	}
-	return 0;
-}
-
-/* The mutations of the rows not gone, moved to the front. */
-static size_t kept_mutations(batch *b)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < b->nrows; i++)
-		for (size_t k = 0; !b->rows[i].gone && k < b->rows[i].nm; k++)
-			b->m[n++] = b->m[b->rows[i].m0 + k];
-	return n;
-}
-
 /* ---- the batch's write ---- */
 
+/* Saves the checkpoint, once every batch queued is acknowledged (its
+ * `done` is the last row queued). */
 static int save(copier *cp)
 {
+	if (rk_table_flush(cp->nt))
+		return rk_rekey__fail("writing a batch to the new table");
+	for (unsigned i = 0; i < RING; i++)
+		cp->ring[i].flight = 0;
 	if (rk_rekey__ckpt_save(cp->s, cp->c->target, cp->c))
 		return rk_rekey__fail("saving the checkpoint");
 	return 0;
 }
 
-/* Writes the batch: checkpoint first (its rows as pending), then the
- * checks, then the cells; the checkpoint's `done` moves on with the next
- * save. 0, or the exit status (said). */
+/* A checkpoint whose `pending` covers the next n rows and the batches
+ * after them up to the next save, and the rows a killed run may have
+ * written past them. */
+static int save_ahead(copier *cp, uint64_t n)
+{
+	uint64_t p = cp->per_save > n ? cp->per_save : n;
+	cp->c->pending = p > cp->window ? p : cp->window;
+	int rc = save(cp);
+	if (rc)
+		return rc;
+	cp->budget = cp->c->pending;
+	cp->since = 0;
+	return 0;
+}
+
+/* Applies the checked batch: queued (not served; its keys then count as
+ * held), or applied with its rows held (served). 0, or the exit status. */
+static int apply(copier *cp)
+{
+	batch *b = cp->b;
+	if (cp->o->live) {
+		size_t nm = rk_rekey__kept_mutations(b);
+		if (nm && rk_table_apply(cp->nt, b->m, nm, NULL))
+			return rk_rekey__fail("writing a batch to the new table");
+		return 0;
+	}
+	if (rk_table_apply_async(cp->nt, b->m, b->nm))
+		return rk_rekey__fail("writing a batch to the new table");
+	b->flight = 1;
+	for (size_t i = 0; i < b->nrows; i++)
+		rk_rekey__seen_add(&cp->seen, b->a.p + b->rows[i].nk, b->rows[i].nl);
+	return 0;
+}
+
+/* Writes the batch: a checkpoint first when the last one does not cover
+ * its rows, then the checks, then the cells; the checkpoint's `done` moves
+ * on with the next save. 0, or the exit status (said). */
 static int flush_batch(copier *cp)
 {
-	batch *b = &cp->b;
+	batch *b = cp->b;
 	rk_rekey_ckpt *c = cp->c;
 	if (!b->nrows)
 		return 0;
 	fix_up(b);
-	int rc = batch_duplicates(cp);
+	int rc = rk_rekey__batch_duplicates(cp);
 	if (rc)
-		return rc < 0 ? no_memory() : RK_EXIT_FAIL;
-	c->pending = b->nrows > cp->window ? b->nrows : cp->window;
-	if ((rc = save(cp)) != 0)
+		return RK_EXIT_FAIL;
+	if (cp->since + b->nrows > cp->budget && (rc = save_ahead(cp, b->nrows)) != 0)
 		return rc;
-	if (cp->o->live && hold_rows(cp, 1))
-		return no_memory();
-	size_t nm = b->nm;
-	if (cp->o->live && still_same(cp))
+	if (cp->o->live && rk_rekey__hold_rows(cp, 1))
+		return rk_rekey__no_memory();
+	if (cp->o->live && rk_rekey__still_same(cp))
 		rc = RK_EXIT_FAIL;
-	else if (held_keys(cp))
+	else if (rk_rekey__held_keys(cp))
 		rc = RK_EXIT_FAIL;
-	else if ((nm = cp->o->live ? kept_mutations(b) : nm) &&
-	         rk_table_apply(cp->nt, b->m, nm, NULL))
-		rc = rk_rekey__fail("writing a batch to the new table");
+	else
+		rc = apply(cp);
 	if (cp->o->live)
-		hold_rows(cp, 0);
+		rk_rekey__hold_rows(cp, 0);
 	if (rc)
 		return rc;
 	const brow *last = &b->rows[b->nrows - 1];
 	uint8_t *d = malloc(last->ol ? last->ol : 1);
 	if (!d)
-		return no_memory();
+		return rk_rekey__no_memory();
 	memcpy(d, b->a.p + last->ok, last->ol);
 	free(c->done);
 	c->done = d;
@@ -425,22 +262,24 @@ static int flush_batch(copier *cp)
 	c->rows += b->nrows;
 	c->cells += b->nm;
 	cp->copied += b->nrows;
+	cp->since += b->nrows;
 	cp->window = cp->window > b->nrows ? cp->window - b->nrows : 0;
-	b->nrows = b->nm = b->a.len = 0;
-	rk_cli_progress_rows(&cp->pr, "copy", cp->copied, cp->total);
+	cp->cur = (cp->cur + 1) % RING; /* its batch was acknowledged: queuing this one waited */
+	cp->b = &cp->ring[cp->cur];
+	cp->b->nrows = cp->b->nm = cp->b->a.len = 0;
+	cp->b->flight = 0;
+	rk_cli_progress_rows(&cp->pr, "copy", cp->copied,
+	                     rk_rekey__eta_total(&cp->eta, c->done, c->done_len, cp->copied));
 	return 0;
 }
 
 /* ---- the copy ---- */
 
 /* Where the copy resumes: just after `done`. */
-static int scan_from_done(rk_scan **sc, copier *cp, uint8_t **startbuf, int keys_only,
-                          const rk_filter *f)
+static int scan_from_done(rk_scan **sc, copier *cp, uint8_t **startbuf)
 {
 	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
 	rk_rekey__all_versions(&so.read);
-	if (keys_only)
-		so.read.filter = f;
 	*startbuf = NULL;
 	if (cp->c->done) { /* the smallest key after done: done followed by 0x00 */
 		if (!(*startbuf = malloc(cp->c->done_len + 1)))
@@ -453,20 +292,26 @@ static int scan_from_done(rk_scan **sc, copier *cp, uint8_t **startbuf, int keys
 	return rk_scan_open(sc, cp->old, &so);
 }
 
-/* Rows left to copy, for the progress line's ETA (a keys-only scan). */
-static void count_rows(copier *cp)
+/* Every key the new table holds into the filter (a keys-only scan; a
+ * table the copy has not yet written is empty). 0, or the exit status. */
+static int seed(copier *cp)
 {
 	rk_filter kids[2] = {{.kind = RK_FILTER_ROW_LIMIT, .n = 1}, {.kind = RK_FILTER_STRIP_VALUE}};
 	rk_filter f = {.kind = RK_FILTER_CHAIN, .kids = kids, .nkids = 2};
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
 	rk_scan *sc;
-	uint8_t *start;
 	const rk_row *r;
-	if (scan_from_done(&sc, cp, &start, 1, &f) == 0) {
-		while (rk_scan_next(&r, sc) == 0)
-			cp->total++;
-		rk_scan_close(sc);
-	}
-	free(start);
+	int e;
+	so.read.filter = &f;
+	if (rk_scan_open(&sc, cp->nt, &so))
+		return rk_rekey__fail("reading the new table");
+	while ((e = rk_scan_next(&r, sc)) == 0)
+		rk_rekey__seen_add(&cp->seen, r->key, r->key_len);
+	rk_scan_close(sc);
+	if (e != RK_EITEROVER)
+		return rk_rekey__fail("reading the new table");
+	cp->filter = 1;
+	return 0;
 }
 
 static int copy_rows(copier *cp)
@@ -475,7 +320,7 @@ static int copy_rows(copier *cp)
 	uint8_t *start;
 	const rk_row *r;
 	size_t klen;
-	int rc = scan_from_done(&sc, cp, &start, 0, NULL), e;
+	int rc = scan_from_done(&sc, cp, &start), e;
 	if (rc) {
 		free(start);
 		return rk_rekey__fail("reading the old table");
@@ -488,11 +333,13 @@ static int copy_rows(copier *cp)
 			rc = RK_EXIT_FAIL;
 			break;
 		}
+		if (!cp->copied && !cp->b->nrows)
+			rk_rekey__eta_start(&cp->eta, r->key, r->key_len);
 		if ((e = add_row(cp, r, klen)) != 0) {
-			rc = e == -1 ? no_memory() : RK_EXIT_FAIL;
+			rc = e == -1 ? rk_rekey__no_memory() : RK_EXIT_FAIL;
 			break;
 		}
-		if ((cp->b.nrows >= cp->o->batch || cp->b.a.len > (16u << 20)) &&
+		if ((cp->b->nrows >= cp->o->batch || cp->b->a.len > (16u << 20)) &&
 		    (rc = flush_batch(cp)) != 0)
 			break;
 	}
@@ -505,11 +352,13 @@ static int copy_rows(copier *cp)
 
 int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 {
-	copier cp = {.s = s, .c = c, .o = o, .window = c->pending};
+	/* the saved checkpoint already covers its pending rows after done */
+	copier cp = {.s = s, .c = c, .o = o, .window = c->pending, .budget = c->pending};
 	struct timespec t0, t1;
 	int rc = RK_EXIT_FAIL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rk_cli_progress_init(&cp.pr, RK_REKEY_CMD, o->quiet);
+	cp.pr.about = 1;
 	if (rk_rekey__map_init(&cp.map, c->old_schema, c->new_schema)) {
 		rk_rekey__fail("preparing the new design");
 		goto out;
@@ -518,6 +367,8 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	size_t fixed = 300 + strlen(c->source) + strlen(c->target) + strlen(c->old_schema) +
 	               strlen(c->new_schema);
 	cp.max_old_key = fixed < 65536 ? (65536 - fixed) / 2 : 0;
+	cp.per_save = BATCHES_PER_SAVE * o->batch;
+	cp.b = &cp.ring[0];
 	if (rk_table_open(&cp.old, s, c->source) || rk_table_open(&cp.nt, s, c->target)) {
 		rk_rekey__fail("opening the tables");
 		goto out;
@@ -526,6 +377,9 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 		rk_rekey__fail("turning the server's mirror of the table's writes on");
 		goto out;
 	}
+	if (!o->live && (rc = seed(&cp)) != 0)
+		goto out;
+	rc = RK_EXIT_FAIL;
 	if (c->done && !o->quiet) {
 		char kt[RK_REKEY_KEYTEXT];
 		fprintf(RK_REKEY_ERR, "rowkey rekey: resuming after old row %s (%llu rows copied)\n",
@@ -533,7 +387,7 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 		        (unsigned long long)c->rows);
 	}
 	if (!o->quiet)
-		count_rows(&cp);
+		rk_rekey__eta_init(&cp.eta, cp.old);
 	if ((rc = copy_rows(&cp)) != 0)
 		goto out;
 	snprintf(c->state, sizeof c->state, "copied");
@@ -551,9 +405,14 @@ int rk_rekey__copy(rk_store *s, rk_rekey_ckpt *c, const rk_rekey_opts *o)
 	       rk__count_text(n[2], RK_NUM_STR, c->rows), rk__count_text(n[3], RK_NUM_STR, c->cells));
 out:
 	rk_cli_progress_done(&cp.pr);
+	if (rc && cp.nt && rk_table_flush(cp.nt)) /* the batches queued before the failure */
+		rk_rekey__fail("writing a batch to the new table");
 	rk_table_close(cp.old);
 	rk_table_close(cp.nt);
 	rk_rekey__map_free(&cp.map);
-	batch_free(&cp.b);
+	for (unsigned i = 0; i < RING; i++)
+		batch_free(&cp.ring[i]);
+	rk_rekey__seen_free(&cp.seen);
+	rk_rekey__eta_free(&cp.eta);
 	return rc;
 }
