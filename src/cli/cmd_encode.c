@@ -22,7 +22,7 @@ static const rk_cli_opt encode_opts[] = {
 	 "see rowkey-schema(5)"},
 	{"in", 'i', 'i', "FILE", RK_ARG_FILE, NULL, "read records from FILE (default: standard input)"},
 	{"format", 'f', 'f', "FMT", RK_ARG_CHOICE, "csv tsv jsonl",
-	 "csv (default; JSON lines are recognised), tsv or jsonl"},
+	 "csv (default; JSON lines and files named .tsv are recognised), tsv or jsonl"},
 	{"out", 'o', 'o', "FORM", RK_ARG_CHOICE, "text hex binary",
 	 "text: printable bytes as they are, others as \\xNN (default); hex: lower-case hex; "
 	 "binary: a 2-byte big-endian length, then the bytes"},

@@ -33,7 +33,7 @@ static const rk_cli_opt load_opts[] = {
 	RK_CLI_OPT_DB,
 	{"schema", 's', 's', "SCHEMA", RK_ARG_SCHEMA, NULL, "the key design: a schema file, or schema text"},
 	{"format", 0, 'F', "FMT", RK_ARG_CHOICE, "csv tsv jsonl",
-	 "csv (default; JSON lines are recognised), tsv or jsonl"},
+	 "csv (default; JSON lines and files named .tsv are recognised), tsv or jsonl"},
 	RK_CLI_OPTS_RECORDS,
 	{"family", 'f', 'f', "F", RK_ARG_TEXT, NULL, "the family to write (default: the table's first)"},
 	{"batch", 0, 'b', "N", RK_ARG_NUMBER, NULL,

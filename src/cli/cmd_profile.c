@@ -20,7 +20,7 @@
 static const rk_cli_opt profile_opts[] = {
 	{"json", 0, 'j', NULL, RK_ARG_NONE, NULL, "one JSON object (docs/advisor.md)"},
 	{"format", 0, 'F', "FMT", RK_ARG_CHOICE, "csv tsv jsonl",
-	 "csv, tsv or jsonl (default: JSON lines when the file starts with '{', else csv)"},
+	 "csv, tsv or jsonl (default: JSON lines when the file starts with '{', tsv when it is named .tsv or .tab, else csv)"},
 	{"no-header", 0, 'N', NULL, RK_ARG_NONE, NULL,
 	 "CSV/TSV without a header: fields are col1, col2, ..."},
 	{"limit", 0, 'l', "N", RK_ARG_NUMBER, NULL, "read at most N records"},

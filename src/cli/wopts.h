@@ -29,7 +29,7 @@
 	{"fixed-rate", 0, RK_CLI_WOPT, NULL, RK_ARG_NONE, NULL,                                   \
 	 "replay the file at --rate, not at its own pace"},                                        \
 	{"format", 0, RK_CLI_WOPT, "FMT", RK_ARG_CHOICE, "csv tsv jsonl",                         \
-	 "how to read the file: csv, tsv or jsonl"},                                               \
+	 "how to read the file: csv, tsv or jsonl (default: by its first byte and its name)"},      \
 	{"no-header", 0, RK_CLI_WOPT, NULL, RK_ARG_NONE, NULL,                                    \
 	 "the file has no header line: fields are col1, col2, ..."},                               \
 	{"memory", 0, RK_CLI_WOPT, "SIZE", RK_ARG_SIZE, NULL,                                     \

@@ -246,6 +246,15 @@ static int read_header(rk_rec *r)
 	return 0;
 }
 
+/* A file named *.tsv or *.tab holds tab-separated values (what a user who
+ * names it so means, and what a CSV reader would take as one column). */
+static int tsv_name(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	return n > 4 && (!strcmp(name + n - 4, ".tsv") || !strcmp(name + n - 4, ".tab") ||
+	                 !strcmp(name + n - 4, ".TSV"));
+}
+
 int rk_rec__open(rk_rec **out, FILE *in, const rk_rec_options *o)
 {
 	rk_rec_options def = RK_REC_OPTIONS_INIT;
@@ -277,7 +286,9 @@ int rk_rec__open(rk_rec **out, FILE *in, const rk_rec_options *o)
 		while (k < r->ilen && (r->ibuf[k] == ' ' || r->ibuf[k] == '\t' || r->ibuf[k] == '\n' ||
 		                       r->ibuf[k] == '\r'))
 			k++;
-		r->fmt = k < r->ilen && r->ibuf[k] == '{' ? RK_REC_JSONL : RK_REC_CSV;
+		r->fmt = k < r->ilen && r->ibuf[k] == '{' ? RK_REC_JSONL
+		       : tsv_name(o->name)                 ? RK_REC_TSV
+		                                           : RK_REC_CSV;
 	}
 	r->header = (r->fmt == RK_REC_CSV || r->fmt == RK_REC_TSV) && o->header;
 	if (r->header && (rc = read_header(r)) != 0)

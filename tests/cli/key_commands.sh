@@ -133,6 +133,13 @@ expect_grep number_str_msg "number page: the field is str" "$T/err"
 expect_rc number_has_rc $rc 1
 expect_grep number_has_msg "the input has a column 'ts' already" "$T/err"
 
+# a file named .tsv is read as TSV without --format (a CSV reader would take
+# each line as one cell)
+printf 'date\ttime\tid\n230611\t063031\t7\n' > "$T/tabs.tsv"
+"$R" encode -s "$S" --in "$T/tabs.tsv" > "$T/out" 2> "$T/err"; rc=$?
+expect_rc tsv_name_rc $rc 0
+expect_eq tsv_name_key "$(cat "$T/out")" "230611:063031:7"
+
 # a value containing its separator
 printf 'date,time,id\n23:06,063031,1\n' | "$R" encode -s "$S" > /dev/null 2> "$T/err"; rc=$?
 expect_rc sep_rc $rc 1
