@@ -136,8 +136,11 @@ static inline size_t find_zero(const uint8_t *key, size_t i, size_t len)
 /* Scans one escaped string starting at *pos. On success sets body/len and
  * moves *pos past the terminator. `allow_marker`: 00 00 right at the start
  * is accepted and reported through *marker. */
-static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t **body, size_t *blen,
-                    int allow_marker, int *marker, const char *what)
+/* inline: each caller passes constants (marker or not, the part named), and
+ * it runs once or twice for every cell read */
+static inline __attribute__((always_inline)) int
+scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t **body, size_t *blen,
+         int allow_marker, int *marker, const char *what)
 {
 	size_t i = *pos;
 	if (marker)
