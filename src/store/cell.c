@@ -136,8 +136,11 @@ static inline size_t find_zero(const uint8_t *key, size_t i, size_t len)
 /* Scans one escaped string starting at *pos. On success sets body/len and
  * moves *pos past the terminator. `allow_marker`: 00 00 right at the start
  * is accepted and reported through *marker. */
-static int scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t **body, size_t *blen,
-                    int allow_marker, int *marker, const char *what)
+/* inline: each caller passes constants (marker or not, the part named), and
+ * it runs once or twice for every cell read */
+static inline __attribute__((always_inline)) int
+scan_esc(const uint8_t *key, size_t len, size_t *pos, const uint8_t **body, size_t *blen,
+         int allow_marker, int *marker, const char *what)
 {
 	size_t i = *pos;
 	if (marker)
@@ -206,20 +209,25 @@ int rk_cell__decode_row_unesc(rk__cellkey *out, const uint8_t *key, size_t len, 
 		if (i >= len)
 			return rk__err(RK_ECORRUPT, "cell key: row has no terminator (key of %zu bytes)",
 			               len);
-		if (i + 1 >= len)
-			return rk__err(RK_ECORRUPT, "cell key: row truncated at byte %zu", i);
-		if (key[i + 1] == 0x01) {
-			out->row = key + 4;
-			out->row_len = i - 4;
-			out->row_part_end = i + 2;
-			*dst_len = o;
-			return 0;
-		}
-		if (key[i + 1] != 0xFF)
-			return rk__err(RK_ECORRUPT, "cell key: bad escape 00 %02x in row at byte %zu",
-			               key[i + 1], i);
-		dst[o++] = 0;
-		i += 2;
+		/* a run of escaped 00 bytes (a binary key's come together) here,
+		   not through the word loop once each */
+		do {
+			if (i + 1 >= len)
+				return rk__err(RK_ECORRUPT, "cell key: row truncated at byte %zu", i);
+			if (key[i + 1] == 0x01) {
+				out->row = key + 4;
+				out->row_len = i - 4;
+				out->row_part_end = i + 2;
+				*dst_len = o;
+				return 0;
+			}
+			if (key[i + 1] != 0xFF)
+				return rk__err(RK_ECORRUPT,
+				               "cell key: bad escape 00 %02x in row at byte %zu", key[i + 1],
+				               i);
+			dst[o++] = 0;
+			i += 2;
+		} while (i < len && key[i] == 0);
 	}
 }
 

@@ -62,6 +62,7 @@ void rk_rowasm__reinit(rk__rowasm *a, const rk_table *t, const rk_read_options *
 	a->qual_cap = qual_cap;
 	a->tmp = tmp;
 	a->tmp_cap = tmp_cap;
+	a->now = 0; /* read at the first age rule met: most gets meet none */
 }
 
 void rk_rowasm__fini(rk__rowasm *a)
@@ -190,6 +191,8 @@ int rk_rowasm__verdict(rk__rowasm *a, const rk__cellkey *ck)
 	}
 	if (ck->ts <= a->fam_del_ts || ck->ts <= a->col_del_ts || ck->ts == a->cell_del_ts)
 		return RK_VIS_MASKED;
+	if (a->fam->gc && !a->now)
+		a->now = rk_gc__now();
 	if (rk__family_collects(a->fam, ++a->rank, ck->ts, a->now))
 		return RK_VIS_COLLECTED;
 	return RK_VIS_KEEP;

@@ -40,14 +40,16 @@ typedef struct rk__rowasm {
 	int col_valid, col_skip;
 	uint64_t col_del_ts, cell_del_ts;
 	unsigned rank, returned;
-	uint64_t now;           /* for age rules: wall clock when the read began */
+	uint64_t now;           /* for age rules: wall clock when the read began (0: not
+	                           read yet, after rk_rowasm__reinit) */
 	uint8_t *tmp;           /* unescape scratch */
 	size_t tmp_cap;
 } rk__rowasm;
 
 void rk_rowasm__init(rk__rowasm *a, const rk_table *t, const rk_read_options *ro, rk__rowbuf *out);
 void rk_rowasm__fini(rk__rowasm *a);
-/* As rk_rowasm__init, keeping the buffers an earlier use allocated. */
+/* As rk_rowasm__init, keeping the buffers an earlier use allocated; the
+ * clock is read only when a cell meets an age rule. */
 void rk_rowasm__reinit(rk__rowasm *a, const rk_table *t, const rk_read_options *ro,
                        rk__rowbuf *out);
 void rk_rowbuf__fini(rk__rowbuf *b);

@@ -821,6 +821,69 @@ static void test_row_too_big_to_read(void **state)
 	free(dir);
 }
 
+/* Cells read from table t's region i (in key order). */
+static uint64_t region_reads(rk_store *s, size_t i)
+{
+	rk_region_info *ri;
+	size_t n;
+	ST_OK(rk_store_regions(&ri, &n, s, "t"));
+	assert_true(i < n);
+	uint64_t rd = ri[i].reads;
+	rk_region_info_free(ri, n);
+	return rd;
+}
+
+/* Takes n rows of a scan (so), then closes it. */
+static void scan_take(rk_table *t, const rk_scan_options *so, int n)
+{
+	rk_scan *sc;
+	const rk_row *r;
+	ST_OK(rk_scan_open(&sc, t, so));
+	for (int i = 0; i < n; i++)
+		ST_OK(rk_scan_next(&r, sc));
+	rk_scan_close(sc);
+}
+
+/* A scan reads rows ahead of its caller: only the rows it hands out are
+ * counted, each against the region it came from. */
+static void test_scan_counts_rows_handed_out(void **state)
+{
+	(void)state;
+	char *dir = st_tmpdir("scancount");
+	rk_store *s = open_store(dir, 1, 0);
+	create(s, "t", NULL, 0, 0);
+	rk_table *t;
+	ST_OK(rk_table_open(&t, s, "t"));
+	for (int i = 0; i < 100; i++) {
+		char row[8];
+		snprintf(row, sizeof row, "r%03d", i);
+		ST_OK(rk_table_put(t, (const uint8_t *)row, 4, "cf", (const uint8_t *)"q", 1, 0,
+		                   (const uint8_t *)"v", 1));
+	}
+	rk_scan_options so = RK_SCAN_OPTIONS_INIT;
+	scan_take(t, &so, 3); /* closed after three rows */
+	assert_int_equal(region_reads(s, 0), 3);
+	so.limit = 5;
+	scan_take(t, &so, 5);
+	assert_int_equal(region_reads(s, 0), 8);
+
+	/* two regions: rows of the first read ahead are the first's */
+	rk_region_info *ri;
+	size_t n;
+	ST_OK(rk_store_regions(&ri, &n, s, "t"));
+	ST_OK(rk_region_split(s, ri[0].id, (const uint8_t *)"r010", 4));
+	rk_region_info_free(ri, n);
+	uint64_t a = region_reads(s, 0), b = region_reads(s, 1);
+	so.limit = 0;
+	scan_take(t, &so, 12);
+	assert_int_equal(region_reads(s, 0) - a, 10);
+	assert_int_equal(region_reads(s, 1) - b, 2);
+	rk_table_close(t);
+	ST_OK(rk_store_close(s));
+	st_rmtree(dir);
+	free(dir);
+}
+
 /* ---- the suite on the embedded store ---- */
 
 static char *suite_dir;
@@ -855,6 +918,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		SUITE_CASES,
 		cmocka_unit_test(test_buffered_writes),
+		cmocka_unit_test(test_scan_counts_rows_handed_out),
 		cmocka_unit_test(test_get_row_lengths),
 		cmocka_unit_test(test_regions_splits_moves),
 		cmocka_unit_test(test_auto_split_salted),

@@ -31,11 +31,11 @@ struct rk__engine {
 	char *diag_files; /* the live-file list the cached diagnosis was made for */
 	char *diag;       /* "table file ...: why" of the damaged files found */
 	/* Point reads reuse idle iterators while nothing was written since they
-	 * were made (an iterator reads the snapshot of its creation). */
+	 * were made (an iterator reads the snapshot of its creation). Each
+	 * slot holds one or NULL and is taken and filled by atomic exchange,
+	 * not under a mutex: a get takes and returns one every time. */
 	_Atomic uint64_t gen; /* bumped after every write returns */
-	pthread_mutex_t pool_mu;
-	rk__eiter *idle[ENGINE_IDLE_ITERS];
-	int nidle;
+	_Atomic(rk__eiter *) idle[ENGINE_IDLE_ITERS];
 	/* the expected write-ahead logs (engine_wals.c), under wal_mu */
 	pthread_mutex_t wal_mu;
 	rk__wals wals;

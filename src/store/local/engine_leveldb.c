@@ -69,7 +69,8 @@ int rk_engine__open(rk__engine **out, const char *path, const rk__engine_options
 	if (!e || !(e->path = strdup(path)))
 		goto nomem;
 	pthread_mutex_init(&e->mu, NULL);
-	pthread_mutex_init(&e->pool_mu, NULL);
+	for (int i = 0; i < ENGINE_IDLE_ITERS; i++)
+		atomic_init(&e->idle[i], NULL);
 	pthread_mutex_init(&e->wal_mu, NULL);
 	e->wal_fd = -1;
 	atomic_init(&e->failed, 0);
@@ -135,9 +136,8 @@ void rk_engine__close(rk__engine *e)
 {
 	if (!e)
 		return;
-	for (int i = 0; i < e->nidle; i++) /* iterators go before their database */
-		rk_eiter__free(e->idle[i]);
-	e->nidle = 0;
+	for (int i = 0; i < ENGINE_IDLE_ITERS; i++) /* iterators go before their database */
+		rk_eiter__free(atomic_exchange(&e->idle[i], NULL));
 	if (e->db)
 		leveldb_close(e->db);
 	if (e->wals_on)
@@ -152,7 +152,6 @@ void rk_engine__close(rk__engine *e)
 	if (e->own_cache)
 		leveldb_cache_destroy(e->cache);
 	pthread_mutex_destroy(&e->mu);
-	pthread_mutex_destroy(&e->pool_mu);
 	pthread_mutex_destroy(&e->wal_mu);
 	free(e->diag_files);
 	free(e->diag);
@@ -336,20 +335,18 @@ rk__eiter *rk_eiter__new(rk__engine *e)
 rk__eiter *rk_eiter__take(rk__engine *e)
 {
 	uint64_t now = atomic_load_explicit(&e->gen, memory_order_acquire);
-	rk__eiter *stale[ENGINE_IDLE_ITERS], *it = NULL;
-	int nstale = 0;
-	pthread_mutex_lock(&e->pool_mu);
-	while (e->nidle > 0 && !it) {
-		rk__eiter *c = e->idle[--e->nidle];
+	for (int i = 0; i < ENGINE_IDLE_ITERS; i++) {
+		if (!atomic_load_explicit(&e->idle[i], memory_order_relaxed))
+			continue;
+		/* acquire: the iterator's state as its last user left it */
+		rk__eiter *c = atomic_exchange_explicit(&e->idle[i], NULL, memory_order_acquire);
+		if (!c)
+			continue; /* another reader took it first */
 		if (c->gen == now)
-			it = c;
-		else
-			stale[nstale++] = c;
+			return c;
+		rk_eiter__free(c); /* a write followed its snapshot */
 	}
-	pthread_mutex_unlock(&e->pool_mu);
-	for (int i = 0; i < nstale; i++)
-		rk_eiter__free(stale[i]);
-	return it ? it : rk_eiter__new(e);
+	return rk_eiter__new(e);
 }
 
 static void give_back(rk__eiter *it, int ok)
@@ -360,12 +357,15 @@ static void give_back(rk__eiter *it, int ok)
 	 * merged them into fewer (cheaper to seek) */
 	if (ok && ++it->uses < ENGINE_ITER_USES &&
 	    it->gen == atomic_load_explicit(&e->gen, memory_order_acquire)) {
-		pthread_mutex_lock(&e->pool_mu);
-		if (e->nidle < ENGINE_IDLE_ITERS) {
-			e->idle[e->nidle++] = it;
-			it = NULL;
+		for (int i = 0; i < ENGINE_IDLE_ITERS; i++) {
+			rk__eiter *none = NULL;
+			/* release: the next taker sees the iterator's state */
+			if (!atomic_load_explicit(&e->idle[i], memory_order_relaxed) &&
+			    atomic_compare_exchange_strong_explicit(&e->idle[i], &none, it,
+			                                            memory_order_release,
+			                                            memory_order_relaxed))
+				return;
 		}
-		pthread_mutex_unlock(&e->pool_mu);
 	}
 	rk_eiter__free(it);
 }

@@ -161,6 +161,8 @@ void rk_kvacc__row(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
 		if (len)
 			a->hint[row[0]] = (uint16_t)(b + 1);
 	}
+	/* the first row of the runs has no row before it to compare with */
+	int first = a->nruns == 0;
 	if (a->slot[b] < 0) {
 		if (a->nruns == a->cap_runs) {
 			size_t n = a->cap_runs ? a->cap_runs * 2 : 16;
@@ -175,7 +177,7 @@ void rk_kvacc__row(rk__kvacc *a, rk__kvt *t, const uint8_t *row, size_t len,
 		a->runs[a->nruns] = (rk__kvrun){b, {0}};
 		a->slot[b] = (int32_t)a->nruns++;
 	}
-	a->streak = a->nruns > 1 && a->runs[a->last].bucket == b;
+	a->streak = first || a->runs[a->last].bucket == b;
 	a->last = (size_t)a->slot[b];
 	add4(&a->runs[a->last].c, c);
 	if (--a->countdown == 0)

@@ -34,7 +34,8 @@ typedef struct rk__kvacc {
 	uint16_t *slen;
 	size_t nsamples, cap_samples;
 	uint32_t countdown;     /* rows until the next sample */
-	int streak;             /* the last two rows fell in one bucket (a sequential key) */
+	int streak;             /* the last two rows fell in one bucket (a sequential key, a
+	                           scan), or one row was counted: try its bucket first */
 	uint16_t hint[256];     /* by first byte, the bucket such a row fell in last, + 1 (a
 	                           salted key's rows go back to their salt's bucket) */
 	int failed;             /* out of memory: the runs are dropped, not half counted */

@@ -17,6 +17,17 @@
 #include "store/local/local_int.h"
 #include "store/rowasm.h"
 
+/* A forward scan reads up to SCAN_AHEAD rows (SCAN_AHEAD_BYTES of them at
+ * most) and looks at the iterator's read error once for all of them before
+ * handing any out: that look asks every level of the engine, and it costs
+ * as much as the rest of a small row's read. Rows read after a damaged
+ * block are still never handed out: the whole batch is dropped for the
+ * error. */
+#define SCAN_AHEAD 32
+#define SCAN_AHEAD_BYTES (256u << 10)
+/* a row buffer past this size is freed before its slot is read into again */
+#define SCAN_BUF_KEEP (1u << 20)
+
 typedef struct rk__lscan {
 	struct rk_scan base;
 	rk__local *st;
@@ -46,7 +57,9 @@ typedef struct rk__lscan {
 	size_t fam_part_len;                     /* 0: none yet */
 	uint64_t m_cells, m_bytes, m_rows; /* read counters not yet added to metrics */
 	rk__kvacc kv;                      /* rows read by key bucket, not yet counted */
-	rk__rowbuf buf;
+	rk__rowbuf bufs[SCAN_AHEAD]; /* rows read ahead, [qhead, qn) not handed out yet */
+	size_t qhead, qn;
+	int q_rc; /* an error met reading ahead, returned after the rows before it */
 	rk__rowasm a;
 } rk__lscan;
 
@@ -119,7 +132,8 @@ void rk_local__scan_close(rk_scan *base)
 	free(sc->rowkey);
 	free(sc->rowend);
 	rk_rowasm__fini(&sc->a);
-	rk_rowbuf__fini(&sc->buf);
+	for (size_t i = 0; i < SCAN_AHEAD; i++)
+		rk_rowbuf__fini(&sc->bufs[i]);
 	free(sc);
 }
 
@@ -167,7 +181,7 @@ int rk_local__scan_open(rk_scan **out, rk_table *tb, const rk_scan_options *so)
 		}
 		sc->ro.columns = sc->cols;
 	}
-	rk_rowasm__init(&sc->a, tb, &sc->ro, &sc->buf);
+	rk_rowasm__init(&sc->a, tb, &sc->ro, &sc->bufs[0]);
 	if (sc->stop_len && rk_meta__row_cmp(sc->start, sc->start_len, sc->stop, sc->stop_len) >= 0)
 		sc->done = 1;
 	if (!sc->reverse)
@@ -373,13 +387,13 @@ static int read_row_backward(rk__lscan *sc, const uint8_t *k, size_t kl)
 
 /* A row of nc cells handed out: into the scan's metrics, and the key
  * visualizer's when it runs. */
-static void count_row(rk__lscan *sc, size_t nc)
+static void count_row(rk__lscan *sc, const rk__rowbuf *b, size_t nc)
 {
 	sc->m_cells += nc;
-	uint64_t rb = rk_rowbuf__bytes(&sc->buf);
+	uint64_t rb = rk_rowbuf__bytes(b);
 	sc->m_bytes += rb;
 	if (sc->lt->tm->kv)
-		rk_kvacc__add(&sc->kv, sc->lt->tm->kv, sc->buf.row.key, sc->buf.row.key_len,
+		rk_kvacc__add(&sc->kv, sc->lt->tm->kv, b->row.key, b->row.key_len,
 		              &(rk_metrics_counts){0, 1, 0, rb}, 0);
 	/* counted every 4096 rows, and when a key-bucket interval ends */
 	if (++sc->m_rows >= 4096 ||
@@ -387,11 +401,89 @@ static void count_row(rk__lscan *sc, size_t nc)
 		flush_scan_metrics(sc);
 }
 
+/* The key the iterator is on for the next row of the segment, or NULL at
+ * the segment's end. */
+static const uint8_t *next_key(rk__lscan *sc, size_t *kl)
+{
+	const uint8_t *k;
+	if (sc->have_next) {
+		/* the key read_row stopped on: the iterator has not moved since */
+		k = sc->next_k;
+		*kl = sc->next_kl;
+		sc->have_next = 0;
+	} else {
+		k = rk_eiter__valid(sc->it) ? rk_eiter__key(sc->it, kl) : NULL;
+	}
+	if (!k || (!sc->reverse && !rk_local__key_lt(k, *kl, sc->seg_hi, sc->seg_hi_len)) ||
+	    (sc->reverse && rk_local__key_lt(k, *kl, sc->seg_lo, sc->seg_lo_len)))
+		return NULL;
+	return k;
+}
+
+/* Reads the segment's next rows into bufs[0, qn): up to SCAN_AHEAD forward
+ * (one reverse), within the scan's limit. *ended: the segment has no more
+ * rows. A read error of the iterator drops every row read. */
+static int read_ahead(rk__lscan *sc, int *ended)
+{
+	size_t want = sc->reverse ? 1 : SCAN_AHEAD, bytes = 0;
+	int rc = 0;
+	if (sc->limit && sc->limit - sc->returned < want)
+		want = (size_t)(sc->limit - sc->returned);
+	for (size_t i = 1; i < sc->qn; i++)
+		if (sc->bufs[i].cap > SCAN_BUF_KEEP)
+			rk_rowbuf__fini(&sc->bufs[i]);
+	sc->qn = sc->qhead = 0;
+	*ended = 0;
+	while (sc->qn < want && bytes < SCAN_AHEAD_BYTES) {
+		size_t kl;
+		const uint8_t *k = next_key(sc, &kl);
+		if (!k) {
+			*ended = 1;
+			break;
+		}
+		rk__rowbuf *b = &sc->bufs[sc->qn];
+		sc->a.out = b;
+		if (!sc->reverse) {
+			if ((rc = read_row(sc, k, kl, &sc->next_k, &sc->next_kl)) != 0)
+				break;
+			sc->have_next = 1;
+		} else if ((rc = read_row_backward(sc, k, kl)) != 0) {
+			break;
+		}
+		if (rk_rowasm__finish(&sc->a)) {
+			sc->qn++;
+			bytes += b->len;
+		}
+	}
+	/* every move since the last look, up to the cell after the last row */
+	int se = segment_error(sc);
+	if (se) {
+		sc->qn = 0;
+		return se;
+	}
+	if (rc && sc->qn == 0)
+		return rc;
+	sc->q_rc = rc;
+	return 0;
+}
+
 int rk_local__scan_next(const rk_row **out, rk_scan *base)
 {
 	rk__lscan *sc = (rk__lscan *)base;
-	int rc;
+	int rc, ended;
 	for (;;) {
+		if (sc->qhead < sc->qn) {
+			rk__rowbuf *b = &sc->bufs[sc->qhead++];
+			count_row(sc, b, b->row.ncells);
+			sc->returned++;
+			*out = &b->row;
+			return 0;
+		}
+		if (sc->q_rc) {
+			rc = sc->q_rc;
+			sc->q_rc = 0;
+			return rc;
+		}
 		if (sc->limit && sc->returned >= sc->limit)
 			return RK_EITEROVER;
 		if (!sc->it) {
@@ -403,38 +495,11 @@ int rk_local__scan_next(const rk_row **out, rk_scan *base)
 				return rc;
 			sc->have_next = 0;
 		}
-		size_t kl;
-		const uint8_t *k;
-		if (sc->have_next) {
-			/* the key read_row stopped on: the iterator has not moved since */
-			k = sc->next_k;
-			kl = sc->next_kl;
-			sc->have_next = 0;
-		} else {
-			k = rk_eiter__valid(sc->it) ? rk_eiter__key(sc->it, &kl) : NULL;
-		}
-		if (!k || (!sc->reverse && !rk_local__key_lt(k, kl, sc->seg_hi, sc->seg_hi_len)) ||
-		    (sc->reverse && rk_local__key_lt(k, kl, sc->seg_lo, sc->seg_lo_len))) {
-			if ((rc = end_segment(sc)) != 0)
-				return rc;
-			continue;
-		}
-		if (!sc->reverse) {
-			if ((rc = read_row(sc, k, kl, &sc->next_k, &sc->next_kl)) != 0)
-				return rc;
-			sc->have_next = 1;
-		} else if ((rc = read_row_backward(sc, k, kl)) != 0) {
+		if ((rc = read_ahead(sc, &ended)) != 0)
 			return rc;
-		}
-		/* every move since the last check, up to the cell after this row */
-		if ((rc = segment_error(sc)) != 0)
+		/* the segment ends once its rows read ahead are handed out (they
+		   count against its region) */
+		if (ended && sc->qn == 0 && (rc = end_segment(sc)) != 0)
 			return rc;
-		size_t nc = rk_rowasm__finish(&sc->a);
-		if (nc == 0)
-			continue;
-		count_row(sc, nc);
-		sc->returned++;
-		*out = &sc->buf.row;
-		return 0;
 	}
 }
