@@ -10,8 +10,11 @@
  * Measured: the throughput is rows written per second of wall-clock time,
  * from the first write queued to the last acknowledged; the per-server
  * shares and the per-time-bucket loads come from the store's own counters
- * (rk_store_servers, sampled in real time and binned into the run's time
- * buckets afterwards), the regions from rk_store_regions. Modelled: nothing
+ * (rk_store_servers), read when each moment of the workload's clock ends
+ * and its writes are acknowledged, so a moment's counts are its own writes
+ * (binned by wall time, a moment's edge blurred over the writes in flight and
+ * the busiest server of each read several points low); the regions from
+ * rk_store_regions. Modelled: nothing
  * of the write side; reads are not executed (the read side is priced by the
  * simulator), and the hottest server's busy fraction (its writes / (C x wall
  * time)) says whether the servers or this machine set the pace.
@@ -38,10 +41,9 @@
 #include "key/error.h"
 
 #define BATCH 128
-/* Writes in flight blur which moment a server's writes are counted in (its
- * counters are read between batches): a batch is at most an eighth of a
- * time bucket's writes, so the busiest server of each moment is the store's
- * within a few points, not a bucket's worth of writes off. */
+/* A batch is at most an eighth of a time bucket's writes: the servers'
+ * busy time, sampled in wall-clock bins between batches, is then not a
+ * bucket's worth of writes off either. */
 #define BATCH_MIN 8
 #define FINE 1024 /* real-time sampling bins, merged in pairs as the run goes on */
 
@@ -88,19 +90,6 @@ static int rt_sample(rtbins *r, rk_store *st, double t, int force)
 	}
 	free(now);
 	return 0;
-}
-
-/* The fine bins into cols buckets of the run's wall time T (cols x S). */
-static void rt_rebin(const rtbins *r, uint64_t *sw, size_t cols, double T)
-{
-	for (size_t j = 0; j < FINE; j++) {
-		double mid = ((double)j + 0.5) * r->w;
-		size_t b = T > 0 ? (size_t)(mid / (T / (double)cols)) : 0;
-		if (b >= cols)
-			b = cols - 1;
-		for (size_t k = 0; k < r->S; k++)
-			sw[b * r->S + k] += r->bin[j * r->S + k];
-	}
 }
 
 /* How busy the busiest server of each moment was, over the run: the
@@ -164,6 +153,11 @@ typedef struct srun {
 	uint64_t kbytes, mono;
 	size_t kmax;
 	double wall;
+	/* the moments of the workload's clock: the time bucket the writes being
+	   sent belong to, and each server's writes when the last one ended */
+	int64_t dur;
+	size_t vcol;
+	uint64_t *vlast;
 } srun;
 
 /* The workload, its binding, and the simulator's initial regions (the
@@ -226,9 +220,36 @@ static int srun_open(srun *r, const char *dir)
 	if (!(r->a->sw = calloc((size_t)r->a->cols * o->servers, sizeof *r->a->sw)) ||
 	    !(r->a->sr = calloc((size_t)r->a->cols * o->servers, sizeof *r->a->sr)) ||
 	    !(r->rt.bin = calloc((size_t)FINE * o->servers, sizeof *r->rt.bin)) ||
-	    !(r->rt.last = calloc(o->servers, sizeof *r->rt.last)))
+	    !(r->rt.last = calloc(o->servers, sizeof *r->rt.last)) ||
+	    !(r->vlast = calloc(o->servers, sizeof *r->vlast)))
 		return rk__err(RK_ENOMEM, "out of memory");
+	r->dur = rk__workload_duration_ms(r->w);
 	return 0;
+}
+
+/* The writes each server applied since the last moment ended, into that
+ * moment's column (every write of it acknowledged: see srun_replay). */
+static int vt_sample(srun *r)
+{
+	rk_server_info *now = NULL;
+	size_t nn = 0, S = r->o->servers;
+	int rc = rk_store_servers(&now, &nn, r->st);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < nn && k < S; k++) {
+		r->a->sw[r->vcol * S + k] += now[k].writes - r->vlast[k];
+		r->vlast[k] = now[k].writes;
+	}
+	free(now);
+	return 0;
+}
+
+/* The time bucket of virtual time t, as the simulator counts it. */
+static size_t vcol_of(const srun *r, int64_t t)
+{
+	size_t cols = r->a->cols;
+	size_t b = r->dur > 0 ? (size_t)(t * (int64_t)cols / r->dur) : 0;
+	return b >= cols ? cols - 1 : b;
 }
 
 /* Queues the batch (two in flight: see the file comment), makes the
@@ -299,8 +320,16 @@ static int srun_replay(srun *r)
 		if (rc && !end)
 			return rc;
 		int balance_now = !end && next_balance >= 0 && t >= next_balance;
-		if ((end || balance_now || r->n == r->batch) && (rc = srun_send(r)) != 0)
+		/* a moment of the workload's clock ends: its writes are sent and
+		   acknowledged, and each server's count of them is that moment's (the
+		   same moments the simulator judges, whatever the wall clock did) */
+		int moment = !end && shape < 0 && vcol_of(r, t) != r->vcol;
+		if ((end || balance_now || moment || r->n == r->batch) && (rc = srun_send(r)) != 0)
 			return rc;
+		if (moment && ((rc = rk_table_flush(r->tb)) != 0 || (rc = vt_sample(r)) != 0))
+			return rc;
+		if (moment)
+			r->vcol = vcol_of(r, t);
 		/* everything queued is applied (and split) before the balancer
 		 * runs, so it sees the regions the simulator's balancer sees */
 		if ((end || balance_now) && ((rc = rk_table_flush(r->tb)) != 0 ||
@@ -320,6 +349,8 @@ static int srun_replay(srun *r)
 			return rc;
 	}
 	r->wall = now_s() - r->rt.t0;
+	if ((rc = vt_sample(r)) != 0)
+		return rc;
 	return rt_sample(&r->rt, r->st, r->rt.t0 + r->wall, 1);
 }
 
@@ -330,8 +361,7 @@ static int srun_collect(srun *r)
 	rk_server_info *srv = NULL;
 	rk_region_info *reg = NULL;
 	size_t nsrv = 0, nreg = 0;
-	rt_rebin(&r->rt, a->sw, a->cols, r->wall);
-	a->col_s = r->wall / (double)a->cols;
+	a->col_s = (double)r->dur / 1000.0 / (double)a->cols;
 	int rc = rk_store_servers(&srv, &nsrv, r->st);
 	if (!rc)
 		rc = rk_store_regions(&reg, &nreg, r->st, "analyze");
@@ -403,6 +433,7 @@ static int srun_end(srun *r, int rc)
 	free(r->prev);
 	free(r->rt.bin);
 	free(r->rt.last);
+	free(r->vlast);
 	free(r->sp);
 	for (size_t i = 0; r->keys && i < r->nkeys; i++)
 		free(r->keys[i]);
