@@ -339,7 +339,7 @@ static void time_windows(gen *g, int shape)
 		if ((int)k == shape || !more || (qs->q[k].eq_mask & q->eq_mask) != q->eq_mask ||
 		    !(qs->q[k].range_mask >> t & 1))
 			continue;
-		char key[1200] = "", label[400], eqs[128], ms[128], lbl_w[32];
+		char key[1200] = "", label[600], eqs[128], ms[128], lbl_w[32];
 		size_t alt[64], a = 0, m = 0, mf[64];
 		for (size_t j = 0; j < neq; j++)
 			put_field(key, sizeof key, g->d, fs[j]);
@@ -363,7 +363,7 @@ static void time_windows(gen *g, int shape)
 		add(g, label, key, shape, "windows");
 		/* and salted by the fields the narrower shape binds: it computes its
 		   bucket, the wider one reads every bucket's windows */
-		char key2[1400], label2[600], all[128];
+		char key2[1400], label2[800], all[128];
 		size_t both[64], nb = 0;
 		for (size_t f = 0; f < g->d->nf; f++)
 			if (qs->q[k].eq_mask >> f & 1)
