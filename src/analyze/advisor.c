@@ -245,7 +245,14 @@ static void add_inner(gen *g, const size_t *fs, size_t n, size_t neq, const size
 static void inner_buckets(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
 {
 	size_t rest[8], m = 0;
-	if (!neq || n <= neq)
+	int hot = 0;
+	/* only where one value of the equalities is hotter than a server's even
+	   share (a dominant tenant): else their own spread is the spread */
+	for (size_t j = 0; j < neq; j++) {
+		const rk_field_profile *x = &g->p->f[fs[j]];
+		hot |= x->ntop && x->top[0].share > 1.0 / (g->servers ? g->servers : 1);
+	}
+	if (!neq || n <= neq || !hot)
 		return;
 	for (size_t j = 0; j < g->out->nident && m < 8; j++)
 		if (!has(fs, neq, g->out->ident[j]) && !g->d->col[g->out->ident[j]].seq)
@@ -408,7 +415,6 @@ static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, 
 	snprintf(key2, sizeof key2, "bucket(%u, xxh3(%s)) %s", S, ids, key);
 	snprintf(label, sizeof label, "salt(%s) %u buckets + %s%s", ids, S, all, why);
 	add(g, label, key2, shape, "salted");
-	inner_buckets(g, fs, n, neq, shape, why);
 }
 
 /* The other orders of the shape's first equality fields (up to three): the
@@ -508,6 +514,9 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 		n = base_of(&g, &src->q.q[s], fs, &neq);
 		g.desc = desc_of(&src->q.q[s]);
 		variants(&g, fs, n, neq, (int)s, "");
+		/* in the shape's own order only: every order of every bucket is
+		   more candidates than the judgement gains (suggest -w urls) */
+		inner_buckets(&g, fs, n, neq, (int)s, "");
 		/* a rising lead that no equality binds: a spread field promoted in front */
 		if (!neq && n && g.p->f[fs[0]].monotonic >= 0.9) {
 			int f = spread_field(&g, fs, n);
