@@ -10,28 +10,13 @@ fields). Field numbers as HBase's REST .proto files give them.
                                                (comma-separated, e.g. 1,1.6) are
                                                the fields holding messages
 """
+import os
 import struct
 import sys
 
-
-def varint(n):
-    n &= (1 << 64) - 1
-    out = b""
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out += bytes([b | (0x80 if n else 0)])
-        if not n:
-            return out
-
-
-def L(num, payload):
-    if isinstance(payload, str):
-        payload = payload.encode()
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-
-
-def I(num, v):
-    return varint(num << 3) + varint(v)
+# the encoder is the fuzz seeds' (varints, length-delimited and varint fields)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz"))
+from pbwire import I, L, varint  # noqa: E402,F401
 
 
 def fields(buf):
