@@ -140,6 +140,13 @@ static int utf8(sbuf *b, unsigned long c)
 	return put(b, o, n);
 }
 
+/* XML 1.0's Char production below U+0080: tab, newline, return and the
+ * printable range; a NUL or another control could not be written back */
+static int xml_char(unsigned long c)
+{
+	return c >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* characters up to `stop` (or '<'), entities decoded, into b */
 static int chars(xp *x, sbuf *b, char stop)
 {
@@ -147,8 +154,12 @@ static int chars(xp *x, sbuf *b, char stop)
 		{"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"quot;", '"'}, {"apos;", '\''}};
 	while (x->s < x->end && *x->s != stop && *x->s != '<') {
 		const char *run = x->s;
-		while (x->s < x->end && *x->s != stop && *x->s != '<' && *x->s != '&')
+		while (x->s < x->end && *x->s != stop && *x->s != '<' && *x->s != '&') {
+			if (!xml_char((unsigned char)*x->s))
+				return bad(x, "a control character (0x%02x), which XML does not allow",
+				           (unsigned char)*x->s);
 			x->s++;
+		}
 		if (put(b, run, (size_t)(x->s - run)))
 			return bad(x, "out of memory");
 		if (x->s == x->end || *x->s != '&')
@@ -178,7 +189,7 @@ static int chars(xp *x, sbuf *b, char stop)
 			c = c * (hex ? 16 : 10) + (unsigned long)v;
 		}
 		if (x->s == x->end || *x->s != ';' || !digits || !c || c > 0x10ffff ||
-		    (c >= 0xd800 && c <= 0xdfff))
+		    (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff || !xml_char(c))
 			return bad(x, "a bad character reference");
 		x->s++;
 		if (utf8(b, c))
