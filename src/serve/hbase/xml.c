@@ -154,12 +154,8 @@ static int chars(xp *x, sbuf *b, char stop)
 		{"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"quot;", '"'}, {"apos;", '\''}};
 	while (x->s < x->end && *x->s != stop && *x->s != '<') {
 		const char *run = x->s;
-		while (x->s < x->end && *x->s != stop && *x->s != '<' && *x->s != '&') {
-			if (!xml_char((unsigned char)*x->s))
-				return bad(x, "a control character (0x%02x), which XML does not allow",
-				           (unsigned char)*x->s);
+		while (x->s < x->end && *x->s != stop && *x->s != '<' && *x->s != '&')
 			x->s++;
-		}
 		if (put(b, run, (size_t)(x->s - run)))
 			return bad(x, "out of memory");
 		if (x->s == x->end || *x->s != '&')
@@ -401,6 +397,14 @@ json_t *rk_hb__xml_read(const uint8_t *body, size_t len, rk_hb_model m, char *er
 	err[0] = 0;
 	if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3))
 		x.s += 3;
+	/* anywhere in the document (text, CDATA, comments): a value holding one
+	 * could not be written back as XML */
+	for (const char *p = x.s; p < x.end; p++)
+		if (!xml_char((unsigned char)*p)) {
+			x.s = p;
+			return bad(&x, "a control character (0x%02x), which XML does not allow",
+			           (unsigned char)*p), NULL;
+		}
 	if (misc(&x))
 		return NULL;
 	json_t *j = element(&x, 0, el, sizeof el);
