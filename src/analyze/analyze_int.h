@@ -162,6 +162,11 @@ typedef struct rk__price_in {
 	const size_t *key_len;
 	size_t nkeys;
 	uint64_t records;            /* rows the table holds */
+	uint64_t file_records;       /* of them, the file's (the rest are older history) */
+	uint8_t *const *hist;        /* the older rows' sampled keys (rk__sample_history) */
+	const size_t *hist_len;
+	size_t nhist;                /* 0: the older rows are priced like the file's */
+	int clock;                   /* the workload's clock field, or -1 */
 } rk__price_in;
 
 /* ,"fills":[...]: each filled query of q as priced (report_json.c). */
@@ -189,6 +194,18 @@ int rk__check_options(const rk_analyze_options *o, unsigned max_servers);
 int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t *nkeys,
                     size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
                     rk__binder *b, uint64_t seed);
+
+/* The keys of the table's older rows, for pricing reads at a table larger
+ * than the file (--rows): the records rk__sample_keys draws with this seed,
+ * their clock (workload field `clock`) moved back by the span of its
+ * sampled values, so a design that orders by time puts them before every
+ * window the file holds and one that does not mixes them with the file's
+ * keys. *nkeys 0 when the design does not carry the clock as an integer
+ * (the older rows are then priced like the file's). Sorted; the caller frees
+ * each key and the arrays. */
+int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t max,
+                       const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
+                       rk__binder *b, uint64_t seed, int clock);
 
 /* 1 when the run's time buckets hold enough writes to judge a moment's
  * spread: 10 a server on average (with fewer, the busiest of 16 servers

@@ -265,7 +265,35 @@ typedef struct sampler {
 	size_t cap;
 	rk__binder *b;
 	int want_pfx;
+	/* the table's older rows (rk__sample_history): the clock's schema field
+	   (-1: none), 1 while its values' span is measured, and the span they are
+	   moved back by */
+	int tf, measure;
+	int64_t lo, hi, shift;
 } sampler;
+
+/* The sampled record's clock moved back by sm->shift, within its type. */
+static void move_back(sampler *sm, rk_value *t)
+{
+	int64_t lo;
+	uint64_t hi;
+	int_limits(sm->b->type[sm->tf], &lo, &hi);
+	if (sm->b->type[sm->tf] >= RK_T_I8)
+		t->v.i = t->v.i >= lo + sm->shift ? t->v.i - sm->shift : lo;
+	else
+		t->v.u = t->v.u >= (uint64_t)sm->shift ? t->v.u - (uint64_t)sm->shift : 0;
+}
+
+/* While measuring: the clock's smallest and largest value (as int64). */
+static void measure_clock(sampler *sm, const rk_value *t)
+{
+	int64_t x = sm->b->type[sm->tf] >= RK_T_I8 ? t->v.i
+	          : t->v.u > INT64_MAX ? INT64_MAX : (int64_t)t->v.u;
+	if (!sm->seen++)
+		sm->lo = sm->hi = x;
+	sm->lo = x < sm->lo ? x : sm->lo;
+	sm->hi = x > sm->hi ? x : sm->hi;
+}
 
 /* One sampled write: its key's prefix, and a place in the reservoir. */
 static int sample(sampler *sm, const rk__wval *rec)
@@ -275,6 +303,11 @@ static int sample(sampler *sm, const rk__wval *rec)
 	int rc;
 	if (!v)
 		return RK_EINVALID;
+	if (sm->tf >= 0 && v[sm->tf].present) {
+		if (sm->measure)
+			return measure_clock(sm, &v[sm->tf]), 0;
+		move_back(sm, &sm->b->vals[sm->tf]);
+	}
 	if ((rc = rk_key_encode(sm->key, sm->cap, &kl, sm->enc, v)) != 0)
 		return rk__err_wrap(rc, "design %s", sm->b->design);
 	if (sm->want_pfx && kl >= sm->pfx->len && (rc = add_prefix(sm->pfx, &sm->cap_pfx, sm->key)))
@@ -324,61 +357,102 @@ static int sample_pass(sampler *sm, rk__workload *w, const rk__dataset *d, doubl
 	return 0;
 }
 
+/* One sampling pass of sm (its prefixes, clock and shift set by the caller)
+ * into *keys, sorted: the writes drawn with seed, so two passes with one
+ * seed draw the same records. */
+static int sample_with(sampler *sm, uint8_t ***keys, size_t **key_len, size_t *nkeys,
+                       const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
+                       uint64_t seed)
+{
+	int rc;
+	*keys = NULL;
+	*key_len = NULL;
+	*nkeys = 0;
+	sm->cap = rk_schema_max_key_len(s);
+	if (!(sm->key = malloc(sm->cap)) || !(sm->smp = calloc(sm->max ? sm->max : 1, sizeof *sm->smp))) {
+		rc = rk__err(RK_ENOMEM, "out of memory sampling keys");
+		goto fail;
+	}
+	if ((rc = rk_encoder_new(&sm->enc, s, seed)) != 0 || (rc = rk__workload_rewind(w)) != 0)
+		goto fail;
+	rk__rng_seed(&sm->rng, seed ^ 0xA5A5A5A5A5A5A5A5ull);
+	uint64_t total = rk__workload_total(w);
+	double p = total > 2 * sm->max ? (double)(2 * sm->max) / (double)total : 1.0;
+	const rk__dataset *d = rk__workload_dataset(w) ? rk__workload_dataset(w) : held_writes;
+	if ((rc = sample_pass(sm, w, d, p)) != 0)
+		goto fail;
+	qsort(sm->smp, sm->ns, sizeof *sm->smp, kv_cmp);
+	if (!(*keys = malloc((sm->ns ? sm->ns : 1) * sizeof **keys)) ||
+	    !(*key_len = malloc((sm->ns ? sm->ns : 1) * sizeof **key_len))) {
+		rc = rk__err(RK_ENOMEM, "out of memory sampling keys");
+		goto fail;
+	}
+	for (size_t i = 0; i < sm->ns; i++) {
+		(*keys)[i] = sm->smp[i].k;
+		(*key_len)[i] = sm->smp[i].n;
+	}
+	*nkeys = sm->ns;
+	free(sm->smp);
+	free(sm->key);
+	rk_encoder_free(sm->enc);
+	return rk__workload_rewind(w);
+fail:
+	for (size_t i = 0; sm->smp && i < sm->ns; i++)
+		free(sm->smp[i].k);
+	free(sm->smp);
+	free(*keys);
+	free(*key_len);
+	*keys = NULL;
+	*key_len = NULL;
+	free(sm->key);
+	rk_encoder_free(sm->enc);
+	return rc;
+}
+
 int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t *nkeys,
                     size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
                     rk__binder *b, uint64_t seed)
 {
 	rk_schema_info info;
-	sampler sm = {pfx, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0};
-	int rc;
+	sampler sm = {pfx, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0, -1, 0, 0, 0, 0};
 	rk_schema_get_info(&info, s);
 	memset(pfx, 0, sizeof *pfx);
+	sm.want_pfx = info.buckets > 1 && info.prefix_len > 0;
+	pfx->len = sm.want_pfx ? info.prefix_len : 0;
+	int rc = sample_with(&sm, keys, key_len, nkeys, s, w, held_writes, seed);
+	if (rc) {
+		free(pfx->p);
+		memset(pfx, 0, sizeof *pfx);
+	}
+	return rc;
+}
+
+int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t max,
+                       const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
+                       rk__binder *b, uint64_t seed, int clock)
+{
+	rk__prefixes none = {0};
+	sampler sm = {&none, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0, -1, 1, 0, 0, 0};
+	uint8_t **k0;
+	size_t *l0, n0;
+	int rc;
 	*keys = NULL;
 	*key_len = NULL;
 	*nkeys = 0;
-	sm.cap = rk_schema_max_key_len(s);
-	sm.want_pfx = info.buckets > 1 && info.prefix_len > 0;
-	pfx->len = sm.want_pfx ? info.prefix_len : 0;
-	if (!(sm.key = malloc(sm.cap)) || !(sm.smp = calloc(max ? max : 1, sizeof *sm.smp))) {
-		rc = rk__err(RK_ENOMEM, "out of memory sampling keys");
-		goto fail;
-	}
-	if ((rc = rk_encoder_new(&sm.enc, s, seed)) != 0 || (rc = rk__workload_rewind(w)) != 0)
-		goto fail;
-	rk__rng_seed(&sm.rng, seed ^ 0xA5A5A5A5A5A5A5A5ull);
-	uint64_t total = rk__workload_total(w);
-	double p = total > 2 * max ? (double)(2 * max) / (double)total : 1.0;
-	const rk__dataset *d = rk__workload_dataset(w) ? rk__workload_dataset(w) : held_writes;
-	if ((rc = sample_pass(&sm, w, d, p)) != 0)
-		goto fail;
-	qsort(sm.smp, sm.ns, sizeof *sm.smp, kv_cmp);
-	if (!(*keys = malloc((sm.ns ? sm.ns : 1) * sizeof **keys)) ||
-	    !(*key_len = malloc((sm.ns ? sm.ns : 1) * sizeof **key_len))) {
-		rc = rk__err(RK_ENOMEM, "out of memory sampling keys");
-		goto fail;
-	}
-	for (size_t i = 0; i < sm.ns; i++) {
-		(*keys)[i] = sm.smp[i].k;
-		(*key_len)[i] = sm.smp[i].n;
-	}
-	*nkeys = sm.ns;
-	free(sm.smp);
-	free(sm.key);
-	rk_encoder_free(sm.enc);
-	return rk__workload_rewind(w);
-fail:
-	for (size_t i = 0; sm.smp && i < sm.ns; i++)
-		free(sm.smp[i].k);
-	free(sm.smp);
-	free(*keys);
-	free(*key_len);
-	*keys = NULL;
-	*key_len = NULL;
-	free(pfx->p);
-	memset(pfx, 0, sizeof *pfx);
-	free(sm.key);
-	rk_encoder_free(sm.enc);
-	return rc;
+	for (size_t i = 0; clock >= 0 && i < b->nf; i++)
+		if (b->src[i] == clock && b->type[i] >= RK_T_U8 && b->type[i] <= RK_T_I64)
+			sm.tf = (int)i;
+	if (sm.tf < 0) /* the design does not carry the clock: the older rows are like the file's */
+		return 0;
+	if ((rc = sample_with(&sm, &k0, &l0, &n0, s, w, held_writes, seed)) != 0)
+		return rc;
+	free(k0); /* the measuring pass keeps no keys */
+	free(l0);
+	sm.measure = 0;
+	sm.ns = 0;
+	sm.seen = 0;
+	sm.shift = sm.hi - sm.lo + 1;
+	return sm.hi > sm.lo ? sample_with(&sm, keys, key_len, nkeys, s, w, held_writes, seed) : 0;
 }
 
 /* The caller's split points, checked ascending. */

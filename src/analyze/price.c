@@ -11,6 +11,18 @@
  *   scan      a full scan reads every record; ranges that read half the
  *             table or more (whole salt buckets, say) are costed as the scan
  *             they are
+ *   a larger table (--rows N, more than the file's R records) of data
+ *             with a clock: the rows beyond the file are older history, the
+ *             file's records moved back a span of the clock at a time
+ *             (rk__sample_history). A shape that binds the clock returns what
+ *             it returns on the file (its windows lie in the file's span); one
+ *             that does not returns N/R times as much. A residual range reads
+ *             the file's rows inside it plus (N - R) x the share of the older
+ *             keys inside it: nothing more when the key orders by time before
+ *             the filtered field, all of its share when the time is only
+ *             filtered. Without a clock the other rows are other entities':
+ *             exact ranges read what they match in the file, a residual range
+ *             its share of N.
  *   LIMIT     a plan that reads rows in the order asked for (ORDER BY served
  *             by the key, forward or backward, or the key's own order) and
  *             drops none with a residual filter stops each stream after LIMIT
@@ -95,7 +107,7 @@ typedef struct tally {
 	unsigned ways;
 } tally;
 
-static void one_plan(tally *t, const rk__qsample *q, const rk__price_in *in);
+static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const rk__price_in *in);
 
 /* What a LIMIT saves: when the plan reads its rows in the order asked for
  * (the key's, forward or backward) and no residual filter drops any, each
@@ -109,22 +121,58 @@ static double limited(const rk_plan *plan, double read)
 	return read < most ? read : most;
 }
 
-static void one_query(tally *t, const rk__qsample *q, const rk__price_in *in, rk_query_fill *f)
+static void one_query(tally *t, const rk__qshape *sh, const rk__qsample *q, const rk__price_in *in,
+                      rk_query_fill *f)
 {
-	double read0 = t->read;
+	double read0 = t->read, returned0 = t->returned;
 	t->this_estimated = 0;
-	one_plan(t, q, in);
+	one_plan(t, sh, q, in);
 	f->rows_read = t->read - read0;
-	f->rows_returned = (double)q->rows;
+	f->rows_returned = t->returned - returned0;
 	f->estimated = t->this_estimated;
 }
 
-static void one_plan(tally *t, const rk__qsample *q, const rk__price_in *in)
+/* Sampled keys inside a plan's ranges. */
+static double keys_inside(const rk_plan *plan, uint8_t *const *keys, const size_t *kl, size_t n)
+{
+	double inside = 0;
+	for (size_t j = 0; j < plan->nranges; j++) {
+		const rk_key_range *r = &plan->ranges[j];
+		size_t a = lower(keys, kl, n, r->start, r->start_len);
+		size_t b = r->stop_len ? lower(keys, kl, n, r->stop, r->stop_len) : n;
+		inside += b > a ? (double)(b - a) : 0;
+	}
+	return inside;
+}
+
+/* Rows a residual plan reads at the table's size: the file's rows inside its
+ * ranges, and the older rows' (the price model above). */
+static double residual_read(const rk_plan *plan, const rk__price_in *in)
+{
+	double N = (double)in->records, R = (double)in->file_records;
+	double now = keys_inside(plan, in->keys, in->key_len, in->nkeys) / (double)in->nkeys;
+	if (N <= R || R <= 0 || in->clock < 0)
+		return now * N;
+	double older = in->nhist ? keys_inside(plan, in->hist, in->hist_len, in->nhist) / (double)in->nhist
+	                         : now;
+	return now * R + older * (N - R);
+}
+
+static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const rk__price_in *in)
 {
 	rk_predicate *pred = NULL;
 	rk_plan *plan = NULL;
-	double N = (double)in->records;
-	t->returned += (double)q->rows;
+	double N = (double)in->records, R = (double)in->file_records;
+	/* the shape's matches at the table's size: with a clock, the older rows
+	 * match a shape that does not bind it as the file's do; without one, the
+	 * table's other rows are other entities' and match nothing */
+	int older = in->clock >= 0 && in->clock < 64 && N > R && R > 0 &&
+	            !((sh->eq_mask | sh->range_mask) >> in->clock & 1);
+	double matched = (double)q->matched * (older ? N / R : 1);
+	double rows = sh->limit && matched > (double)sh->limit ? (double)sh->limit : matched;
+	if (rows < (double)q->rows)
+		rows = (double)q->rows;
+	t->returned += rows;
 	if (rk_predicate_parse(&pred, in->schema, q->where, strlen(q->where)) != 0 ||
 	    rk_plan_build(&plan, in->schema, pred) != 0) {
 		/* the design cannot plan it (a field it lacks): it can only read everything */
@@ -147,22 +195,12 @@ static void one_plan(tally *t, const rk__qsample *q, const rk__price_in *in)
 		t->read += read;
 	} else {
 		int get = plan->kind == RK_PLAN_GETS;
-		double inside = 0;
 		t->gets += get;
 		t->ranges += (double)plan->nranges;
 		t->regions += plan_regions(in->map, plan, get);
-		for (size_t j = 0; j < plan->nranges; j++) {
-			const rk_key_range *r = &plan->ranges[j];
-			if (plan->residual && !get && in->nkeys) {
-				size_t a = lower(in->keys, in->key_len, in->nkeys, r->start, r->start_len);
-				size_t b = r->stop_len ? lower(in->keys, in->key_len, in->nkeys, r->stop, r->stop_len)
-				                       : in->nkeys;
-				inside += b > a ? (double)(b - a) : 0;
-			}
-		}
-		double read = get ? (double)plan->nranges : (double)q->matched;
-		if (plan->residual && !get) {
-			double est = inside * N / (double)in->nkeys;
+		double read = get ? (double)plan->nranges : matched;
+		if (plan->residual && !get && in->nkeys) {
+			double est = residual_read(plan, in);
 			read = est > read ? est : read;
 			t->estimated = t->this_estimated = 1;
 		}
@@ -205,7 +243,7 @@ int rk__price_queries(rk_analysis *a, const rk__price_in *in)
 			if (!(a->fills[s][k].query = strdup(q->s[k].where)))
 				return rk__err(RK_ENOMEM, "out of memory pricing queries");
 			c->samples = k + 1; /* what the analysis frees */
-			one_query(&t, &q->s[k], in, &a->fills[s][k]);
+			one_query(&t, q, &q->s[k], in, &a->fills[s][k]);
 		}
 		double n = q->ns ? (double)q->ns : 1;
 		c->name = a->query_str[2 * s];

@@ -40,11 +40,14 @@ typedef struct run {
 	rk__prefixes pfx;
 	uint8_t **keys;     /* the design's sampled keys, sorted */
 	size_t *key_len, nkeys;
+	uint8_t **hist;     /* the older rows' when the table is larger than the file */
+	size_t *hist_len, nhist;
 	rk_bytes *sp;
 	size_t nsp;
 	rk_encoder *enc;
 	rk__ranger rg;
 	int have_rg;
+	int clock;          /* the workload's clock field, or -1 */
 	uint64_t *seen;     /* fingerprints of the keys written, bounded; sorted at the end */
 	uint64_t seen_n, distinct;
 	/* the heatmap while it fills, column by column (a time bucket's cells
@@ -315,6 +318,12 @@ static int run_setup(sim *s, run *r)
 	if ((rc = rk__sample_keys(&r->pfx, &r->keys, &r->key_len, &r->nkeys, SAMPLE_KEYS, r->schema,
 	                          r->w, r->src->d, r->bind, r->src->o.seed)) != 0)
 		return rc;
+	const rk__dataset *d = rk__workload_dataset(r->w) ? rk__workload_dataset(r->w) : r->src->d;
+	r->clock = d ? d->time_field : -1;
+	if (o->table_rows > rk__workload_total(r->w) &&
+	    (rc = rk__sample_history(&r->hist, &r->hist_len, &r->nhist, SAMPLE_KEYS, r->schema, r->w,
+	                             r->src->d, r->bind, r->src->o.seed, r->clock)) != 0)
+		return rc;
 	s->L = a->info.buckets > 1 ? a->info.prefix_len : 0;
 	if ((rc = rk__initial_splits(&r->sp, &r->nsp, &a->info, &r->pfx, r->keys, r->key_len, r->nkeys,
 	                             o)) != 0 ||
@@ -347,6 +356,7 @@ static void run_free(sim *s, run *r)
 	rk_encoder_free(r->enc);
 	free(r->sp);
 	free_keys(r->keys, r->key_len, r->nkeys);
+	free_keys(r->hist, r->hist_len, r->nhist);
 	free(r->pfx.p);
 	free(r->seen);
 	free(r->hwc);
@@ -381,8 +391,9 @@ int rk__analyze_on(rk_analysis **out, const rk_schema *schema, const char *desig
 	if ((rc = rk__check_options(o, 100000)) == 0 && (rc = run_setup(&s, &r)) == 0 &&
 	    (rc = sim_replay(&s, &r)) == 0) {
 		rk_analysis *a = s.a;
-		rk__price_in in = {&src->q, schema, s.t, r.keys, r.key_len, r.nkeys,
-		                    o->table_rows ? o->table_rows : a->rep.writes};
+		rk__price_in in = {&src->q,    schema,    s.t,        r.keys,  r.key_len,
+		                   r.nkeys,    o->table_rows ? o->table_rows : a->rep.writes,
+		                   a->rep.writes, r.hist, r.hist_len, r.nhist, r.clock};
 		a->rep.splits = s.splits;
 		a->rep.moves = s.moves;
 		a->rep.regions = s.t->nregions;
