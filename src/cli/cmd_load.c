@@ -324,6 +324,10 @@ static int finish(loader *L, double t0)
 	       L->l.written == 1 ? "" : "s", secs,
 	       rk__rate_str(n[1], secs > 0 ? (double)L->l.written / secs : 0.0, "rows"),
 	       rk__count_text(n[2], RK_NUM_STR, L->rejected));
+	if (L->rejected && !L->l.written) { /* a script must not read this as a load */
+		fprintf(stderr, "rowkey load: every record was rejected (%s): nothing was loaded\n", n[2]);
+		return -1;
+	}
 	return 0;
 }
 

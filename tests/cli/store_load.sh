@@ -22,6 +22,11 @@ grep -q ", 1 rejected$" "$T/out" || fail "rejected count"
 grep -q "line 502" "$T/err" || { cat "$T/err"; fail "rejected record names its line"; }
 
 [ "$("$ROWKEY" scan --db "$DB" ev --count)" = 500 ] || fail "500 rows expected"
+# a file of which every record is rejected loads nothing: exit 1, said so
+printf 'user,ts,kind\na,x,k\nb,y,k\n' >"$T/allbad.csv"
+"$ROWKEY" load --db "$DB" ev -s "$SCHEMA" "$T/allbad.csv" >"$T/out" 2>"$T/err"
+[ $? = 1 ] || fail "a load that rejected every record should exit 1"
+grep -q "every record was rejected (2): nothing was loaded" "$T/err" || { cat "$T/err"; fail "all rejected"; }
 # the load's writes are recorded per region across runs: 500 rows x 3 fields
 W=$("$ROWKEY" regions --db "$DB" --json ev | awk -F'"writes":' '{ split($2, a, ","); s += a[1] } END { print s }')
 [ "$W" = 1500 ] || fail "regions record $W writes, expected 1500"
