@@ -195,6 +195,10 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 		t->read += read;
 	} else {
 		int get = plan->kind == RK_PLAN_GETS;
+		if (get && rows > (double)q->rows) { /* a key without the clock holds no older rows */
+			t->returned -= rows - (double)q->rows;
+			rows = matched = (double)q->rows;
+		}
 		t->gets += get;
 		t->ranges += (double)plan->nranges;
 		t->regions += plan_regions(in->map, plan, get);
