@@ -39,12 +39,9 @@ int rk_encoder_new(rk_encoder **out, const rk_schema *s, uint64_t seed)
 			e->hex2[u][2 * b] = hexdig[u][b >> 4];
 			e->hex2[u][2 * b + 1] = hexdig[u][b & 15];
 		}
-	for (int d = 1; d <= s->depth && d <= RK_MAX_DEPTH + 1; d++)
-		if (!(e->sub[d] = malloc(RK_SUB_MAX)))
-			goto nomem;
 	e->arena_cap = s->max_key_len > RK_SUB_MAX ? s->max_key_len : RK_SUB_MAX;
 	e->dec_cap = 2 * s->max_key_len + 16; /* a reversed field needs two copies */
-	if (!(e->arena = malloc(e->arena_cap)) || !(e->dec = malloc(e->dec_cap)) ||
+	if (!(e->dec = malloc(e->dec_cap)) ||
 	    !(e->verify = malloc(s->max_key_len)) || !(e->off = malloc(s->nparts * sizeof *e->off)) ||
 	    !(e->lfields = calloc(s->nfields + 1, sizeof *e->lfields)))
 		goto nomem;
@@ -76,13 +73,16 @@ void rk_encoder_free(rk_encoder *e)
  * afresh. The arena is as large as the key limit and a hash's input, so a
  * value that does not fit would not fit where it is written either: the
  * limit is the same for every key, not a sum over the values of one key. */
-static uint8_t *arena_alloc(rk_encoder *e, size_t n)
+static int arena_alloc(rk_encoder *e, size_t n, uint8_t **out)
 {
-	if (n > e->arena_cap) {
-		rk__err(RK_ETOOLONG, "a value of %zu bytes is over the encoder's %zu-byte scratch", n, e->arena_cap);
-		return NULL;
-	}
-	return e->arena;
+	if (n > e->arena_cap)
+		return rk__err(RK_ETOOLONG, "a value of %zu bytes is over the encoder's %zu-byte scratch", n,
+		               e->arena_cap);
+	/* at its first use, like the nested levels' scratch */
+	if (!e->arena && !(e->arena = malloc(e->arena_cap)))
+		return rk__err(RK_ENOMEM, "out of memory encoding a key");
+	*out = e->arena;
+	return 0;
 }
 
 void rk_key__reverse_bytes(uint8_t *dst, const uint8_t *src, size_t n)
@@ -175,9 +175,10 @@ static int eval(tval *out, rk_encoder *e, const rk_part *p, const rk_value *fiel
 		return 0;
 	case V_REVERSE:
 	case V_REVLABELS: {
-		uint8_t *d = arena_alloc(e, in.v.v.s.len);
-		if (!d)
-			return RK_ETOOLONG;
+		uint8_t *d;
+		int rc = arena_alloc(e, in.v.v.s.len, &d);
+		if (rc < 0)
+			return rc;
 		if (p->vop == V_REVERSE)
 			rk_key__reverse_bytes(d, in.v.v.s.ptr, in.v.v.s.len);
 		else
@@ -196,9 +197,10 @@ static int eval(tval *out, rk_encoder *e, const rk_part *p, const rk_value *fiel
 		if (n > p->varg)
 			return rk__err(RK_EINVALID, "reverse_num(%s, %lld): %llu has more than %lld digits", fname,
 			               (long long)p->varg, (unsigned long long)u, (long long)p->varg);
-		uint8_t *d = arena_alloc(e, (size_t)n);
-		if (!d)
-			return RK_ETOOLONG;
+		uint8_t *d;
+		int rc = arena_alloc(e, (size_t)n, &d);
+		if (rc < 0)
+			return rc;
 		rk_key__reverse_bytes(d, (const uint8_t *)digits, (size_t)n);
 		out->t = RK_T_STR;
 		out->v.present = 1;
@@ -390,12 +392,25 @@ static int enc_value(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t k, 
 	return 0;
 }
 
+/* The scratch buffer of nesting level d, allocated at its first use: an
+ * encoder made for a few keys (the planner makes one per plan) does not pay
+ * for 64 KiB per level it never fills. */
+static int sub_buf(rk_encoder *e, int d, rk_wbuf *sw)
+{
+	if (!e->sub[d] && !(e->sub[d] = malloc(RK_SUB_MAX)))
+		return rk__err(RK_ENOMEM, "out of memory encoding a key");
+	*sw = (rk_wbuf){e->sub[d], 0, RK_SUB_MAX};
+	return 0;
+}
+
 /* A part made from its sub-template's bytes (encoded into the next level's
  * scratch buffer): their hash, their hex, or a slice of them. */
 static int enc_derived(rk_encoder *e, rk_wbuf *w, const rk_part *p, const rk_value *fields, int depth)
 {
-	rk_wbuf sw = {e->sub[depth + 1], 0, RK_SUB_MAX};
+	rk_wbuf sw;
 	int rc;
+	if ((rc = sub_buf(e, depth + 1, &sw)) < 0)
+		return rc;
 	if ((rc = rk_key__enc_template(e, &sw, p->sub, p->nsub, fields, depth + 1)) < 0)
 		return rc;
 	if (p->kind == P_HASH) {
@@ -458,8 +473,9 @@ int rk_key__enc_template(rk_encoder *e, rk_wbuf *w, const rk_part *parts, size_t
 			break;
 		case P_BUCKET: {
 			const rk_part *hp = &p->sub[0];
-			rk_wbuf sw = {e->sub[depth + 1], 0, RK_SUB_MAX};
-			if ((rc = rk_key__enc_template(e, &sw, hp->sub, hp->nsub, fields, depth + 1)) < 0)
+			rk_wbuf sw;
+			if ((rc = sub_buf(e, depth + 1, &sw)) < 0 ||
+			    (rc = rk_key__enc_template(e, &sw, hp->sub, hp->nsub, fields, depth + 1)) < 0)
 				return rc;
 			rc = put_bucket(w, p, rk_hash__bucket_of(hp->alg, sw.p, sw.len, p->n));
 			break;
