@@ -60,6 +60,8 @@ typedef struct rk__range {
 /* The key ranges a query reads, from the key library's planner
  * (rk_plan_build): the query's bounds become a predicate ("=" for a bound
  * field, BETWEEN for a range, nothing for an open field). */
+typedef struct rk__ranger_memo rk__ranger_memo;
+
 typedef struct rk__ranger {
 	const rk_schema *schema;
 	rk__binder *bind;
@@ -67,6 +69,8 @@ typedef struct rk__ranger {
 	size_t n, cap_r;
 	int full;         /* 1: the plan is a full scan */
 	int get;          /* 1: point gets */
+	rk__ranger_memo *memo; /* the plans of recent predicates: a workload's
+	                          reads repeat their popular values */
 } rk__ranger;
 
 int rk__ranger_init(rk__ranger *g, const rk_schema *s, rk__binder *b);
