@@ -51,6 +51,8 @@ void rk_plan__states_free(state *st, size_t n)
 /* Replaces the state set by `mult` copies of each (the caller fills them). */
 int rk_plan__states_fork(planner *pl, size_t mult)
 {
+	if (mult == 1) /* one copy of each is the set itself (a field bound by one =) */
+		return 0;
 	size_t n = pl->nst * mult;
 	if (n > RK_PLAN_MAX)
 		return rk__err(RK_ETOOLONG, "the plan would expand to %zu keys or ranges (limit %d): bind fewer IN values",
