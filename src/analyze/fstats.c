@@ -142,6 +142,7 @@ static const char *const date_formats[RK__DATEFMTS] = {
 	"%m/%d/%Y", "%m/%d/%Y %H:%M", "%m/%d/%Y %H:%M:%S",
 	"%d/%m/%Y", "%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S",
 	"%d.%m.%Y", "%d.%m.%Y %H:%M", "%d.%m.%Y %H:%M:%S",
+	"%Y-%m",
 };
 
 const char *rk__fstats_datefmt(int k)

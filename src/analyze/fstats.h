@@ -17,7 +17,7 @@
 
 #define RK__HLL_BITS 12
 #define RK__TOP_TEXT 48 /* bytes of a frequent value kept for display */
-#define RK__DATEFMTS 30 /* date formats a profile recognises (fstats.c) */
+#define RK__DATEFMTS 31 /* date formats a profile recognises (fstats.c) */
 
 /* What the text of the values says about their type. */
 typedef struct rk__shape_counts {

@@ -90,8 +90,9 @@ int rk__datefmt_check(const char *fmt, size_t n, const char **why)
 		}
 		prev_num = numeric(d);
 	}
-	if ((seen & 7) != 7) {
-		*why = "a format needs a year (%Y), a month (%m, %b or %B) and a day (%d)";
+	if ((seen & 3) != 3 || (!(seen & 4) && (seen & 56))) {
+		*why = "a format needs a year (%Y) and a month (%m, %b or %B), and a day (%d) before a time "
+		       "(a month alone stands for its first day)";
 		return -1;
 	}
 	if (((seen >> 3 & 1) != (seen >> 4 & 1)) || ((seen & 32) && !(seen & 16))) {
@@ -139,7 +140,7 @@ static int month_name(const char *s, size_t n, size_t *i, int full, int *out)
 
 int rk__datefmt_parse(int64_t *out, const char *fmt, const char *s, size_t n, const char **why)
 {
-	int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+	int y = 0, mo = 0, d = strstr(fmt, "%d") ? 0 : 1, h = 0, mi = 0, sec = 0; /* a month: its 1st */
 	size_t i = 0;
 	for (const char *f = fmt; *f; f++) {
 		if (*f != '%' || f[1] == '%') {
@@ -191,6 +192,8 @@ size_t rk__datefmt_format(char *buf, size_t cap, const char *fmt, int64_t ms)
 	int64_t days = ms / 86400000 - (ms % 86400000 < 0), rem = ms - days * 86400000, y;
 	unsigned m, d;
 	rk__civil_from_days(days, &y, &m, &d);
+	if (d != 1 && !strstr(fmt, "%d"))
+		return 0; /* a month's format holds only its first day */
 	size_t o = 0;
 	for (const char *f = fmt; *f && o < cap; f++) {
 		int w;

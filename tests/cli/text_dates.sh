@@ -107,5 +107,18 @@ expect_grep strict_day "line 2, column 3, field 'opened': 'Feb 30 2000' does not
 got=$("$R" describe -s 'fields d:ts("%Y%m%d"); key i64(d)' 2>&1)
 expect_grep bad_format "time format of 'd': two numbers side by side" "$got"
 
+# months written as 2017-08 (a package index's release month) are times too:
+# each stands for its first day; a range over them in their own spelling
+printf 'pkg,month\na,2017-08\nb,2017-12\nc,2018-01\nd,2026-10\n' > "$T/m.csv"
+expect_grep month_profile 'month  *ts("%Y-%m")' "$("$R" profile "$T/m.csv")"
+S3='fields pkg:str, month:ts("%Y-%m"); key i64(month) esc(pkg)'
+"$R" create --db "$T/mdb" t -f d >/dev/null && "$R" load -q --db "$T/mdb" t -s "$S3" "$T/m.csv" >/dev/null
+got=$("$R" query --db "$T/mdb" -t t -w "month >= '2017-12' AND month < '2026-10'" | cut -f1,2)
+expect_eq month_range "$got" $'pkg\tmonth\nb\t2017-12\nc\t2018-01'
+got=$(printf 'pkg,month\na,2017-13\n' | "$R" encode -s "$S3" 2>&1)
+expect_grep month_bad "'2017-13' does not match the time format \"%Y-%m\": the month is not 1..12" "$got"
+got=$("$R" describe -s 'fields d:ts("%Y-%m %H:%M"); key i64(d)' 2>&1)
+expect_grep month_time "a day (%d) before a time" "$got"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -109,8 +109,8 @@ static void test_check(void **state)
 {
 	(void)state;
 	static const char *const ok[] = {"%b %d %Y", "%Y/%m/%d", "%m/%d/%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M",
-	                                 "%Y-%m-%dT%H:%M:%S", "%B %d, %Y", "%d%%%m%%%Y"};
-	static const char *const bad[] = {"", "%Y/%m", "%m/%d", "%Y%m%d", "%Y/%m/%d %H", "%Y/%m/%d %M",
+	                                 "%Y-%m-%dT%H:%M:%S", "%B %d, %Y", "%d%%%m%%%Y", "%Y/%m", "%b %Y"};
+	static const char *const bad[] = {"", "%Y", "%Y/%m %H:%M", "%m/%d", "%Y%m%d", "%Y/%m/%d %H", "%Y/%m/%d %M",
 	                                  "%Y/%m/%d %H:%S", "%Y/%m/%d/%d", "%Y/%b/%m/%d", "%Y/%m/%d %q",
 	                                  "%Y/%m/%d%", "%Y/%m/%d 1", "%Y/%m/%d\t",
 	                                  "%Y/%m/%d ------------------------------------------"};
@@ -128,6 +128,14 @@ static void test_format_round_trip(void **state)
 	char buf[64];
 	assert_int_equal(rk__datefmt_format(buf, sizeof buf, "%b %d %Y", 10957 * DAY), 11);
 	assert_string_equal(buf, "Jan 01 2000");
+	/* a month's format: its first day reads and writes; any other day has no spelling */
+	assert_int_equal(rk__datefmt_format(buf, sizeof buf, "%Y-%m", 10957 * DAY), 7);
+	assert_string_equal(buf, "2000-01");
+	assert_int_equal(rk__datefmt_format(buf, sizeof buf, "%Y-%m", 10958 * DAY), 0);
+	int64_t ms;
+	const char *why;
+	assert_int_equal(rk__datefmt_parse(&ms, "%Y-%m", "2000-01", 7, &why), 0);
+	assert_int_equal(ms, 10957 * DAY);
 	rk__datefmt_format(buf, sizeof buf, "%B %d, %Y", 11574 * DAY);
 	assert_string_equal(buf, "September 09, 2001");
 	rk__datefmt_format(buf, sizeof buf, "%m/%d/%Y", -DAY);
