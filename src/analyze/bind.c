@@ -452,7 +452,8 @@ int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t 
 	sm.measure = 0;
 	sm.ns = 0;
 	sm.seen = 0;
-	sm.shift = sm.hi - sm.lo + 1;
+	uint64_t span = (uint64_t)sm.hi - (uint64_t)sm.lo + 1; /* no signed overflow at the extremes */
+	sm.shift = span > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)span;
 	return sm.hi > sm.lo ? sample_with(&sm, keys, key_len, nkeys, s, w, held_writes, seed) : 0;
 }
 
