@@ -158,21 +158,29 @@ static double residual_read(const rk_plan *plan, const rk__price_in *in)
 	return now * R + older * (N - R);
 }
 
+/* The shape's matches at the table's size: with a clock, the older rows
+ * match a shape that does not bind it as the file's do; without one, the
+ * table's other rows are other entities' and match nothing. */
+static double matched_at_size(const rk__qshape *sh, const rk__qsample *q, const rk__price_in *in)
+{
+	double N = (double)in->records, R = (double)in->file_records;
+	int older = in->clock >= 0 && in->clock < 64 && N > R && R > 0 &&
+	            !((sh->eq_mask | sh->range_mask) >> in->clock & 1);
+	return (double)q->matched * (older ? N / R : 1);
+}
+
+/* Of those, the rows returned: at most LIMIT, never fewer than on the file. */
+static double returned_of(const rk__qshape *sh, const rk__qsample *q, double matched)
+{
+	double rows = sh->limit && matched > (double)sh->limit ? (double)sh->limit : matched;
+	return rows < (double)q->rows ? (double)q->rows : rows;
+}
+
 static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const rk__price_in *in)
 {
 	rk_predicate *pred = NULL;
 	rk_plan *plan = NULL;
-	double N = (double)in->records, R = (double)in->file_records;
-	/* the shape's matches at the table's size: with a clock, the older rows
-	 * match a shape that does not bind it as the file's do; without one, the
-	 * table's other rows are other entities' and match nothing */
-	int older = in->clock >= 0 && in->clock < 64 && N > R && R > 0 &&
-	            !((sh->eq_mask | sh->range_mask) >> in->clock & 1);
-	double matched = (double)q->matched * (older ? N / R : 1);
-	double rows = sh->limit && matched > (double)sh->limit ? (double)sh->limit : matched;
-	if (rows < (double)q->rows)
-		rows = (double)q->rows;
-	t->returned += rows;
+	double N = (double)in->records, matched = matched_at_size(sh, q, in);
 	if (rk_predicate_parse(&pred, in->schema, q->where, strlen(q->where)) != 0 ||
 	    rk_plan_build(&plan, in->schema, pred) != 0) {
 		/* the design cannot plan it (a field it lacks): it can only read everything */
@@ -182,6 +190,7 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 		t->ranges += 1;
 		t->regions += (double)in->map->nregions;
 		t->read += N;
+		t->returned += returned_of(sh, q, matched);
 		rk_predicate_free(pred);
 		return;
 	}
@@ -195,10 +204,8 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 		t->read += read;
 	} else {
 		int get = plan->kind == RK_PLAN_GETS;
-		if (get && rows > (double)q->rows) { /* a key without the clock holds no older rows */
-			t->returned -= rows - (double)q->rows;
-			rows = matched = (double)q->rows;
-		}
+		if (get) /* a whole key without the clock has no older rows under it */
+			matched = (double)q->matched;
 		t->gets += get;
 		t->ranges += (double)plan->nranges;
 		t->regions += plan_regions(in->map, plan, get);
@@ -218,6 +225,7 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 			t->ways = plan->nstreams; /* the streams merged (a salt: one per bucket) */
 		}
 	}
+	t->returned += returned_of(sh, q, matched);
 	rk_plan_free(plan);
 	rk_predicate_free(pred);
 }
