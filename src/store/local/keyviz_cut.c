@@ -148,7 +148,7 @@ static int build_pieces(cutter *C)
 	const skey *o = C->order;
 	uint64_t total = 0;
 	for (size_t j = 0; j < l->nbuckets; j++)
-		total += t->b[j].writes + t->b[j].reads;
+		total = rk_metrics__add_sat(total, rk_metrics__add_sat(t->b[j].writes, t->b[j].reads));
 	double target = (double)(total ? total : 1) / t->budget;
 	for (size_t j = 0, s0 = 0; j < l->nbuckets; j++) {
 		const rk_metrics_counts *b = &t->b[j];
@@ -157,12 +157,12 @@ static int build_pieces(cutter *C)
 		while (s1 < t->nsamples && (j + 1 == l->nbuckets ||
 		                            rk__bytes_cmp(o[s1].k, o[s1].len, l->start[j + 1], l->start_len[j + 1]) < 0))
 			s1++;
-		uint64_t w = b->writes + b->reads;
+		uint64_t w = rk_metrics__add_sat(b->writes, b->reads);
 		int any = w || b->bytes_written || b->bytes_read, rc;
 		if (!any || w < HEAVY_MIN || (double)w <= HEAVY * target || s1 == s0) {
 			rc = push(C, l->start[j], l->start_len[j], any ? b : NULL);
 		} else {
-			size_t k = (size_t)((double)w / target + 0.5);
+			size_t k = (size_t)rk_metrics__u64_sat((double)w / target + 0.5);
 			if (k > s1 - s0 + 1)
 				k = s1 - s0 + 1;
 			C->split = 1;

@@ -97,7 +97,7 @@ static int cut_rows(kmap *K, const rk_keymap_options *o)
 	double run = 0;
 	for (size_t i = 0; i < n; i++) {
 		run += diff[i];
-		w[i] = run > 0 ? (uint64_t)(run * 1024 + 0.5) : 0; /* 1/1024 row: a bucket over many pieces */
+		w[i] = rk_metrics__u64_sat(run * 1024 + 0.5); /* 1/1024 row: a bucket over many pieces */
 	}
 	if (o->rows_at)
 		rows_at(keep, K, o);

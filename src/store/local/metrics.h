@@ -56,6 +56,13 @@ static inline uint64_t rk_metrics__add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* A weight or count computed in double, as an integer that stops at
+ * UINT64_MAX (a cast of a larger double is undefined). */
+static inline uint64_t rk_metrics__u64_sat(double x)
+{
+	return x >= 18446744073709551615.0 ? UINT64_MAX : x > 0 ? (uint64_t)x : 0;
+}
+
 static inline void rk_metrics__counts_add(rk_metrics_counts *a, const rk_metrics_counts *b)
 {
 	a->writes = rk_metrics__add_sat(a->writes, b->writes);
