@@ -126,6 +126,9 @@ typedef struct rk_query_cost {
 	size_t samples;            /* filled queries priced */
 	int read_backwards;        /* 1: the ORDER BY is served by reading the key backwards
 	                              (a reversed scan: slower per row than a forward one) */
+	int rows_read_grow;        /* 1: rows read grow with the table's history while rows
+	                              returned do not (the query bounds the time, the key does
+	                              not: the older rows are read and filtered out) */
 	const rk_query_fill *fills; /* the samples filled queries, each as priced (owned by
 	                               the analysis); the means above are theirs */
 } rk_query_cost;

@@ -405,6 +405,17 @@ static void query_causes(ctx *c)
 			say(c, x, 1, "a key led by the fields it binds by equality, then the one it ranges "
 			             "over; or, when another query needs this key, an index table keyed for "
 			             "this one (every write goes to both)");
+		} else if (k->rows_read_grow) {
+			rk_cause *x = add(c, "read_amplification", NULL, k->rows_read_per_row, "rows_per_row",
+			                  NULL);
+			if (x)
+				x->query = k->name;
+			say(c, x, 0, "'%s' reads %s rows for %s returned (%.0f per row), more as the table "
+			             "ages: the key does not bound its time window, so the window's range "
+			             "holds the older rows too and they are read and filtered out",
+			    k->name, rd, rt, k->rows_read_per_row);
+			say(c, x, 1, "put the time (or a time bucket) right after the fields the query binds "
+			             "by equality, before the fields it leaves open");
 		} else if (k->rows_read_per_row >= 10) {
 			rk_cause *x = add(c, "read_amplification", NULL, k->rows_read_per_row, "rows_per_row",
 			                  NULL);

@@ -22,7 +22,9 @@
  *             the filtered field, all of its share when the time is only
  *             filtered. Without a clock the other rows are other entities':
  *             exact ranges read what they match in the file, a residual range
- *             its share of N.
+ *             its share of N. Such a range that reads older rows for a shape
+ *             binding the clock grows with the history (rows_read_grow; the
+ *             history is sampled whenever a shape binds the clock).
  *   LIMIT     a plan that reads rows in the order asked for (ORDER BY served
  *             by the key, forward or backward, or the key's own order) and
  *             drops none with a residual filter stops each stream after LIMIT
@@ -102,7 +104,7 @@ static double plan_regions(const rk__tmeta *t, const rk_plan *plan, int get)
 
 typedef struct tally {
 	double ranges, regions, read, returned;
-	int gets, scans, full, merges, estimated, unplanned, unordered, backwards;
+	int gets, scans, full, merges, estimated, unplanned, unordered, backwards, grows;
 	int this_estimated; /* the last query's read was estimated */
 	unsigned ways;
 } tally;
@@ -169,6 +171,17 @@ static double matched_at_size(const rk__qshape *sh, const rk__qsample *q, const 
 	return (double)q->matched * (older ? N / R : 1);
 }
 
+/* 1: a residual plan of a shape that binds the clock reads older rows too
+ * (the key does not bound the window; the clock is only filtered), so its
+ * rows read grow with the table's history while the rows it returns do not. */
+static int grows(const rk__qshape *sh, const rk_plan *plan, const rk__price_in *in)
+{
+	if (in->clock < 0 || in->clock >= 64 || !in->nhist ||
+	    !((sh->eq_mask | sh->range_mask) >> in->clock & 1))
+		return 0;
+	return keys_inside(plan, in->hist, in->hist_len, in->nhist) > 0;
+}
+
 /* Of those, the rows returned: at most LIMIT, never fewer than on the file. */
 static double returned_of(const rk__qshape *sh, const rk__qsample *q, double matched)
 {
@@ -214,6 +227,7 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 			double est = residual_read(plan, in);
 			read = est > read ? est : read;
 			t->estimated = t->this_estimated = 1;
+			t->grows += grows(sh, plan, in);
 		}
 		read = limited(plan, read);
 		t->read += read;
@@ -268,6 +282,7 @@ int rk__price_queries(rk_analysis *a, const rk__price_in *in)
 		c->rows_read_per_row = t.read / (t.returned > n ? t.returned : n);
 		c->rows_read_estimated = t.estimated;
 		c->read_backwards = 2 * t.backwards > (int)q->ns;
+		c->rows_read_grow = 2 * t.grows > (int)q->ns;
 		c->merge_ways = 2 * t.merges > (int)q->ns ? t.ways : 0;
 		c->kind = 2 * t.scans > (int)q->ns ? "scan" : 2 * t.gets > (int)q->ns ? "gets" : "ranges";
 		c->plan = !strcmp(c->kind, "scan")

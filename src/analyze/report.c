@@ -25,9 +25,9 @@ static void query_line(rk__sb *b, const rk_query_cost *q)
 		rk__sb_printf(b, " merged (%u-way) to keep order", q->merge_ways);
 	if (q->read_backwards)
 		RK__SB_LIT(b, ", read backwards");
-	rk__sb_printf(b, ", %.1f region%s; %s%s rows read for %s returned (%.1f per row)\n",
+	rk__sb_printf(b, ", %.1f region%s; %s%s rows read for %s returned (%.1f per row%s)\n",
 	              q->regions, q->regions == 1 ? "" : "s", q->rows_read_estimated ? "~" : "", rd, rt,
-	              q->rows_read_per_row);
+	              q->rows_read_per_row, q->rows_read_grow ? ", growing with the history" : "");
 }
 
 int rk_analysis_text(char **out, const rk_analysis *a)

@@ -43,9 +43,10 @@ static void query_json(rk__sb *b, const rk_query_cost *q)
 	RK__SB_LIT(b, ",\"rows_read_per_row\":");
 	rk__sb_jnum(b, q->rows_read_per_row);
 	rk__sb_printf(b, ",\"rows_read_estimated\":%s,\"merge_ways\":%u,\"ordered\":%s,"
-	                 "\"read_backwards\":%s",
+	                 "\"read_backwards\":%s,\"rows_read_grow\":%s",
 	              q->rows_read_estimated ? "true" : "false", q->merge_ways,
-	              q->ordered ? "true" : "false", q->read_backwards ? "true" : "false");
+	              q->ordered ? "true" : "false", q->read_backwards ? "true" : "false",
+	              q->rows_read_grow ? "true" : "false");
 	rk__fills_json(b, q);
 }
 

@@ -295,6 +295,16 @@ static int collect_regions(sim *s)
 	return 0;
 }
 
+/* 1: a query shape bounds the clock (its price asks whether the key bounds
+ * it too, or reads the older rows and filters them out). */
+static int binds_clock(const rk__qset *q, int clock)
+{
+	for (size_t i = 0; clock >= 0 && clock < 64 && i < q->n; i++)
+		if ((q->q[i].eq_mask | q->q[i].range_mask) >> clock & 1)
+			return 1;
+	return 0;
+}
+
 /* Binder, encoder, cluster, pass 1 (sampled keys), table and heatmap. */
 static int run_setup(sim *s, run *r)
 {
@@ -320,7 +330,7 @@ static int run_setup(sim *s, run *r)
 		return rc;
 	const rk__dataset *d = rk__workload_dataset(r->w) ? rk__workload_dataset(r->w) : r->src->d;
 	r->clock = d ? d->time_field : -1;
-	if (o->table_rows > rk__workload_total(r->w) &&
+	if ((o->table_rows > rk__workload_total(r->w) || binds_clock(&r->src->q, r->clock)) &&
 	    (rc = rk__sample_history(&r->hist, &r->hist_len, &r->nhist, SAMPLE_KEYS, r->schema, r->w,
 	                             r->src->d, r->bind, r->src->o.seed, r->clock)) != 0)
 		return rc;

@@ -14,8 +14,9 @@
  *                (1 + log2(ranges) / 4)): 1 for one get or one exact range,
  *                1/2 for 16 ranges merged, 1/3 for reading 10 rows per row
  *                returned, 1/1000 for a full scan of a million rows that
- *                returns one (a scan grows with the table); the shapes'
- *                weighted geometric mean
+ *                returns one (a scan grows with the table; so does a
+ *                range that only filters its time window, priced as one);
+ *                the shapes' weighted geometric mean
  *   score        write score x read score
  *
  * A design whose keys are not all distinct on the data is dropped, never
@@ -113,7 +114,8 @@ static int fits(const rk_report *r)
 /* A covering range's extra rows are damped (sqrt): they are read from one
  * place, in order. A scan is priced in full, over every region it visits:
  * it reads the whole table on every server, and grows with the table,
- * which no index table does. A backward read costs twice a forward one per
+ * which no index table does; so is a range that reads a time window's
+ * older rows and filters them out (it grows with the table's history). A backward read costs twice a forward one per
  * row (a reversed scan seeks back row by row; the reason the seeds put a
  * reverse timestamp in the key for the newest first). */
 static double read_eff(const rk_query_cost *q)
@@ -123,7 +125,7 @@ static double read_eff(const rk_query_cost *q)
 	int scan = !strcmp(q->kind, "scan");
 	double fan = scan ? q->regions : q->ranges;
 	fan = fan > 1 ? fan : 1;
-	return 1.0 / ((scan ? amp : sqrt(amp)) * (1 + log2(fan) / 4));
+	return 1.0 / ((scan || q->rows_read_grow ? amp : sqrt(amp)) * (1 + log2(fan) / 4));
 }
 
 /* Spread only what one server cannot take: when the busiest server's
@@ -210,6 +212,15 @@ static char *trade_of(const rk__cand *c, const rk__candidates *cs, const rk_anal
 		o += (size_t)snprintf(buf + o, sizeof buf - o,
 		                      "a well-spread field in front keeps the rising field off one "
 		                      "region; queries must bind that field");
+	else if (!strcmp(c->variant, "windows"))
+		o += (size_t)snprintf(buf + o, sizeof buf - o,
+		                      "a time bucket after the equality fields bounds a window's range in "
+		                      "time (the older rows are not read); a query that binds the fields "
+		                      "after it reads one range per time bucket of its window%s",
+		                      a->info.buckets > 1 ? "; the hash in front spreads the writes, and "
+		                                            "a query that does not bind its fields reads "
+		                                            "every bucket's window, merged"
+		                                          : "");
 	else if (!strcmp(c->variant, "current"))
 		o += (size_t)snprintf(buf + o, sizeof buf - o,
 		                      "the design the table has now, ranked by the same measure");

@@ -59,9 +59,9 @@ static void table_text(rk__sb *b, const rk_suggest_table *t, int set)
 		else
 			snprintf(what, sizeof what, "%.0f range%s%s%s", c->ranges, c->ranges < 1.5 ? "" : "s",
 			         c->merge_ways ? " merged" : "", c->read_backwards ? " read backwards" : "");
-		rk__sb_printf(b, "     query   %s: %s, %s%s rows read for %s returned (%.1f per row)\n",
+		rk__sb_printf(b, "     query   %s: %s, %s%s rows read for %s returned (%.1f per row%s)\n",
 		              c->name, what, c->rows_read_estimated ? "~" : "", rd, rt,
-		              c->rows_read_per_row);
+		              c->rows_read_per_row, c->rows_read_grow ? ", growing with the history" : "");
 	}
 	for (size_t k = 0; k < r->ncauses; k++)
 		if (!set || !r->causes[k].query || serves_named(r, t->serves, r->causes[k].query))
@@ -160,9 +160,11 @@ static void query_json(rk__sb *b, const rk_query_cost *c, int first, int table)
 	rk__sb_jnum(b, c->rows_returned);
 	RK__SB_LIT(b, ",\"weight\":");
 	rk__sb_jnum(b, c->weight);
-	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s,\"read_backwards\":%s",
+	rk__sb_printf(b, ",\"ordered\":%s,\"merge_ways\":%u,\"estimated\":%s,\"read_backwards\":%s"
+	                 ",\"rows_read_grow\":%s",
 	              c->ordered ? "true" : "false", c->merge_ways,
-	              c->rows_read_estimated ? "true" : "false", c->read_backwards ? "true" : "false");
+	              c->rows_read_estimated ? "true" : "false", c->read_backwards ? "true" : "false",
+	              c->rows_read_grow ? "true" : "false");
 	rk__fills_json(b, c);
 	RK__SB_LIT(b, "}");
 }

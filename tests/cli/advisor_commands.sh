@@ -111,11 +111,16 @@ hist() { # KEY ROWS: "read/returned read/returned" of the window and the host sh
 		--query 'host = ? AND ts >= ? AND ts < ?' --query 'host = ?' --rows "$2" --json
 	python3 -c 'import json, sys
 q = json.load(open(sys.argv[1]))["queries"]
-print(" ".join("%d/%d" % (round(x["rows_read"] / 100), round(x["rows_returned"] / 100)) for x in q))' "$T/out"
+print(" ".join("%d/%d" % (round(x["rows_read"] / 100), round(x["rows_returned"] / 100)) for x in q),
+      "grows" if q[0]["rows_read_grow"] else "-")' "$T/out"
 }
-for want in "esc(host) i64(ts)|0|2/2 20/20" "esc(host) i64(ts)|100000|2/2 200/200" \
-            "i64(ts) esc(host)|0|10/2 100/20" "i64(ts) esc(host)|100000|10/2 1000/200" \
-            "esc(host) u64(v) i64(ts)|0|20/2 20/20" "esc(host) u64(v) i64(ts)|100000|200/2 200/200"; do
+# (and whether the window's rows read grow with the history: only when the
+# key leaves the window's time open)
+for want in "esc(host) i64(ts)|0|2/2 20/20 -" "esc(host) i64(ts)|100000|2/2 200/200 -" \
+            "i64(ts) esc(host)|0|10/2 100/20 -" "i64(ts) esc(host)|100000|10/2 1000/200 -" \
+            "esc(host) u64(v) i64(ts)|0|20/2 20/20 grows" \
+            "esc(host) u64(v) i64(ts)|100000|200/2 200/200 grows" \
+            "esc(host) i64(tbucket(ts, 60000)) u64(v) i64(ts)|0|3/2 20/20 -"; do
 	IFS='|' read -r key rows exp <<<"$want"
 	got=$(hist "$key" "$rows")
 	[ "$got" = "$exp" ] || fail "--rows $rows under $key: hundreds of rows read/returned $got, want $exp"
