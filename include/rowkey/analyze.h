@@ -457,6 +457,10 @@ typedef struct rk_suggestion {
 	                            repeated in the whole file */
 	int time_identity;       /* 1: only a time identifies a record in the data: unique
 	                            here, but two events in one tick would share a key */
+	char *not_proposed;      /* the first proposal only (else NULL): the designs the data
+	                            cannot give a key for, their count, the first one's name and
+	                            why ("field 'month' has no value and the key needs it"), or
+	                            NULL when every design ran */
 } rk_suggestion;
 
 /* Proposes key designs for a workload and ranks them: the data's profile

@@ -534,5 +534,15 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 		g.desc = -1;
 		time_windows(&g, (int)s);
 	}
+	/* the identifying fields alone: a key that holds every record even when
+	 * a field the queries bind cannot be a key part (a time empty in some
+	 * records), its queries priced like any other's */
+	if (!out->uniquifier) {
+		char key[1024] = "", label[400];
+		for (size_t j = 0; j < out->nident; j++)
+			put_field(key, sizeof key, g.d, out->ident[j]);
+		names(label, sizeof label, g.d, out->ident, out->nident, " + ", -1);
+		add(&g, label, key, -1, "plain");
+	}
 	return 0;
 }

@@ -265,6 +265,7 @@ typedef struct sampler {
 	   moved back by */
 	int tf, measure;
 	int64_t lo, hi, shift;
+	uint64_t rec_no; /* the write being sampled, from 1 (for errors) */
 } sampler;
 
 /* The sampled record's clock moved back by sm->shift, within its type. */
@@ -304,7 +305,8 @@ static int sample(sampler *sm, const rk__wval *rec)
 		move_back(sm, &sm->b->vals[sm->tf]);
 	}
 	if ((rc = rk_key_encode(sm->key, sm->cap, &kl, sm->enc, v)) != 0)
-		return rk__err_wrap(rc, "design %s", sm->b->design);
+		return rk__err_wrap(rc, "design %s: record %llu", sm->b->design,
+		                    (unsigned long long)sm->rec_no);
 	if (sm->want_pfx && kl >= sm->pfx->len && (rc = add_prefix(sm->pfx, &sm->cap_pfx, sm->key)))
 		return rc;
 	if (!sm->max)
@@ -335,6 +337,7 @@ static int sample_pass(sampler *sm, rk__workload *w, const rk__dataset *d, doubl
 	for (uint64_t i = 0; held && i < held; i++) {
 		if (rk__rng_unit(&sm->rng) >= p)
 			continue;
+		sm->rec_no = i + 1;
 		rk__dataset_record(d, i, rec);
 		if ((rc = sample(sm, rec)) != 0)
 			return rc;
@@ -344,6 +347,7 @@ static int sample_pass(sampler *sm, rk__workload *w, const rk__dataset *d, doubl
 		int shape;
 		if ((rc = rk__workload_next(w, &t, &shape)) != 0)
 			return rc == RK_EITEROVER ? 0 : rc;
+		sm->rec_no += shape < 0;
 		if (shape >= 0 || rk__rng_unit(&sm->rng) >= p)
 			continue;
 		if ((rc = sample(sm, rk__workload_rec(w))) != 0)
@@ -371,6 +375,7 @@ static int sample_with(sampler *sm, uint8_t ***keys, size_t **key_len, size_t *n
 	if ((rc = rk_encoder_new(&sm->enc, s, seed)) != 0 || (rc = rk__workload_rewind(w)) != 0)
 		goto fail;
 	rk__rng_seed(&sm->rng, seed ^ 0xA5A5A5A5A5A5A5A5ull);
+	sm->rec_no = 0;
 	uint64_t total = rk__workload_total(w);
 	double p = total > 2 * sm->max ? (double)(2 * sm->max) / (double)total : 1.0;
 	const rk__dataset *d = rk__workload_dataset(w) ? rk__workload_dataset(w) : held_writes;
@@ -409,7 +414,7 @@ int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t
                     rk__binder *b, uint64_t seed)
 {
 	rk_schema_info info;
-	sampler sm = {pfx, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0, -1, 0, 0, 0, 0};
+	sampler sm = {pfx, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0, -1, 0, 0, 0, 0, 0};
 	rk_schema_get_info(&info, s);
 	memset(pfx, 0, sizeof *pfx);
 	sm.want_pfx = info.buckets > 1 && info.prefix_len > 0;
@@ -427,7 +432,7 @@ int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t 
                        rk__binder *b, uint64_t seed, int clock)
 {
 	rk__prefixes none = {0};
-	sampler sm = {&none, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0, -1, 1, 0, 0, 0};
+	sampler sm = {&none, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0, -1, 1, 0, 0, 0, 0};
 	uint8_t **k0;
 	size_t *l0, n0;
 	int rc;

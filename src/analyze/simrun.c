@@ -233,7 +233,8 @@ static int sim_replay(sim *s, run *r)
 			break;
 		}
 		if ((rc = rk_key_encode(key, cap, &kl, r->enc, v)) != 0) {
-			rk__err_wrap(rc, "design %s", r->design);
+			rk__err_wrap(rc, "design %s: record %llu", r->design,
+			             (unsigned long long)a->rep.writes + 1);
 			break;
 		}
 		kbytes += kl;

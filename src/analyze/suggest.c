@@ -418,6 +418,7 @@ void rk_suggestions_free(rk_suggestion *s, size_t count)
 	for (size_t i = 0; s && i < count; i++) {
 		free(s[i].design);
 		free(s[i].trade);
+		free(s[i].not_proposed);
 		if (s[i].ntables > 1)
 			continue; /* a set's tables are the single proposals' runs */
 		free(s[i].table[0].label);
@@ -472,6 +473,24 @@ static void free_results(result *res, size_t n)
 	free(res);
 }
 
+/* The first design the data could not run (its error, in a buffer of the
+ * results), and in *n (when given) how many did not; NULL when every one
+ * ran. */
+static const char *failed(const result *res, const rk__candidates *cs, size_t *n)
+{
+	const char *first = NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (res[i].rc != RK_EINVALID)
+			continue;
+		if (!k++)
+			first = res[i].err; /* names the design ("simulator: design month + name: ...") */
+	}
+	if (n)
+		*n = k;
+	return first;
+}
+
 int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
                     const rk_analyze_options *opts, const rk_suggest_options *so)
 {
@@ -512,9 +531,23 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 		if (cs.uniquifier)
 			break; /* a uniquifier already ends every key */
 	}
-	if (!rc && *count == 0)
+	if (!rc && *count == 0 && res && failed(res, &cs, NULL))
+		rc = rk__err(RK_EINVALID, "no candidate design can hold every record of workload %s: %s",
+		             rk__workload_name(src->shapes), failed(res, &cs, NULL));
+	else if (!rc && *count == 0)
 		rc = rk__err(RK_EINVALID, "no candidate design identifies every record of workload %s",
 		             rk__workload_name(src->shapes));
+	if (!rc && res && failed(res, &cs, NULL)) {
+		size_t nf = 0;
+		const char *why = failed(res, &cs, &nf);
+		char *t = malloc(strlen(why) + 64);
+		if (!t)
+			rc = rk__err(RK_ENOMEM, "out of memory");
+		else
+			sprintf(t, "%zu design%s the data cannot give a key for: %s", nf, nf == 1 ? "" : "s",
+			        why);
+		(*out)[0].not_proposed = t;
+	}
 	for (size_t i = 0; !rc && i < *count; i++) {
 		(*out)[i].no_queries = implicit;
 		(*out)[i].uniquifier = cs.uniquifier;

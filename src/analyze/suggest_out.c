@@ -118,6 +118,8 @@ int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
 		rk__sb_printf(&b, "note: only a time identifies a record in this data: the keys are unique "
 		                  "here, but two events in one tick would share a key; add an id or a "
 		                  "sequence number to the data if that can happen\n");
+	if (n && s[0].not_proposed)
+		rk__sb_printf(&b, "note: not proposed, %s\n", s[0].not_proposed);
 	if (n)
 		load_note(&b, s, n);
 	rk__sb_printf(&b, "%-4s %-6s %-6s %-6s %s\n", "rank", "score", "writes", "reads", "design");
@@ -266,6 +268,11 @@ int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n)
 		rk__sb_printf(&b, ",\"no_queries\":%s,\"uniquifier\":%s,\"time_identity\":%s,",
 		              s[i].no_queries ? "true" : "false", s[i].uniquifier ? "true" : "false",
 		              s[i].time_identity ? "true" : "false");
+		if (s[i].not_proposed) {
+			RK__SB_LIT(&b, "\"not_proposed\":");
+			rk__sb_jstr(&b, s[i].not_proposed);
+			RK__SB_LIT(&b, ",");
+		}
 		/* the first table's members at the top (the queries from the tables
 		 * that serve them), every table under "tables" */
 		rk__sb b1 = {0};
