@@ -59,7 +59,7 @@ static int push(cutter *C, const uint8_t *k, size_t len, const rk_metrics_counts
 	p->k = k;
 	p->len = len;
 	p->c = c ? *c : (rk_metrics_counts){0};
-	p->w = p->c.writes + p->c.reads;
+	p->w = rk_metrics__add_sat(p->c.writes, p->c.reads);
 	return 0;
 }
 
