@@ -510,6 +510,17 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 			return rc;
 		out->implicit_shape = 1;
 	}
+	/* the identifying fields alone, first (the list is capped): a key that
+	 * holds every record even when a field the queries bind cannot be a key
+	 * part (a time empty in some records), its queries priced like any
+	 * other's */
+	if (!out->uniquifier) {
+		char key[1024] = "", label[400];
+		for (size_t j = 0; j < out->nident; j++)
+			put_field(key, sizeof key, g.d, out->ident[j]);
+		names(label, sizeof label, g.d, out->ident, out->nident, " + ", -1);
+		add(&g, label, key, -1, "plain");
+	}
 	for (size_t s = 0; s < src->q.n; s++) {
 		n = base_of(&g, &src->q.q[s], fs, &neq);
 		g.desc = desc_of(&src->q.q[s]);
@@ -533,16 +544,6 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 		other_orders(&g, fs, n, neq, (int)s);
 		g.desc = -1;
 		time_windows(&g, (int)s);
-	}
-	/* the identifying fields alone: a key that holds every record even when
-	 * a field the queries bind cannot be a key part (a time empty in some
-	 * records), its queries priced like any other's */
-	if (!out->uniquifier) {
-		char key[1024] = "", label[400];
-		for (size_t j = 0; j < out->nident; j++)
-			put_field(key, sizeof key, g.d, out->ident[j]);
-		names(label, sizeof label, g.d, out->ident, out->nident, " + ", -1);
-		add(&g, label, key, -1, "plain");
 	}
 	return 0;
 }

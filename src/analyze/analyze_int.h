@@ -170,6 +170,9 @@ typedef struct rk__price_in {
 	uint8_t *const *hist;        /* the older rows' sampled keys (rk__sample_history) */
 	const size_t *hist_len;
 	size_t nhist;                /* 0: the older rows are priced like the file's */
+	uint8_t *const *far;         /* the same records moved far back (two days or more) */
+	const size_t *far_len;
+	size_t nfar;                 /* 0: none (no shape binds the clock, or no clock) */
 	int clock;                   /* the workload's clock field, or -1 */
 } rk__price_in;
 
@@ -199,17 +202,21 @@ int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t
                     size_t max, const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
                     rk__binder *b, uint64_t seed);
 
-/* The keys of the table's older rows, for pricing reads at a table larger
- * than the file (--rows): the records rk__sample_keys draws with this seed,
- * their clock (workload field `clock`) moved back by the span of its
- * sampled values, so a design that orders by time puts them before every
- * window the file holds and one that does not mixes them with the file's
- * keys. *nkeys 0 when the design does not carry the clock as an integer
- * (the older rows are then priced like the file's). Sorted; the caller frees
+/* The keys of the table's older rows: the records rk__sample_keys draws
+ * with this seed, their clock (workload field `clock`) moved back by the
+ * span of its sampled values times spans, and by at least min_shift (in the
+ * clock's own units), so a design that orders by time puts them before
+ * every window the file holds and one that does not mixes them with the
+ * file's keys. One span back prices reads at a table larger than the file
+ * (--rows); far back (two days, past any time bucket the advisor makes)
+ * tells a range the key bounds in time from one it only filters. *nkeys 0
+ * when the key does not carry the clock as an integer (the older rows are
+ * then other entities', priced like the file's). Sorted; the caller frees
  * each key and the arrays. */
 int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t max,
                        const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
-                       rk__binder *b, uint64_t seed, int clock);
+                       rk__binder *b, uint64_t seed, int clock, uint64_t spans,
+                       int64_t min_shift);
 
 /* 1 when the run's time buckets hold enough writes to judge a moment's
  * spread: 10 a server on average (with fewer, the busiest of 16 servers

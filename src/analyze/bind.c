@@ -297,8 +297,8 @@ static int sample(sampler *sm, const rk__wval *rec)
 	const rk_value *v = rk__bind(sm->b, rec);
 	size_t kl;
 	int rc;
-	if (!v)
-		return RK_EINVALID;
+	if (!v) /* the binder's message names the design and the field */
+		return rk__err_wrap(RK_EINVALID, "record %llu", (unsigned long long)sm->rec_no);
 	if (sm->tf >= 0 && v[sm->tf].present) {
 		if (sm->measure)
 			return measure_clock(sm, &v[sm->tf]), 0;
@@ -427,9 +427,22 @@ int rk__sample_keys(rk__prefixes *pfx, uint8_t ***keys, size_t **key_len, size_t
 	return rc;
 }
 
+/* 1: the key orders by field f or spreads by it (its older values can move
+ * a row's key). */
+static int in_key(const rk_schema *s, size_t f)
+{
+	rk_key_field kf[64];
+	size_t n = rk_schema_key_fields(s, kf, 64);
+	for (size_t i = 0; i < n && i < 64; i++)
+		if (kf[i].field == f)
+			return 1;
+	return f < 64 && (rk_schema_spread_fields(s) >> f & 1);
+}
+
 int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t max,
                        const rk_schema *s, rk__workload *w, const rk__dataset *held_writes,
-                       rk__binder *b, uint64_t seed, int clock)
+                       rk__binder *b, uint64_t seed, int clock, uint64_t spans,
+                       int64_t min_shift)
 {
 	rk__prefixes none = {0};
 	sampler sm = {&none, 0, max, 0, NULL, 0, {{0, 0}}, NULL, NULL, 0, b, 0, -1, 1, 0, 0, 0, 0};
@@ -442,7 +455,7 @@ int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t 
 	for (size_t i = 0; clock >= 0 && i < b->nf; i++)
 		if (b->src[i] == clock && b->type[i] >= RK_T_U8 && b->type[i] <= RK_T_I64)
 			sm.tf = (int)i;
-	if (sm.tf < 0) /* the design does not carry the clock: the older rows are like the file's */
+	if (sm.tf < 0 || !in_key(s, (size_t)sm.tf)) /* the older rows are like the file's */
 		return 0;
 	if ((rc = sample_with(&sm, &k0, &l0, &n0, s, w, held_writes, seed)) != 0)
 		return rc;
@@ -452,7 +465,8 @@ int rk__sample_history(uint8_t ***keys, size_t **key_len, size_t *nkeys, size_t 
 	sm.ns = 0;
 	sm.seen = 0;
 	uint64_t span = (uint64_t)sm.hi - (uint64_t)sm.lo + 1; /* no signed overflow at the extremes */
-	sm.shift = span > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)span;
+	span = span > (uint64_t)INT64_MAX / (spans ? spans : 1) ? (uint64_t)INT64_MAX : span * spans;
+	sm.shift = (int64_t)span > min_shift ? (int64_t)span : min_shift;
 	return sm.hi > sm.lo ? sample_with(&sm, keys, key_len, nkeys, s, w, held_writes, seed) : 0;
 }
 

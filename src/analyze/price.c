@@ -22,9 +22,9 @@
  *             the filtered field, all of its share when the time is only
  *             filtered. Without a clock the other rows are other entities':
  *             exact ranges read what they match in the file, a residual range
- *             its share of N. Such a range that reads older rows for a shape
- *             binding the clock grows with the history (rows_read_grow; the
- *             history is sampled whenever a shape binds the clock).
+ *             its share of N. A range that reads rows far older than the
+ *             window of a shape binding the clock (the file's records moved
+ *             back two days) grows with the history: rows_read_grow.
  *   LIMIT     a plan that reads rows in the order asked for (ORDER BY served
  *             by the key, forward or backward, or the key's own order) and
  *             drops none with a residual filter stops each stream after LIMIT
@@ -171,15 +171,17 @@ static double matched_at_size(const rk__qshape *sh, const rk__qsample *q, const 
 	return (double)q->matched * (older ? N / R : 1);
 }
 
-/* 1: a residual plan of a shape that binds the clock reads older rows too
- * (the key does not bound the window; the clock is only filtered), so its
- * rows read grow with the table's history while the rows it returns do not. */
+/* 1: a residual plan of a shape that binds the clock reads rows far older
+ * than its window too (the key does not bound the window, the clock is only
+ * filtered), so its rows read grow with the table's history while the rows
+ * it returns do not. A key with the time or a time bucket in its ranges
+ * leaves them outside. */
 static int grows(const rk__qshape *sh, const rk_plan *plan, const rk__price_in *in)
 {
-	if (in->clock < 0 || in->clock >= 64 || !in->nhist ||
+	if (in->clock < 0 || in->clock >= 64 || !in->nfar ||
 	    !((sh->eq_mask | sh->range_mask) >> in->clock & 1))
 		return 0;
-	return keys_inside(plan, in->hist, in->hist_len, in->nhist) > 0;
+	return keys_inside(plan, in->far, in->far_len, in->nfar) > 0;
 }
 
 /* Of those, the rows returned: at most LIMIT, never fewer than on the file. */

@@ -42,6 +42,8 @@ typedef struct run {
 	size_t *key_len, nkeys;
 	uint8_t **hist;     /* the older rows' when the table is larger than the file */
 	size_t *hist_len, nhist;
+	uint8_t **far; /* the same, moved far back: does a range bound the time? */
+	size_t *far_len, nfar;
 	rk_bytes *sp;
 	size_t nsp;
 	rk_encoder *enc;
@@ -229,7 +231,7 @@ static int sim_replay(sim *s, run *r)
 		const rk_value *v = rk__bind(r->bind, rk__workload_rec(r->w));
 		size_t kl;
 		if (!v) {
-			rc = RK_EINVALID;
+			rc = rk__err_wrap(RK_EINVALID, "record %llu", (unsigned long long)a->rep.writes + 1);
 			break;
 		}
 		if ((rc = rk_key_encode(key, cap, &kl, r->enc, v)) != 0) {
@@ -331,10 +333,22 @@ static int run_setup(sim *s, run *r)
 		return rc;
 	const rk__dataset *d = rk__workload_dataset(r->w) ? rk__workload_dataset(r->w) : r->src->d;
 	r->clock = d ? d->time_field : -1;
-	if ((o->table_rows > rk__workload_total(r->w) || binds_clock(&r->src->q, r->clock)) &&
+	if (o->table_rows > rk__workload_total(r->w) &&
 	    (rc = rk__sample_history(&r->hist, &r->hist_len, &r->nhist, SAMPLE_KEYS, r->schema, r->w,
-	                             r->src->d, r->bind, r->src->o.seed, r->clock)) != 0)
+	                             r->src->d, r->bind, r->src->o.seed, r->clock, 1, 0)) != 0)
 		return rc;
+	if (binds_clock(&r->src->q, r->clock)) {
+		/* two days in the clock's units: past the widest time bucket the
+		   advisor makes; a clock that is no time: a thousand spans */
+		static const int64_t two_days[] = {0, 172800, 172800000, 172800000000, 172800000000000,
+		                                   172800000, 172800000};
+		unsigned tu = d->col[r->clock].tu;
+		tu = tu < sizeof two_days / sizeof *two_days ? tu : 0;
+		if ((rc = rk__sample_history(&r->far, &r->far_len, &r->nfar, SAMPLE_KEYS, r->schema, r->w,
+		                             r->src->d, r->bind, r->src->o.seed, r->clock, tu ? 1 : 1000,
+		                             two_days[tu])) != 0)
+			return rc;
+	}
 	s->L = a->info.buckets > 1 ? a->info.prefix_len : 0;
 	if ((rc = rk__initial_splits(&r->sp, &r->nsp, &a->info, &r->pfx, r->keys, r->key_len, r->nkeys,
 	                             o)) != 0 ||
@@ -368,6 +382,7 @@ static void run_free(sim *s, run *r)
 	free(r->sp);
 	free_keys(r->keys, r->key_len, r->nkeys);
 	free_keys(r->hist, r->hist_len, r->nhist);
+	free_keys(r->far, r->far_len, r->nfar);
 	free(r->pfx.p);
 	free(r->seen);
 	free(r->hwc);
@@ -404,7 +419,8 @@ int rk__analyze_on(rk_analysis **out, const rk_schema *schema, const char *desig
 		rk_analysis *a = s.a;
 		rk__price_in in = {&src->q,    schema,    s.t,        r.keys,  r.key_len,
 		                   r.nkeys,    o->table_rows ? o->table_rows : a->rep.writes,
-		                   a->rep.writes, r.hist, r.hist_len, r.nhist, r.clock};
+		                   a->rep.writes, r.hist, r.hist_len, r.nhist, r.far, r.far_len,
+		                   r.nfar, r.clock};
 		a->rep.splits = s.splits;
 		a->rep.moves = s.moves;
 		a->rep.regions = s.t->nregions;

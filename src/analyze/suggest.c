@@ -41,6 +41,7 @@ typedef struct result {
 	rk_analysis *a;
 	char *schema_text;
 	int rc;
+	int parsed; /* 1: the design's schema parsed (an error is then the data's) */
 	char err[512];
 } result;
 
@@ -62,6 +63,7 @@ static void run_one(pool *p, size_t i)
 	rk_schema *sc = NULL;
 	snprintf(text, sizeof text, "%s; key %s", p->cands->fields, c->key);
 	r->rc = rk_schema_parse(&sc, text, strlen(text), "suggestion");
+	r->parsed = r->rc == 0;
 	if (!r->rc)
 		r->rc = rk__analyze_on(&r->a, sc, c->label, p->src, p->o);
 	if (r->rc)
@@ -481,7 +483,7 @@ static const char *failed(const result *res, const rk__candidates *cs, size_t *n
 	const char *first = NULL;
 	size_t k = 0;
 	for (size_t i = 0; i < cs->n; i++) {
-		if (res[i].rc != RK_EINVALID)
+		if (res[i].rc != RK_EINVALID || !res[i].parsed)
 			continue;
 		if (!k++)
 			first = res[i].err; /* names the design ("simulator: design month + name: ...") */
@@ -489,6 +491,15 @@ static const char *failed(const result *res, const rk__candidates *cs, size_t *n
 	if (n)
 		*n = k;
 	return first;
+}
+
+/* 1: every design of the round failed on the data (none ran to the end). */
+static int none_ran(const result *res, const rk__candidates *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (res[i].rc == 0)
+			return 0;
+	return cs->n > 0;
 }
 
 int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_options *wopts,
@@ -528,8 +539,8 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 		pool p = {src, &cs, &o, res, 0, 0, so, PTHREAD_MUTEX_INITIALIZER};
 		if ((rc = run_all(&p, so && so->threads ? so->threads : 2)) == 0)
 			rc = assemble(out, count, res, &cs);
-		if (cs.uniquifier)
-			break; /* a uniquifier already ends every key */
+		if (cs.uniquifier || none_ran(res, &cs))
+			break; /* a uniquifier already ends every key; or no key could be made at all */
 	}
 	if (!rc && *count == 0 && res && failed(res, &cs, NULL))
 		rc = rk__err(RK_EINVALID, "no candidate design can hold every record of workload %s: %s",
@@ -541,12 +552,16 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 		size_t nf = 0;
 		const char *why = failed(res, &cs, &nf);
 		char *t = malloc(strlen(why) + 64);
-		if (!t)
+		if (!t) {
 			rc = rk__err(RK_ENOMEM, "out of memory");
-		else
+			rk_suggestions_free(*out, *count);
+			*out = NULL;
+			*count = 0;
+		} else {
 			sprintf(t, "%zu design%s the data cannot give a key for: %s", nf, nf == 1 ? "" : "s",
 			        why);
-		(*out)[0].not_proposed = t;
+			(*out)[0].not_proposed = t;
+		}
 	}
 	for (size_t i = 0; !rc && i < *count; i++) {
 		(*out)[i].no_queries = implicit;

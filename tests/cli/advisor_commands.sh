@@ -115,12 +115,14 @@ print(" ".join("%d/%d" % (round(x["rows_read"] / 100), round(x["rows_returned"] 
       "grows" if q[0]["rows_read_grow"] else "-")' "$T/out"
 }
 # (and whether the window's rows read grow with the history: only when the
-# key leaves the window's time open)
+# key leaves the window's time open; an hour's bucket, wider than the file's
+# half hour, reads the whole file but stops growing at the hour)
 for want in "esc(host) i64(ts)|0|2/2 20/20 -" "esc(host) i64(ts)|100000|2/2 200/200 -" \
             "i64(ts) esc(host)|0|10/2 100/20 -" "i64(ts) esc(host)|100000|10/2 1000/200 -" \
             "esc(host) u64(v) i64(ts)|0|20/2 20/20 grows" \
             "esc(host) u64(v) i64(ts)|100000|200/2 200/200 grows" \
-            "esc(host) i64(tbucket(ts, 60000)) u64(v) i64(ts)|0|3/2 20/20 -"; do
+            "esc(host) i64(tbucket(ts, 60000)) u64(v) i64(ts)|0|3/2 20/20 -" \
+            "esc(host) i64(tbucket(ts, 3600000)) u64(v) i64(ts)|0|20/2 20/20 -"; do
 	IFS='|' read -r key rows exp <<<"$want"
 	got=$(hist "$key" "$rows")
 	[ "$got" = "$exp" ] || fail "--rows $rows under $key: hundreds of rows read/returned $got, want $exp"
@@ -155,4 +157,5 @@ for i in range(3000):
 ' > "$T/empty2.csv"
 code 1 suggest --file "$T/empty2.csv" -n 2 --query 'k = ? AND ts >= ? AND ts < ?'
 has "no candidate design can hold every record .*record 1235: field 'ts' has no value" err
+grep -q seq "$T/err" && fail "the error names a uniquifier the data does not have: $(cat "$T/err")"
 echo "advisor commands: ok"
