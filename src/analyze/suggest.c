@@ -370,6 +370,9 @@ static int make_set(rk_suggestion *set, const rk_suggestion *one, size_t n)
 	set->ntables = k;
 	set->write_score = w / (double)k;
 	set->read_score = read_score(t, k, serves);
+	for (size_t j = 0; j < k; j++)
+		if (!serves[j]) /* a table that serves no shape better is only a second copy */
+			return 0;
 	set->score = set->write_score * set->read_score;
 	/* the main table first: the one whose shapes weigh most */
 	double wt[3] = {0};

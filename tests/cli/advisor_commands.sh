@@ -150,6 +150,14 @@ python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 assert "record 1235" in s[0]["not_proposed"] and all("not_proposed" not in x for x in s[1:]), s' "$T/out" \
 	|| fail "suggest --json: not_proposed"
+# a set of tables is proposed only when each of its tables serves a shape
+# better than the others: id | hash(id) + id, two copies that serve the
+# window alike (a full scan), is no proposal
+ok suggest --file "$T/empty.csv" -n 8 --query 'ts >= ? AND ts < ?' --query 'id = ?' --json
+python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1])):
+    assert all(t["queries"] for t in s.get("tables", [])), s["design"]' "$T/out" \
+	|| fail "suggest proposed a table that serves no shape"
 python3 -c '
 print("k,ts,v")
 for i in range(3000):
