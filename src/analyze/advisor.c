@@ -384,16 +384,24 @@ static void time_windows(gen *g, int shape)
 
 /* The plain key, its equality fields hashed in front, and salted by the
  * identifying fields. */
+/* The plain key of fields fs in order (g->desc descending) into key, and
+ * its name ("a + b") into all. */
+static void plain_key(const gen *g, const size_t *fs, size_t n, char *key, size_t kcap, char *all,
+                      size_t acap)
+{
+	for (size_t j = 0; j < n; j++)
+		if ((int)fs[j] == g->desc)
+			put_field_desc(key, kcap, g->d, fs[j]);
+		else
+			put_field(key, kcap, g->d, fs[j]);
+	names(all, acap, g->d, fs, n, " + ", g->desc);
+}
+
 static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
 {
 	char key[1024] = "", key2[1200], label[400], all[128], lead[128], ids[128];
 	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
-	for (size_t j = 0; j < n; j++)
-		if ((int)fs[j] == g->desc)
-			put_field_desc(key, sizeof key, g->d, fs[j]);
-		else
-			put_field(key, sizeof key, g->d, fs[j]);
-	names(all, sizeof all, g->d, fs, n, " + ", g->desc);
+	plain_key(g, fs, n, key, sizeof key, all, sizeof all);
 	snprintf(label, sizeof label, "%s%s", all, why);
 	add(g, label, key, shape, "plain");
 	if (neq) {
@@ -515,10 +523,8 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 	 * part (a time empty in some records), its queries priced like any
 	 * other's */
 	if (!out->uniquifier) {
-		char key[1024] = "", label[400];
-		for (size_t j = 0; j < out->nident; j++)
-			put_field(key, sizeof key, g.d, out->ident[j]);
-		names(label, sizeof label, g.d, out->ident, out->nident, " + ", -1);
+		char key[1024] = "", label[128];
+		plain_key(&g, out->ident, out->nident, key, sizeof key, label, sizeof label);
 		add(&g, label, key, -1, "plain");
 	}
 	for (size_t s = 0; s < src->q.n; s++) {

@@ -301,6 +301,16 @@ int64_t rk__tunit_ms(rk__tunit tu, int64_t v)
 	}
 }
 
+int64_t rk__tunit_of_ms(rk__tunit tu, int64_t ms)
+{
+	switch (tu) {
+	case RK__TU_S: return ms / 1000;
+	case RK__TU_US: return ms * 1000;
+	case RK__TU_NS: return ms * 1000000;
+	default: return ms;
+	}
+}
+
 
 /* ---- reading a file ---- */
 

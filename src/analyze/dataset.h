@@ -134,6 +134,9 @@ uint64_t rk__column_parse(const rk__column *c, const char *t, size_t n);
 double rk__column_monotonic(const rk__column *c);
 /* A time in the unit as milliseconds. */
 int64_t rk__tunit_ms(rk__tunit tu, int64_t v);
+/* Milliseconds as a time in the unit (the inverse; callers keep ms small
+ * enough for nanoseconds). */
+int64_t rk__tunit_of_ms(rk__tunit tu, int64_t ms);
 
 /* Finds the data's clock once the columns are typed: sets time_field,
  * clock_falls, t_ms and peak_per_s (dataset_clock.c). 0 or RK_ENOMEM. */

@@ -340,13 +340,11 @@ static int run_setup(sim *s, run *r)
 	if (binds_clock(&r->src->q, r->clock)) {
 		/* two days in the clock's units: past the widest time bucket the
 		   advisor makes; a clock that is no time: a thousand spans */
-		static const int64_t two_days[] = {0, 172800, 172800000, 172800000000, 172800000000000,
-		                                   172800000, 172800000};
-		unsigned tu = d->col[r->clock].tu;
-		tu = tu < sizeof two_days / sizeof *two_days ? tu : 0;
+		rk__tunit tu = d->col[r->clock].tu;
+		int64_t two_days = tu ? rk__tunit_of_ms(tu, 2 * 86400000) : 0;
 		if ((rc = rk__sample_history(&r->far, &r->far_len, &r->nfar, SAMPLE_KEYS, r->schema, r->w,
 		                             r->src->d, r->bind, r->src->o.seed, r->clock, tu ? 1 : 1000,
-		                             two_days[tu])) != 0)
+		                             two_days)) != 0)
 			return rc;
 	}
 	s->L = a->info.buckets > 1 ? a->info.prefix_len : 0;

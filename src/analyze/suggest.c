@@ -117,9 +117,10 @@ static int fits(const rk_report *r)
  * place, in order. A scan is priced in full, over every region it visits:
  * it reads the whole table on every server, and grows with the table,
  * which no index table does; so is a range that reads a time window's
- * older rows and filters them out (it grows with the table's history). A backward read costs twice a forward one per
- * row (a reversed scan seeks back row by row; the reason the seeds put a
- * reverse timestamp in the key for the newest first). */
+ * older rows and filters them out (it grows with the table's history). A
+ * backward read costs twice a forward one per row (a reversed scan seeks
+ * back row by row; the reason the seeds put a reverse timestamp in the key
+ * for the newest first). */
 static double read_eff(const rk_query_cost *q)
 {
 	double amp = q->rows_read_per_row > 1 ? q->rows_read_per_row : 1;
@@ -479,20 +480,14 @@ static void free_results(result *res, size_t n)
 }
 
 /* The first design the data could not run (its error, in a buffer of the
- * results), and in *n (when given) how many did not; NULL when every one
- * ran. */
+ * results), and in *n how many did not; NULL when every one ran. */
 static const char *failed(const result *res, const rk__candidates *cs, size_t *n)
 {
 	const char *first = NULL;
-	size_t k = 0;
-	for (size_t i = 0; i < cs->n; i++) {
-		if (res[i].rc != RK_EINVALID || !res[i].parsed)
-			continue;
-		if (!k++)
+	*n = 0;
+	for (size_t i = 0; i < cs->n; i++)
+		if (res[i].rc == RK_EINVALID && res[i].parsed && !(*n)++)
 			first = res[i].err; /* names the design ("simulator: design month + name: ...") */
-	}
-	if (n)
-		*n = k;
 	return first;
 }
 
@@ -545,15 +540,15 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 		if (cs.uniquifier || none_ran(res, &cs))
 			break; /* a uniquifier already ends every key; or no key could be made at all */
 	}
-	if (!rc && *count == 0 && res && failed(res, &cs, NULL))
+	size_t nf = 0;
+	const char *why = res ? failed(res, &cs, &nf) : NULL;
+	if (!rc && *count == 0 && why)
 		rc = rk__err(RK_EINVALID, "no candidate design can hold every record of workload %s: %s",
-		             rk__workload_name(src->shapes), failed(res, &cs, NULL));
+		             rk__workload_name(src->shapes), why);
 	else if (!rc && *count == 0)
 		rc = rk__err(RK_EINVALID, "no candidate design identifies every record of workload %s",
 		             rk__workload_name(src->shapes));
-	if (!rc && res && failed(res, &cs, NULL)) {
-		size_t nf = 0;
-		const char *why = failed(res, &cs, &nf);
+	if (!rc && why) {
 		char *t = malloc(strlen(why) + 64);
 		if (!t) {
 			rc = rk__err(RK_ENOMEM, "out of memory");

@@ -86,7 +86,8 @@ static int cut_rows(kmap *K, const rk_keymap_options *o)
 		for (size_t c = 0; c < iv->ncells; c++) {
 			size_t p0, p1;
 			rk_kvmap__bucket_pieces(&p0, &p1, K->p, K->np, iv->layout, iv->cells[c].bucket);
-			double d = tf * ((double)iv->cells[c].c.writes + (double)iv->cells[c].c.reads) / (double)(p1 - p0);
+			const rk_metrics_counts *cc = &iv->cells[c].c;
+			double d = tf * ((double)cc->writes + (double)cc->reads) / (double)(p1 - p0);
 			size_t a = p0 > K->w0 ? p0 : K->w0, b = p1 < K->w1 ? p1 : K->w1;
 			if (a < b) {
 				diff[a - K->w0] += d;
