@@ -303,44 +303,60 @@ static void dur_words(char *out, size_t cap, int64_t W, rk__tunit tu)
 		snprintf(out, cap, "%.0fs", ms / 1000);
 }
 
-/* The window of a time bucket for time field t, in its own units: the
- * largest of 1 s, 10 s, 1 min, 10 min, 1 h and 1 day that is at most a tenth
- * of the data's span (a range over a tenth of the history then spans a few
- * windows), or 0 when t is no epoch number. */
-static int64_t window_of(const gen *g, size_t t)
+/* The window of a time bucket for time field t, in its own units, from 1 s,
+ * 10 s, 1 min, 10 min, 1 h and 1 day: the largest at most a tenth of the
+ * data's span (up 0: a range over a tenth of the history spans a few
+ * windows, each read in time order) or the smallest at least a tenth (up 1:
+ * the range is one window or two, read a little past its ends), or 0 when t
+ * is no epoch number. Which is cheaper depends on how many rows a window
+ * holds against a range's seek, which the planner's prices say. */
+static int64_t window_of(const gen *g, size_t t, int up)
 {
 	static const double unit_ms[] = {0, 1000, 1, 1e-3, 1e-6};
-	static const double windows_ms[] = {86400000, 3600000, 600000, 60000, 10000, 1000};
+	static const double windows_ms[] = {1000, 10000, 60000, 600000, 3600000, 86400000};
+	const size_t nw = sizeof windows_ms / sizeof *windows_ms;
 	const rk__column *c = &g->d->col[t];
 	if (c->tu < RK__TU_S || c->tu > RK__TU_NS || !(c->st.max > c->st.min))
 		return 0;
-	double span_ms = (c->st.max - c->st.min) * unit_ms[c->tu], w = 1000;
-	for (size_t i = 0; i < sizeof windows_ms / sizeof *windows_ms; i++)
-		if (windows_ms[i] <= span_ms / 10) {
-			w = windows_ms[i];
-			break;
-		}
-	return (int64_t)(w / unit_ms[c->tu]);
+	double tenth = (c->st.max - c->st.min) * unit_ms[c->tu] / 10;
+	size_t i = 0;
+	while (i + 1 < nw && windows_ms[i + 1] <= tenth)
+		i++;
+	if (up && windows_ms[i] < tenth && i + 1 < nw)
+		i++;
+	return (int64_t)(windows_ms[i] / unit_ms[c->tu]);
 }
+
+static void windows_at(gen *g, int shape, const size_t *fs, size_t n, size_t neq, size_t t,
+                       int64_t W);
 
 /* A time bucket between a shape's equalities and the fields another shape
  * binds too (metric = ? AND ts range beside metric = ? AND host = ? AND ts
  * range: metric + tbucket(ts) + host + ts, OpenTSDB's row key): the first
  * reads one range over the windows, the second one range a window, each
- * narrowed by the host. */
+ * narrowed by the host. Both widths around the shapes' windows are tried. */
 static void time_windows(gen *g, int shape)
 {
-	const rk__qset *qs = &g->src->q;
-	const rk__qshape *q = &qs->q[shape];
+	const rk__qshape *q = &g->src->q.q[shape];
 	size_t fs[64], n, neq, t = 64;
 	n = base_of(g, q, fs, &neq);
 	for (size_t f = 0; f < g->d->nf; f++)
 		if ((q->range_mask >> f & 1) && g->d->col[f].tu)
 			t = f;
-	int64_t W = t < 64 ? window_of(g, t) : 0;
-	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
-	if (!neq || !W)
+	int64_t lo = t < 64 ? window_of(g, t, 0) : 0, hi = t < 64 ? window_of(g, t, 1) : 0;
+	if (!neq || !lo)
 		return;
+	windows_at(g, shape, fs, n, neq, t, lo);
+	if (hi != lo)
+		windows_at(g, shape, fs, n, neq, t, hi);
+}
+
+static void windows_at(gen *g, int shape, const size_t *fs, size_t n, size_t neq, size_t t,
+                       int64_t W)
+{
+	const rk__qset *qs = &g->src->q;
+	const rk__qshape *q = &qs->q[shape];
+	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
 	for (size_t k = 0; k < qs->n; k++) {
 		uint64_t more = qs->q[k].eq_mask & ~q->eq_mask;
 		if ((int)k == shape || !more || (qs->q[k].eq_mask & q->eq_mask) != q->eq_mask ||
