@@ -97,9 +97,12 @@ static int add_column(rk__dataset *d, const char *name, size_t n, rk__wkind kind
 {
 	if (d->nf == 64)
 		return rk__err(RK_EINVALID, "%s: more than 64 fields", d->source);
-	if (n == 0 || n >= sizeof d->col[0].name)
-		return rk__err(RK_EINVALID, "%s: field %zu has an empty name or one over 63 bytes",
-		               d->source, d->nf + 1);
+	if (n == 0)
+		return rk__err(RK_EINVALID, "%s: field %zu has an empty name", d->source, d->nf + 1);
+	if (n >= sizeof d->col[0].name)
+		return rk__err(RK_EINVALID, "%s: field %zu's name ('%.20s...') is %zu bytes, more than %zu: "
+		               "rename the column (a schema field's name: letters, digits and _)",
+		               d->source, d->nf + 1, name, n, sizeof d->col[0].name - 1);
 	rk__column *c = &d->col[d->nf];
 	memset(c, 0, sizeof *c);
 	memcpy(c->name, name, n);
@@ -353,8 +356,8 @@ static int finish(rk__dataset *d)
 {
 	int rc;
 	if (d->records == 0)
-		return rk__err(RK_EINVALID, "%s: no records%s%s", d->source, d->rejected ? " (" : "",
-		               d->rejected ? d->first_error : "");
+		return rk__err(RK_EINVALID, "%s: no records%s%s%s", d->source, d->rejected ? " (" : "",
+		               d->rejected ? d->first_error : "", d->rejected ? ")" : "");
 	for (size_t f = 0; f < d->nf; f++) {
 		infer(&d->col[f]);
 		if ((rc = convert(d, &d->col[f])) != 0)

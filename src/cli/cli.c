@@ -24,7 +24,12 @@ int rk_cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int rk_cli_fail(const char *cmd, const char *what)
 {
-	fprintf(stderr, "rowkey %s: %s: %s\n", cmd, what, rk_error_last());
+	const char *msg = rk_error_last();
+	size_t n = what ? strlen(what) : 0;
+	if (n && !strncmp(msg, what, n) && msg[n] == ':') /* the message names it already */
+		fprintf(stderr, "rowkey %s: %s\n", cmd, msg);
+	else
+		fprintf(stderr, "rowkey %s: %s: %s\n", cmd, what, msg);
 	return RK_EXIT_FAIL;
 }
 

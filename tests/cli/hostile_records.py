@@ -211,6 +211,13 @@ for cmd in (["profile"], ["suggest", "-q", "--file"], ["analyze", "-s", S, "--fi
     case(tag + "-empty", 1, cmd + [path("empty-%s.csv" % tag, b"")], err_has="empty")
     case(tag + "-header-only", 1, cmd + [path("ho-%s.csv" % tag, b"a,s\n")], err_has="no records")
     case(tag + "-devnull", 1, cmd + ["/dev/null"])
+    # the file is named once, and a rejected first record is quoted whole
+    p = path("unclosed-%s.csv" % tag, b'a,s\n1,"x\n')
+    case(tag + "-unclosed", 1, cmd + [p], err_has="the quoted cell never ends)",
+         check=lambda out, err, p=p: None if err.count(p) == 2 else "names %s %d times" % (p, err.count(p)))
+    long_name = "summary (" + "w" * 80 + ")"
+    case(tag + "-long-header", 1, cmd + [path("long-%s.tsv" % tag, "a\t%s\n1\tx\n" % long_name)],
+         err_has="field 2's name ('summary (wwwwwwwwwww...') is 90 bytes, more than 63: rename the column")
 case("encode-in-directory", 1, ["encode", "-s", S, "--in", os.path.join(DIR, "adir")])
 case("encode-in-missing", 1, ["encode", "-s", S, "--in", os.path.join(DIR, "nope")], err_has="nope")
 case("load-file-directory", 1, ["load", "--db", os.path.join(DIR, "db-dir"), "t", "-s", S, os.path.join(DIR, "adir")])
