@@ -33,6 +33,7 @@ int rk__source_open(rk__source **out, const rk_workload_options *o, rk__progress
 	po.limit = o->limit;
 	po.format = o->format;
 	po.no_header = o->no_header;
+	po.label = o->file_label; /* a table's rows: named as the table, not their spool file */
 	po.progress = progress;
 	po.payload = payload;
 	/* validate the options (and name the workload) before reading anything */

@@ -109,9 +109,10 @@ int rk_cli_profile(int argc, char **argv)
 	rk_profile *p;
 	int rc = rk_profile_file(&p, path, &po);
 	rk_cli_progress_done(&pr);
+	int failed = rc < 0 ? rk_cli_fail(CMD, db ? tr.label : path) : 0;
 	rk_cli__table_records_free(&tr);
-	if (rc < 0)
-		return rk_cli_fail(CMD, db ? argv[optind] : path);
+	if (failed)
+		return failed;
 	char *out;
 	rc = json ? rk_profile_json(&out, p) : rk_profile_text(&out, p);
 	rk_profile_free(p);

@@ -54,6 +54,15 @@ PY
 ok create --db "$DB" bare -f d
 ok put --db "$DB" bare r1 d:x 1
 code 1 profile --db "$DB" bare; has "table bare remembers no key schema" err
+# a table with a schema and no rows: named once, as the table (never its
+# records' spool file, which is gone by then)
+printf 'x,y\n' > "$T/none.csv"
+ok create --db "$DB" empty -f d
+ok load --db "$DB" empty -s 'fields x:u64, y:str; key u64(x)' "$T/none.csv"
+for cmd in profile suggest; do
+	code 1 $cmd --db "$DB" empty
+	[ "$(cat "$T/err")" = "rowkey $cmd: table empty of $DB: no records" ] || { cat "$T/err"; fail "$cmd of an empty table"; }
+done
 code 1 suggest --db "$DB" nosuch; has "nosuch" err
 code 2 suggest --db "$DB" ev --file "$T/seq.csv"; has "no -w or --file" err
 code 2 profile --sample 5 "$T/seq.csv"; has "--sample goes with --db TABLE" err

@@ -211,7 +211,8 @@ for cmd in (["profile"], ["suggest", "-q", "--file"], ["analyze", "-s", S, "--fi
     case(tag + "-empty", 1, cmd + [path("empty-%s.csv" % tag, b"")], err_has="empty")
     case(tag + "-header-only", 1, cmd + [path("ho-%s.csv" % tag, b"a,s\n")], err_has="no records")
     case(tag + "-devnull", 1, cmd + ["/dev/null"])
-    # the file is named once, and a rejected first record is quoted whole
+    # the CLI adds no third name to the message's two, and the first rejected
+    # record's error is closed with its parenthesis
     p = path("unclosed-%s.csv" % tag, b'a,s\n1,"x\n')
     case(tag + "-unclosed", 1, cmd + [p], err_has="the quoted cell never ends)",
          check=lambda out, err, p=p: None if err.count(p) == 2 else "names %s %d times" % (p, err.count(p)))
