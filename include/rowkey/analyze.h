@@ -119,6 +119,10 @@ typedef struct rk_query_cost {
 	double rows_read;          /* mean rows a query reads */
 	double rows_returned;      /* mean rows it returns (exact on the data) */
 	double rows_read_per_row;  /* read amplification: rows read / rows returned */
+	double seek_cost;          /* mean of (rows read + ranges) / (rows read + 1) over the
+	                              fills: each range reads the row past its end, so many
+	                              ranges returning few rows cost more than one (1 for gets
+	                              and scans) */
 	int rows_read_estimated;   /* 1: rows read estimated from the design's sampled keys */
 	unsigned merge_ways;       /* salt buckets merged to return rows in order, or 0 */
 	int ordered;               /* 1: rows come back in logical order from one range or gets
@@ -169,6 +173,9 @@ typedef struct rk_report {
 	                             over the writes (S when every moment is even) */
 	double peak_share;        /* "at a time": sum over time buckets of the busiest
 	                             server's writes / all writes */
+	double day_share;         /* the busiest server's share of another day's writes: the
+	                             records moved two days back against the table's first
+	                             regions (0: the key holds no clock, or a store run) */
 	double throughput;        /* ops/s before the hottest server reaches capacity:
 	                             capacity / (sum over buckets of the busiest
 	                             server's writes + read region visits / operations);
@@ -457,6 +464,8 @@ typedef struct rk_suggestion {
 	                            repeated in the whole file */
 	int time_identity;       /* 1: only a time identifies a record in the data: unique
 	                            here, but two events in one tick would share a key */
+	size_t not_tried;        /* candidate designs past the advisor's limit (64), never
+	                            simulated: many shapes make more than it tries */
 	char *not_proposed;      /* the first proposal only (else NULL): the designs the data
 	                            cannot give a key for, their count, the first one's name and
 	                            why ("field 'month' has no value and the key needs it"), or

@@ -146,14 +146,24 @@ static void names(char *out, size_t cap, const rk__dataset *d, const size_t *fs,
 	}
 }
 
+/* Salt buckets: one a server, 2..256. */
+static unsigned buckets_of(const gen *g)
+{
+	return g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
+}
+
+/* One candidate, once; past RK__MAX_CANDIDATES counted as not tried (the
+ * table's own design has a slot of its own). */
 static void add(gen *g, const char *label, const char *key, int shape, const char *variant)
 {
 	rk__candidates *o = g->out;
-	if (o->n == RK__MAX_CANDIDATES)
-		return;
 	for (size_t i = 0; i < o->n; i++)
 		if (!strcmp(o->c[i].key, key))
 			return;
+	if (o->n >= RK__MAX_CANDIDATES + !strcmp(variant, "current")) {
+		o->not_tried++;
+		return;
+	}
 	rk__cand *c = &o->c[o->n++];
 	snprintf(c->label, sizeof c->label, "%s", label);
 	snprintf(c->key, sizeof c->key, "%s", key);
@@ -219,7 +229,7 @@ static void add_inner(gen *g, const size_t *fs, size_t n, size_t neq, const size
                       size_t m, int shape, const char *why)
 {
 	char key[1200] = "", hs[128], head[128], tail[256], label[600];
-	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
+	unsigned S = buckets_of(g);
 	names(hs, sizeof hs, g->d, hashed, m, ", ", -1);
 	for (size_t j = 0; j < n; j++) {
 		if (j == neq) {
@@ -291,8 +301,7 @@ static void inner_buckets(gen *g, const size_t *fs, size_t n, size_t neq, int sh
 /* "1h", "10min": a window W in a time field's units, in words. */
 static void dur_words(char *out, size_t cap, int64_t W, rk__tunit tu)
 {
-	static const double unit_ms[] = {0, 1000, 1, 1e-3, 1e-6};
-	double ms = (double)W * unit_ms[tu];
+	double ms = (double)rk__tunit_ms(tu, W);
 	if (ms >= 86400000)
 		snprintf(out, cap, "%.0fd", ms / 86400000);
 	else if (ms >= 3600000)
@@ -305,58 +314,36 @@ static void dur_words(char *out, size_t cap, int64_t W, rk__tunit tu)
 
 /* The window of a time bucket for time field t, in its own units, from 1 s,
  * 10 s, 1 min, 10 min, 1 h and 1 day: the largest at most a tenth of the
- * data's span (up 0: a range over a tenth of the history spans a few
- * windows, each read in time order) or the smallest at least a tenth (up 1:
- * the range is one window or two, read a little past its ends), or 0 when t
- * is no epoch number. Which is cheaper depends on how many rows a window
- * holds against a range's seek, which the planner's prices say. */
+ * data's span (up 0: a window of a tenth of the history spans a few buckets,
+ * each read exactly) or the smallest at least a tenth (up 1: the window is
+ * one bucket or two, so a shape that binds the fields after the bucket
+ * seeks once or twice, while one that binds only those before reads whole
+ * buckets, up to ten times its window). Under 10 s of data both are 1 s, over
+ * 10 days both 1 day. 0 when t is no epoch number. Which costs less depends
+ * on how many rows a bucket holds against a range's seek: the prices say. */
 static int64_t window_of(const gen *g, size_t t, int up)
 {
-	static const double unit_ms[] = {0, 1000, 1, 1e-3, 1e-6};
-	static const double windows_ms[] = {1000, 10000, 60000, 600000, 3600000, 86400000};
+	static const int64_t windows_ms[] = {1000, 10000, 60000, 600000, 3600000, 86400000};
 	const size_t nw = sizeof windows_ms / sizeof *windows_ms;
 	const rk__column *c = &g->d->col[t];
 	if (c->tu < RK__TU_S || c->tu > RK__TU_NS || !(c->st.max > c->st.min))
 		return 0;
-	double tenth = (c->st.max - c->st.min) * unit_ms[c->tu] / 10;
+	double tenth = (double)rk__tunit_ms(c->tu, (int64_t)(c->st.max - c->st.min)) / 10;
 	size_t i = 0;
-	while (i + 1 < nw && windows_ms[i + 1] <= tenth)
+	while (i + 1 < nw && (double)windows_ms[i + 1] <= tenth)
 		i++;
-	if (up && windows_ms[i] < tenth && i + 1 < nw)
+	if (up && (double)windows_ms[i] < tenth && i + 1 < nw)
 		i++;
-	return (int64_t)(windows_ms[i] / unit_ms[c->tu]);
+	return rk__tunit_of_ms(c->tu, windows_ms[i]);
 }
 
-static void windows_at(gen *g, int shape, const size_t *fs, size_t n, size_t neq, size_t t,
-                       int64_t W);
-
-/* A time bucket between a shape's equalities and the fields another shape
- * binds too (metric = ? AND ts range beside metric = ? AND host = ? AND ts
- * range: metric + tbucket(ts) + host + ts, OpenTSDB's row key): the first
- * reads one range over the windows, the second one range a window, each
- * narrowed by the host. Both widths around the shapes' windows are tried. */
-static void time_windows(gen *g, int shape)
-{
-	const rk__qshape *q = &g->src->q.q[shape];
-	size_t fs[64], n, neq, t = 64;
-	n = base_of(g, q, fs, &neq);
-	for (size_t f = 0; f < g->d->nf; f++)
-		if ((q->range_mask >> f & 1) && g->d->col[f].tu)
-			t = f;
-	int64_t lo = t < 64 ? window_of(g, t, 0) : 0, hi = t < 64 ? window_of(g, t, 1) : 0;
-	if (!neq || !lo)
-		return;
-	windows_at(g, shape, fs, n, neq, t, lo);
-	if (hi != lo)
-		windows_at(g, shape, fs, n, neq, t, hi);
-}
-
+/* The time-window keys of one shape at window W (time_windows). */
 static void windows_at(gen *g, int shape, const size_t *fs, size_t n, size_t neq, size_t t,
                        int64_t W)
 {
 	const rk__qset *qs = &g->src->q;
 	const rk__qshape *q = &qs->q[shape];
-	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
+	unsigned S = buckets_of(g);
 	for (size_t k = 0; k < qs->n; k++) {
 		uint64_t more = qs->q[k].eq_mask & ~q->eq_mask;
 		if ((int)k == shape || !more || (qs->q[k].eq_mask & q->eq_mask) != q->eq_mask ||
@@ -398,6 +385,26 @@ static void windows_at(gen *g, int shape, const size_t *fs, size_t n, size_t neq
 	}
 }
 
+/* A time bucket between a shape's equalities and the fields another shape
+ * binds too (metric = ? AND ts range beside metric = ? AND host = ? AND ts
+ * range: metric + tbucket(ts) + host + ts, OpenTSDB's row key): the first
+ * reads one range over the windows, the second one range a window, each
+ * narrowed by the host. up: the wider of the two windows (window_of), only
+ * when it differs. */
+static void time_windows(gen *g, int shape, int up)
+{
+	const rk__qshape *q = &g->src->q.q[shape];
+	size_t fs[64], n, neq, t = 64;
+	n = base_of(g, q, fs, &neq);
+	for (size_t f = 0; f < g->d->nf; f++)
+		if ((q->range_mask >> f & 1) && g->d->col[f].tu)
+			t = f;
+	int64_t W = t < 64 ? window_of(g, t, up) : 0;
+	if (!neq || !W || (up && W == window_of(g, t, 0)))
+		return;
+	windows_at(g, shape, fs, n, neq, t, W);
+}
+
 /* The plain key, its equality fields hashed in front, and salted by the
  * identifying fields. */
 /* The plain key of fields fs in order (g->desc descending) into key, and
@@ -416,7 +423,7 @@ static void plain_key(const gen *g, const size_t *fs, size_t n, char *key, size_
 static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
 {
 	char key[1024] = "", key2[1200], label[400], all[128], lead[128], ids[128];
-	unsigned S = g->servers < 2 ? 2 : g->servers > 256 ? 256 : g->servers;
+	unsigned S = buckets_of(g);
 	plain_key(g, fs, n, key, sizeof key, all, sizeof all);
 	snprintf(label, sizeof label, "%s%s", all, why);
 	add(g, label, key, shape, "plain");
@@ -565,7 +572,10 @@ int rk__candidates_build(rk__candidates *out, rk__source *src, unsigned servers,
 		g.desc = desc_of(&src->q.q[s]);
 		other_orders(&g, fs, n, neq, (int)s);
 		g.desc = -1;
-		time_windows(&g, (int)s);
+		time_windows(&g, (int)s, 0);
 	}
+	/* the wider windows last: the first of each shape is tried first */
+	for (size_t s = 0; s < src->q.n; s++)
+		time_windows(&g, (int)s, 1);
 	return 0;
 }

@@ -26,7 +26,7 @@
 
 #include "analyze/source.h"
 
-#define RK__MAX_CANDIDATES 48
+#define RK__MAX_CANDIDATES 64
 
 typedef struct rk__cand {
 	char label[400];
@@ -36,8 +36,9 @@ typedef struct rk__cand {
 } rk__cand;
 
 typedef struct rk__candidates {
-	rk__cand c[RK__MAX_CANDIDATES];
+	rk__cand c[RK__MAX_CANDIDATES + 1]; /* + the table's own design */
 	size_t n;
+	size_t not_tried;    /* designs past RK__MAX_CANDIDATES, never simulated */
 	char fields[4096];   /* the schema's fields directive */
 	size_t ident[8], nident; /* the identifying fields used (dataset indexes) */
 	int uniquifier;      /* 1: no field set identifies a record: a "seq" field was added;

@@ -150,7 +150,8 @@ const uint8_t *rk_analysis_row_key(size_t *len, const rk_analysis *a, size_t row
  * buckets at least a second wide (the whole run when it is shorter: a rate
  * over a few milliseconds measures the clock's ticks), and the busiest
  * server's part of it, the share it takes of each moment's operations
- * (when a moment holds enough of them to tell, else over the run). A file
+ * (when a moment holds enough of them to tell, else over the run), or of
+ * another day's writes when they gather more (rk_report.day_share). A file
  * replayed at its own pace has its clock's busiest second instead, when
  * that is higher. */
 static void peak_rates(rk_analysis *a, const rk__source *src)
@@ -174,7 +175,9 @@ static void peak_rates(rk_analysis *a, const rk__source *src)
 	 * of days would average away */
 	if (src && src->d && r->own_time && src->d->peak_per_s > r->peak_rate)
 		r->peak_rate = src->d->peak_per_s;
-	r->peak_server_rate = r->peak_rate * (rk__moments_tell(a) ? a->hot_load : r->hottest_share);
+	double share = rk__moments_tell(a) ? a->hot_load : r->hottest_share;
+	/* another day's writes, when a later day concentrates them more */
+	r->peak_server_rate = r->peak_rate * (r->day_share > share ? r->day_share : share);
 }
 
 int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__source *src,

@@ -341,8 +341,35 @@ static void regions_and_balance(ctx *c)
 	}
 }
 
+/* Another day's writes gather where today's spread: the key's time comes
+ * before what spreads it (service + tbucket(ts) + host on a file shorter
+ * than the bucket, whose split points cut that one bucket by host), so a
+ * later day's rows of each value land at one end of its range. Named when
+ * the busiest server takes twice today's share and 2.5/N or more (quantile
+ * split points do not fall on a hash's bucket edges, so another day of a
+ * well-spread key is a little less even than the file). */
+static void another_day(ctx *c)
+{
+	const rk_report *r = &c->a->rep;
+	double today = moments_tell(c) ? r->peak_share : r->hottest_share;
+	if (!c->src || !c->src->d || c->src->d->time_field < 0 || r->servers <= 1 ||
+	    r->day_share < 2.5 / r->servers || r->day_share < 2 * today)
+		return;
+	const char *f = c->src->d->col[c->src->d->time_field].name;
+	rk_cause *x = add(c, "another_day", f, r->day_share, "share", "sequential keys");
+	say(c, x, 0, "another day's writes gather: the busiest server takes %s of the same writes "
+	             "two days away, %s of each moment's on the file: %s comes before the fields "
+	             "that spread the writes, so each later day's rows of a value land at the end of "
+	             "its range, one region",
+	    rk__share_text(r->day_share), rk__share_text(today), f);
+	say(c, x, 1, "put what spreads the writes before %s (a hash of it after the equality "
+	             "fields: service + hash(host) + ts), or salt the key in front",
+	    f);
+}
+
 static void write_causes(ctx *c)
 {
+	another_day(c); /* today's spread may be even */
 	size_t before = c->a->ncauses;
 	if (!concentrated(c))
 		return;

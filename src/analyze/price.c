@@ -103,7 +103,7 @@ static double plan_regions(const rk__tmeta *t, const rk_plan *plan, int get)
 }
 
 typedef struct tally {
-	double ranges, regions, read, returned;
+	double ranges, regions, read, returned, seeks;
 	int gets, scans, full, merges, estimated, unplanned, unordered, backwards, grows;
 	int this_estimated; /* the last query's read was estimated */
 	unsigned ways;
@@ -203,6 +203,7 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 		t->scans++;
 		t->full++;
 		t->ranges += 1;
+		t->seeks += 1;
 		t->regions += (double)in->map->nregions;
 		t->read += N;
 		t->returned += returned_of(sh, q, matched);
@@ -215,6 +216,7 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 		t->scans += read >= 0.5 * N;
 		t->full += read >= 0.5 * N;
 		t->ranges += 1;
+		t->seeks += 1;
 		t->regions += (double)in->map->nregions;
 		t->read += read;
 	} else {
@@ -233,6 +235,9 @@ static void one_plan(tally *t, const rk__qshape *sh, const rk__qsample *q, const
 		}
 		read = limited(plan, read);
 		t->read += read;
+		/* each range reads the row past its end (an iterator knows the range
+		   is over only by reading the next key); a get reads its row alone */
+		t->seeks += get ? 1 : (read + (double)plan->nranges) / (read + 1);
 		if (!get && read >= 0.5 * N && N > 1)
 			t->scans++;
 		t->unordered += !plan->ordered; /* rows must be sorted after reading */
@@ -280,6 +285,7 @@ int rk__price_queries(rk_analysis *a, const rk__price_in *in)
 		c->ranges = t.ranges / n;
 		c->regions = t.regions / n;
 		c->rows_read = t.read / n;
+		c->seek_cost = q->ns ? t.seeks / n : 1;
 		c->rows_returned = t.returned / n;
 		c->rows_read_per_row = t.read / (t.returned > n ? t.returned : n);
 		c->rows_read_estimated = t.estimated;

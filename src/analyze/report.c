@@ -71,6 +71,10 @@ int rk_analysis_text(char **out, const rk_analysis *a)
 	if (a->sw)
 		rk__sb_printf(&b, "at a time   the hottest server takes %.1f%% of each time bucket's writes\n",
 		              r->peak_share * 100);
+	if (r->day_share > 0)
+		rk__sb_printf(&b, "another day the hottest server takes %.1f%% of the same writes two days "
+		                  "away, against the first regions\n",
+		              r->day_share * 100);
 	if (r->throughput_measured)
 		rk__sb_printf(&b, "measured    on the store: write shares, loads per time bucket (wall "
 		                  "clock), throughput; reads not executed\n");

@@ -91,6 +91,7 @@ static void metrics_json(rk__sb *b, const rk_report *r)
 	num(b, "effective_servers", r->effective_servers);
 	num(b, "effective_at_time", r->effective_at_time);
 	num(b, "peak_share", r->peak_share);
+	num(b, "day_share", r->day_share);
 	num(b, "peak_rate", r->peak_rate);
 	num(b, "peak_server_rate", r->peak_server_rate);
 	num(b, "throughput", r->throughput);

@@ -309,6 +309,39 @@ static int binds_clock(const rk__qset *q, int clock)
 }
 
 /* Binder, encoder, cluster, pass 1 (sampled keys), table and heatmap. */
+/* Another day's writes: the sampled records moved two days back, routed to
+ * the table's first regions. A key whose time comes before the field that
+ * spreads it (service + tbucket(ts) + host) looks even on a file shorter
+ * than its bucket, whose split points cut that one bucket by host; any
+ * other day puts each value's writes at one end of its range, one region
+ * (tomorrow's at the far end, the same way). Keys without the clock have
+ * no such sample and keep today's spread. */
+static int day_share(sim *s, run *r)
+{
+	const rk__tmeta *t = s->t;
+	unsigned S = r->o->servers;
+	uint64_t *n = calloc(S, sizeof *n), most = 0;
+	if (!n)
+		return rk__err(RK_ENOMEM, "out of memory");
+	for (size_t k = 0; k < r->nfar; k++) {
+		size_t lo = 0, hi = t->nregions; /* the last region starting at or before the key */
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			const rk__region *g = t->regions[mid];
+			if (rk_meta__row_cmp(g->start, g->start_len, r->far[k], r->far_len[k]) <= 0)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		unsigned sv = t->regions[lo]->server;
+		n[sv]++;
+		most = n[sv] > most ? n[sv] : most;
+	}
+	s->a->rep.day_share = r->nfar ? (double)most / (double)r->nfar : 0;
+	free(n);
+	return 0;
+}
+
 static int run_setup(sim *s, run *r)
 {
 	const rk_analyze_options *o = r->o;
@@ -337,9 +370,10 @@ static int run_setup(sim *s, run *r)
 	    (rc = rk__sample_history(&r->hist, &r->hist_len, &r->nhist, SAMPLE_KEYS, r->schema, r->w,
 	                             r->src->d, r->bind, r->src->o.seed, r->clock, 1, 0)) != 0)
 		return rc;
-	if (binds_clock(&r->src->q, r->clock)) {
+	if (r->clock >= 0) {
 		/* two days in the clock's units: past the widest time bucket the
-		   advisor makes; a clock that is no time: a thousand spans */
+		   advisor makes; a clock that is no time: a thousand spans (none
+		   when the key holds no clock) */
 		rk__tunit tu = d->col[r->clock].tu;
 		int64_t two_days = tu ? rk__tunit_of_ms(tu, 2 * 86400000) : 0;
 		if ((rc = rk__sample_history(&r->far, &r->far_len, &r->nfar, SAMPLE_KEYS, r->schema, r->w,
@@ -354,7 +388,7 @@ static int run_setup(sim *s, run *r)
 	    (rc = rk__analysis_set_splits(a, r->sp, r->nsp)) != 0)
 		return rc;
 	a->rep.regions_initial = s->t->nregions;
-	if ((rc = heat_rows(a, r)) != 0)
+	if ((rc = day_share(s, r)) != 0 || (rc = heat_rows(a, r)) != 0)
 		return rc;
 	a->col_s = (double)rk__workload_duration_ms(r->w) / 1000.0 / (double)a->cols;
 	a->t0_ms = rk__workload_own_time(r->w) ? rk__workload_t0_ms(r->w) : 0;
@@ -415,10 +449,12 @@ int rk__analyze_on(rk_analysis **out, const rk_schema *schema, const char *desig
 	if ((rc = rk__check_options(o, 100000)) == 0 && (rc = run_setup(&s, &r)) == 0 &&
 	    (rc = sim_replay(&s, &r)) == 0) {
 		rk_analysis *a = s.a;
+		/* the older rows a time window reads past, when a shape binds the clock */
+		size_t nfar = binds_clock(&src->q, r.clock) ? r.nfar : 0;
 		rk__price_in in = {&src->q,    schema,    s.t,        r.keys,  r.key_len,
 		                   r.nkeys,    o->table_rows ? o->table_rows : a->rep.writes,
 		                   a->rep.writes, r.hist, r.hist_len, r.nhist, r.far, r.far_len,
-		                   r.nfar, r.clock};
+		                   nfar, r.clock};
 		a->rep.splits = s.splits;
 		a->rep.moves = s.moves;
 		a->rep.regions = s.t->nregions;

@@ -7,12 +7,13 @@
  * pre-split as suggest would create it, and priced per query shape.
  *
  *   write score  1 / (servers x the busiest server's share of each time
- *                bucket's writes): 1 when every server takes the same share
- *                at every moment; divided by the number of tables a write
- *                goes to
+ *                bucket's writes, or of another day's when larger): 1 when
+ *                every server takes the same share at every moment;
+ *                divided by the number of tables a write goes to
  *   read score   per shape 1 / (sqrt(rows read per row returned) x
- *                (1 + log2(ranges) / 4) x (rows read + ranges) / (rows
- *                read + 1)): 1 for one get or one exact range, about 1/2
+ *                (1 + log2(ranges) / 4) x seeks), seeks the mean over the
+ *                filled queries of (rows read + ranges) / (rows read + 1)
+ *                (1 for gets): 1 for one get or one exact range, about 1/2
  *                for 16 ranges merged that read many rows, 1/5 for 16 that
  *                read 10 (each range reads a row past its end), 1/3 for
  *                reading 10 rows per row returned, 1/1000 for a full scan
@@ -111,11 +112,11 @@ static int run_all(pool *p, unsigned threads)
 
 /* ---- scores ---- */
 
-/* What a table beyond the first costs that the write score does not count:
- * no update is atomic across tables (HBase and Bigtable transact within a
- * row), so a writer must mend a half-written record, and a second copy of
- * the storage. A set comes first only when it scores a quarter more than
- * the best single key. */
+/* What a table beyond the first costs that the write score (divided by the
+ * tables) does not count: no update is atomic across tables (HBase and
+ * Bigtable transact within a row), so a writer must mend a half-written
+ * record. A set of two comes first only when it scores a quarter more than
+ * the best single key, a set of three 56% more. */
 #define SET_PRICE 0.8
 
 static int fits(const rk_report *r)
@@ -138,10 +139,9 @@ static double read_eff(const rk_query_cost *q)
 	int scan = !strcmp(q->kind, "scan");
 	double fan = scan ? q->regions : q->ranges;
 	fan = fan > 1 ? fan : 1;
-	/* each range reads the row its seek lands on past its end: 16 ranges
-	   for 10 rows read 26, one range 11; for 1,500 rows the same 16 cost
-	   next to nothing more */
-	double seek = !scan && fan > 1 ? (q->rows_read + fan) / (q->rows_read + 1) : 1;
+	/* each range reads the row past its end: 16 ranges for 10 rows read 26,
+	   one range 11; for 1,500 rows the same 16 cost next to nothing more */
+	double seek = q->seek_cost > 1 ? q->seek_cost : 1;
 	return 1.0 / ((scan || q->rows_read_grow ? amp : sqrt(amp)) * (1 + log2(fan) / 4) * seek);
 }
 
@@ -157,7 +157,8 @@ static double write_eff(const rk_analysis *a)
 		return 1;
 	if (r->peak_server_rate > 0 && r->capacity > 0)
 		return r->capacity / r->peak_server_rate;
-	double w = 1.0 / (r->peak_share * r->servers); /* no clock to say the rate */
+	double share = r->peak_share > r->day_share ? r->peak_share : r->day_share;
+	double w = 1.0 / (share * r->servers); /* no clock to say the rate */
 	return w > 1 ? 1 : w;
 }
 
@@ -579,6 +580,7 @@ int rk_suggest_opts(rk_suggestion **out, size_t *count, const rk_workload_option
 		(*out)[i].no_queries = implicit;
 		(*out)[i].uniquifier = cs.uniquifier;
 		(*out)[i].time_identity = cs.time_identity;
+		(*out)[i].not_tried = cs.not_tried;
 	}
 	if (res)
 		free_results(res, cs.n);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/advisor.h"
 #include "analyze/analyze_int.h"
 #include "key/error.h"
 #include "key/outfile.h"
@@ -39,10 +40,13 @@ static void table_text(rk__sb *b, const rk_suggest_table *t, int set)
 	rk__count_text(n, sizeof n, r->keys_checked);
 	rk__sb_printf(b, "     unique  %s distinct keys for %s records\n", d, n);
 	char pk[RK_NUM_STR], cap[RK_NUM_STR];
-	rk__sb_printf(b, "     writes  busiest server %s of each moment's writes, %s over the run, "
+	char day[64] = "";
+	if (r->day_share > r->peak_share)
+		snprintf(day, sizeof day, ", %s of another day's", rk__share_text(r->day_share));
+	rk__sb_printf(b, "     writes  busiest server %s of each moment's writes%s, %s over the run, "
 	                 "%.1f of %u servers effective; at the peak %s on the busiest server "
 	                 "(capacity %s); key %.0f bytes\n",
-	              rk__share_text(r->peak_share), rk__share_text(r->hottest_share),
+	              rk__share_text(r->peak_share), day, rk__share_text(r->hottest_share),
 	              r->effective_servers, r->servers, rk__rate_str(pk, r->peak_server_rate, "ops"),
 	              rk__rate_str(cap, r->capacity, "ops"), r->key_mean);
 	for (size_t q = 0; q < r->nqueries; q++) {
@@ -120,6 +124,10 @@ int rk_suggestions_text(char **out, const rk_suggestion *s, size_t n)
 		                  "sequence number to the data if that can happen\n");
 	if (n && s[0].not_proposed)
 		rk__sb_printf(&b, "note: not proposed, %s\n", s[0].not_proposed);
+	if (n && s[0].not_tried)
+		rk__sb_printf(&b, "note: %zu more candidate design%s not tried (the advisor simulates "
+		                  "at most %u: give fewer query shapes at a time to see the rest)\n",
+		              s[0].not_tried, s[0].not_tried == 1 ? " was" : "s were", RK__MAX_CANDIDATES);
 	if (n)
 		load_note(&b, s, n);
 	rk__sb_printf(&b, "%-4s %-6s %-6s %-6s %s\n", "rank", "score", "writes", "reads", "design");
@@ -224,6 +232,8 @@ static void table_json(rk__sb *b, const rk_suggest_table *t, int set)
 	rk__sb_jnum(b, r->hottest_share);
 	RK__SB_LIT(b, ",\"at_a_time\":");
 	rk__sb_jnum(b, r->peak_share);
+	RK__SB_LIT(b, ",\"another_day\":");
+	rk__sb_jnum(b, r->day_share);
 	RK__SB_LIT(b, ",\"effective_servers\":");
 	rk__sb_jnum(b, r->effective_servers);
 	RK__SB_LIT(b, ",\"peak_rate\":");
@@ -268,6 +278,8 @@ int rk_suggestions_json(char **out, const rk_suggestion *s, size_t n)
 		rk__sb_printf(&b, ",\"no_queries\":%s,\"uniquifier\":%s,\"time_identity\":%s,",
 		              s[i].no_queries ? "true" : "false", s[i].uniquifier ? "true" : "false",
 		              s[i].time_identity ? "true" : "false");
+		if (s[i].not_tried)
+			rk__sb_printf(&b, "\"not_tried\":%zu,", s[i].not_tried);
 		if (s[i].not_proposed) {
 			RK__SB_LIT(&b, "\"not_proposed\":");
 			rk__sb_jstr(&b, s[i].not_proposed);
