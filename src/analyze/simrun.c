@@ -308,7 +308,6 @@ static int binds_clock(const rk__qset *q, int clock)
 	return 0;
 }
 
-/* Binder, encoder, cluster, pass 1 (sampled keys), table and heatmap. */
 /* Another day's writes: the sampled records moved two days back, routed to
  * the table's first regions. A key whose time comes before the field that
  * spreads it (service + tbucket(ts) + host) looks even on a file shorter
@@ -342,6 +341,7 @@ static int day_share(sim *s, run *r)
 	return 0;
 }
 
+/* Binder, encoder, cluster, pass 1 (sampled keys), table and heatmap. */
 static int run_setup(sim *s, run *r)
 {
 	const rk_analyze_options *o = r->o;
