@@ -179,7 +179,8 @@ typedef struct rk_report {
 	double throughput;        /* ops/s before the hottest server reaches capacity:
 	                             capacity / (sum over buckets of the busiest
 	                             server's writes + read region visits / operations);
-	                             capacity / peak_share when there are no reads */
+	                             capacity / peak_share when there are no reads; capacity
+	                             / day_share when another day's writes gather more */
 	size_t regions_initial, regions; /* regions at the start and at the end */
 	uint64_t splits, moves;
 	double key_mean;          /* bytes per row key */

@@ -229,7 +229,9 @@ int rk__analysis_finish(rk_analysis *a, const rk_schema *schema, const rk__sourc
 		r->effective_at_time = r->effective_servers;
 		a->hot_load = r->hottest_share;
 	}
-	r->throughput = a->hot_load > 0 ? r->capacity / a->hot_load : 0;
+	/* the hottest server of today's moments, or of another day's writes */
+	double hot = a->hot_load > r->day_share ? a->hot_load : r->day_share;
+	r->throughput = hot > 0 ? r->capacity / hot : 0;
 	r->queries = a->queries;
 	if (!a->queries)
 		r->nqueries = 0;

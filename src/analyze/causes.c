@@ -358,10 +358,11 @@ static void another_day(ctx *c)
 	const char *f = c->src->d->col[c->src->d->time_field].name;
 	rk_cause *x = add(c, "another_day", f, r->day_share, "share", "sequential keys");
 	say(c, x, 0, "another day's writes gather: the busiest server takes %s of the same writes "
-	             "two days away, %s of each moment's on the file: %s comes before the fields "
-	             "that spread the writes, so each later day's rows of a value land at the end of "
-	             "its range, one region",
-	    rk__share_text(r->day_share), rk__share_text(today), f);
+	             "two days away, %s %s on the file: %s comes before the fields that spread the "
+	             "writes, so each later day's rows of a value land at the end of its range, one "
+	             "region",
+	    rk__share_text(r->day_share), rk__share_text(today),
+	    moments_tell(c) ? "of each moment's" : "over the run", f);
 	say(c, x, 1, "put what spreads the writes before %s (a hash of it after the equality "
 	             "fields: service + hash(host) + ts), or salt the key in front",
 	    f);

@@ -202,8 +202,11 @@ def per_server(name):
 a, b = per_server("logs"), per_server("logs-2d")
 day = {s: b[s] - a.get(s, 0) for s in b}
 store = max(day.values()) / sum(day.values())
-sim = json.load(open(t + "/day.json"))["day_share"]
+d = json.load(open(t + "/day.json"))
+sim = d["day_share"]
 assert abs(store - sim) <= 0.05 and store > 0.4, (store, sim)
+# the throughput before the hottest server saturates is another day's
+assert abs(d["throughput"] - d["capacity"] / sim) < 1, (d["throughput"], d["capacity"], sim)
 PY
 ok suggest --file "$T/logs.csv" --fixed-rate --rate 50000 -n 40 --query 'service = ? AND ts >= ? AND ts < ?' \
 	--query 'service = ? AND host = ? AND ts >= ? AND ts < ?'
