@@ -405,8 +405,6 @@ static void time_windows(gen *g, int shape, int up)
 	windows_at(g, shape, fs, n, neq, t, W);
 }
 
-/* The plain key, its equality fields hashed in front, and salted by the
- * identifying fields. */
 /* The plain key of fields fs in order (g->desc descending) into key, and
  * its name ("a + b") into all. */
 static void plain_key(const gen *g, const size_t *fs, size_t n, char *key, size_t kcap, char *all,
@@ -420,6 +418,8 @@ static void plain_key(const gen *g, const size_t *fs, size_t n, char *key, size_
 	names(all, acap, g->d, fs, n, " + ", g->desc);
 }
 
+/* The plain key, its equality fields hashed in front, and salted by the
+ * identifying fields. */
 static void variants(gen *g, const size_t *fs, size_t n, size_t neq, int shape, const char *why)
 {
 	char key[1024] = "", key2[1200], label[400], all[128], lead[128], ids[128];

@@ -323,16 +323,7 @@ static int day_share(sim *s, run *r)
 	if (!n)
 		return rk__err(RK_ENOMEM, "out of memory");
 	for (size_t k = 0; k < r->nfar; k++) {
-		size_t lo = 0, hi = t->nregions; /* the last region starting at or before the key */
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-			const rk__region *g = t->regions[mid];
-			if (rk_meta__row_cmp(g->start, g->start_len, r->far[k], r->far_len[k]) <= 0)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		unsigned sv = t->regions[lo]->server;
+		unsigned sv = rk_meta__lookup(t, r->far[k], r->far_len[k])->server; /* the store's routing */
 		n[sv]++;
 		most = n[sv] > most ? n[sv] : most;
 	}
